@@ -1,0 +1,107 @@
+/**
+ * The canonical model every wire format translates to and from (a hub, not pairwise translators).
+ * When the caller's format equals the upstream's, the original bytes pass through instead and
+ * policies read this canonical *view* of the request.
+ */
+
+import type { GatewayError } from './errors.js';
+
+export type WireFormatId = 'openai-chat' | 'anthropic-messages';
+
+export type ImageSource =
+  | { kind: 'url'; url: string }
+  | { kind: 'base64'; mediaType: string; data: string };
+
+export type ContentPart =
+  | { type: 'text'; text: string }
+  | { type: 'image'; source: ImageSource }
+  /** `arguments` is JSON text, passed on as received. */
+  | { type: 'tool_call'; id: string; name: string; arguments: string }
+  | { type: 'tool_result'; toolCallId: string; content: ContentPart[]; isError?: boolean }
+  | { type: 'reasoning'; text: string; signature?: string };
+
+export interface ChatMessage {
+  role: 'user' | 'assistant';
+  content: ContentPart[];
+}
+
+export interface ToolSpec {
+  name: string;
+  description?: string;
+  /** JSON Schema of the arguments. */
+  parameters: Record<string, unknown>;
+}
+
+export type ToolChoice =
+  | { type: 'auto' }
+  | { type: 'none' }
+  | { type: 'required' }
+  | { type: 'tool'; name: string };
+
+export interface ChatRequest {
+  /** The model the caller named (before routing). */
+  model: string;
+  system: ContentPart[];
+  messages: ChatMessage[];
+  tools: ToolSpec[];
+  toolChoice?: ToolChoice;
+  parallelToolCalls?: boolean;
+  maxTokens?: number;
+  temperature?: number;
+  topP?: number;
+  stop?: string[];
+  stream: boolean;
+  /** OpenAI `stream_options.include_usage`: the caller wants the usage chunk. */
+  includeUsage: boolean;
+  user?: string;
+}
+
+export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'error' | 'other';
+
+export interface Usage {
+  /** Input tokens not served from cache (Anthropic `input_tokens` semantics). */
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+}
+
+export interface ChatResponse {
+  id: string;
+  model: string;
+  created: number;
+  content: ContentPart[];
+  finish: FinishReason;
+  /** The stop sequence that ended generation, when known. */
+  stopSequence?: string;
+  usage: Usage;
+}
+
+export type BlockStart =
+  | { kind: 'text' }
+  | { kind: 'reasoning' }
+  | { kind: 'tool_call'; id: string; name: string };
+
+export type BlockDelta =
+  | { kind: 'text'; text: string }
+  | { kind: 'reasoning'; text: string }
+  | { kind: 'signature'; signature: string }
+  | { kind: 'tool_arguments'; json: string };
+
+export type StreamEvent =
+  | { type: 'message_start'; id: string; model: string; created: number; usage?: Partial<Usage> }
+  | { type: 'block_start'; index: number; block: BlockStart }
+  | { type: 'block_delta'; index: number; delta: BlockDelta }
+  | { type: 'block_stop'; index: number }
+  | { type: 'message_stop'; finish: FinishReason; stopSequence?: string; usage: Usage }
+  /** Only after the stream has been committed to the caller. */
+  | { type: 'error'; error: GatewayError };
+
+export function assertNever(x: never): never {
+  throw new Error(`unexpected value: ${JSON.stringify(x)}`);
+}
+
+/** Total prompt tokens the OpenAI way (cached tokens included). */
+export function promptTokensIncludingCache(u: Usage): number {
+  return u.inputTokens + (u.cacheReadTokens ?? 0) + (u.cacheWriteTokens ?? 0);
+}

@@ -1,0 +1,111 @@
+/**
+ * One internal error type and one catalogue of stable codes. Each wire format renders a
+ * GatewayError in its own body shape (formats/<id>/errors.ts); only catalogue messages and
+ * messages we wrote reach callers — never upstream bodies verbatim, stack traces or secrets.
+ */
+
+export type ErrorCode =
+  | 'invalid_json'
+  | 'invalid_request'
+  | 'body_too_large'
+  | 'missing_api_key'
+  | 'invalid_api_key'
+  | 'model_not_found'
+  | 'model_not_allowed'
+  | 'route_not_found'
+  | 'method_not_allowed'
+  | 'no_available_provider'
+  | 'upstream_error'
+  | 'upstream_unavailable'
+  | 'upstream_timeout'
+  | 'internal_error';
+
+/** Broad category, used by renderers to pick the wire `type`. */
+export type ErrorKind =
+  | 'invalid_request'
+  | 'authentication'
+  | 'permission'
+  | 'not_found'
+  | 'too_large'
+  | 'rate_limit'
+  | 'upstream'
+  | 'timeout'
+  | 'overloaded'
+  | 'internal';
+
+interface CatalogueEntry {
+  status: number;
+  kind: ErrorKind;
+  /** Whether a client may usefully retry (becomes `x-should-retry`). */
+  retryable: boolean;
+}
+
+export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, CatalogueEntry>> = {
+  invalid_json: { status: 400, kind: 'invalid_request', retryable: false },
+  invalid_request: { status: 400, kind: 'invalid_request', retryable: false },
+  body_too_large: { status: 413, kind: 'too_large', retryable: false },
+  missing_api_key: { status: 401, kind: 'authentication', retryable: false },
+  invalid_api_key: { status: 401, kind: 'authentication', retryable: false },
+  model_not_allowed: { status: 403, kind: 'permission', retryable: false },
+  model_not_found: { status: 404, kind: 'not_found', retryable: false },
+  route_not_found: { status: 404, kind: 'not_found', retryable: false },
+  method_not_allowed: { status: 405, kind: 'invalid_request', retryable: false },
+  no_available_provider: { status: 503, kind: 'overloaded', retryable: true },
+  upstream_error: { status: 502, kind: 'upstream', retryable: true },
+  upstream_unavailable: { status: 502, kind: 'upstream', retryable: true },
+  upstream_timeout: { status: 504, kind: 'timeout', retryable: true },
+  internal_error: { status: 500, kind: 'internal', retryable: true },
+};
+
+export interface GatewayErrorOptions {
+  /** The request field at fault, e.g. `messages[0].role`. */
+  param?: string;
+  /** Overrides the catalogue status (upstream errors keep the upstream's status). */
+  status?: number;
+  kind?: ErrorKind;
+  retryable?: boolean;
+  /** Extra response headers (e.g. retry-after passed on from upstream). */
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+export class GatewayError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly kind: ErrorKind;
+  readonly retryable: boolean;
+  readonly param?: string;
+  readonly headers?: Record<string, string>;
+
+  constructor(code: ErrorCode, message: string, opts: GatewayErrorOptions = {}) {
+    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
+    const entry = ERROR_CATALOGUE[code];
+    this.name = 'GatewayError';
+    this.code = code;
+    this.status = opts.status ?? entry.status;
+    this.kind = opts.kind ?? entry.kind;
+    this.retryable = opts.retryable ?? entry.retryable;
+    this.param = opts.param;
+    this.headers = opts.headers;
+  }
+}
+
+/** Anything thrown that is not a GatewayError becomes an opaque internal error. */
+export function toGatewayError(err: unknown): GatewayError {
+  if (err instanceof GatewayError) return err;
+  return new GatewayError('internal_error', 'The gateway failed to handle the request.', { cause: err });
+}
+
+/** Kind for an upstream HTTP status we pass on. */
+export function kindForStatus(status: number): ErrorKind {
+  if (status === 400 || status === 422) return 'invalid_request';
+  if (status === 401) return 'authentication';
+  if (status === 403) return 'permission';
+  if (status === 404) return 'not_found';
+  if (status === 413) return 'too_large';
+  if (status === 429) return 'rate_limit';
+  if (status === 504 || status === 408) return 'timeout';
+  if (status === 503 || status === 529) return 'overloaded';
+  if (status >= 500) return 'upstream';
+  return 'invalid_request';
+}

@@ -1,0 +1,19 @@
+import { GatewayError } from '../core/errors.js';
+import { resolveModel } from '../routing/resolve-model.js';
+import { roleAllows } from '../routing/role-patterns.js';
+import type { Stage } from './compose.js';
+
+/** Model id or alias → ordered candidates; the caller's role must allow the name it used. */
+export const authorise: Stage = async (ctx, next) => {
+  const name = ctx.chat!.model;
+  const resolution = resolveModel(ctx.config, name);
+  if (!resolution) {
+    throw new GatewayError('model_not_found', `The model "${name}" does not exist. List the available ones with GET /v1/models.`, { param: 'model' });
+  }
+  const role = ctx.config.roles.get(ctx.principal!.role);
+  if (!role || !roleAllows(role.models, resolution.id)) {
+    throw new GatewayError('model_not_allowed', `Your key's role "${ctx.principal!.role}" may not use the model "${name}".`, { param: 'model' });
+  }
+  ctx.resolution = resolution;
+  await next();
+};

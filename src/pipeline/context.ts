@@ -1,0 +1,61 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ChatRequest, Usage } from '../core/canonical.js';
+import type { GatewayError } from '../core/errors.js';
+import type { GatewayConfig } from '../config/types.js';
+import type { WireFormat } from '../formats/types.js';
+import type { Candidate, Resolution } from '../routing/resolve-model.js';
+import type { Logger } from '../observe/logger.js';
+import type { UpstreamPool } from '../upstream/client.js';
+
+export interface Principal {
+  keyId: string;
+  role: string;
+}
+
+/** What the innermost stages leave for `render` to write. */
+export type Reply =
+  | { kind: 'json'; status: number; headers?: Record<string, string>; body: Buffer | string | object }
+  /** SSE text already encoded in the caller's format; the first chunk is ready (committed). */
+  | { kind: 'sse'; headers?: Record<string, string>; chunks: AsyncIterable<string | Uint8Array> };
+
+/** Shared, long-lived parts of the gateway a request may use. */
+export interface GatewayRuntime {
+  config: GatewayConfig;
+  upstream: UpstreamPool;
+  logger: Logger;
+  /** When this gateway started (the `created` of configured models). */
+  startedAtEpochMs: number;
+}
+
+export interface RequestContext {
+  readonly id: string;
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly runtime: GatewayRuntime;
+  /** The config snapshot for this whole request. */
+  readonly config: GatewayConfig;
+  /** The caller's wire format (errors and responses are rendered in it). */
+  readonly format: WireFormat;
+  readonly endpoint: string;
+  readonly startedAt: number;
+  /** Aborted when the client goes away before the response is complete. */
+  readonly signal: AbortSignal;
+
+  rawBody?: Buffer;
+  body?: unknown;
+  /** Canonical view of the request (policies read this; pass-through forwards rawBody). */
+  chat?: ChatRequest;
+  principal?: Principal;
+  resolution?: Resolution;
+  /** Headers added to whatever response goes out (success or error). */
+  responseHeaders: Record<string, string>;
+  reply?: Reply;
+
+  // Outcome, for observation.
+  served?: Candidate;
+  attempts: number;
+  usage?: Usage;
+  status?: number;
+  error?: GatewayError;
+  firstByteAt?: number;
+}

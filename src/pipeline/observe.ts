@@ -1,0 +1,35 @@
+import type { Stage } from './compose.js';
+
+/**
+ * Starts the clock; ↩ after the response has been written, one structured log line with what
+ * happened. Key ids only, never keys; no prompt or completion text.
+ */
+export const observe: Stage = async (ctx, next) => {
+  try {
+    await next();
+  } finally {
+    const ms = (t: number | undefined) => (t === undefined ? undefined : Math.round((t - ctx.startedAt) * 100) / 100);
+    const err = ctx.error;
+    const level = !err ? 'info' : err.status >= 500 ? 'error' : 'warn';
+    ctx.runtime.logger.log(level, 'request', {
+      correlation_id: ctx.id,
+      endpoint: ctx.endpoint,
+      status: ctx.status ?? err?.status,
+      key_id: ctx.principal?.keyId,
+      role: ctx.principal?.role,
+      model: ctx.chat?.model,
+      provider: ctx.served?.provider.id,
+      served_model: ctx.served?.model.id,
+      attempts: ctx.attempts,
+      stream: ctx.chat?.stream,
+      input_tokens: ctx.usage?.inputTokens,
+      output_tokens: ctx.usage?.outputTokens,
+      cache_read_tokens: ctx.usage?.cacheReadTokens,
+      latency_ms: ms(performance.now()),
+      upstream_first_byte_ms: ms(ctx.firstByteAt),
+      client_aborted: ctx.signal.aborted || undefined,
+      error_code: err?.code,
+      error: err && err.status >= 500 && err.code === 'internal_error' ? String((err.cause as Error | undefined)?.stack ?? err.cause) : undefined,
+    });
+  }
+};

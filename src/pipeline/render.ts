@@ -1,0 +1,64 @@
+import { toGatewayError, type GatewayError } from '../core/errors.js';
+import { SSE_HEADERS, waitForDrain, writeJson } from '../server/write.js';
+import type { Stage } from './compose.js';
+import type { RequestContext } from './context.js';
+
+/**
+ * ↩ Writes whatever the inner stages produced: ctx.reply as JSON or SSE, or the error they threw
+ * rendered in the caller's wire format. Once an SSE stream has been committed (headers sent), a
+ * later failure becomes an in-stream error event in the caller's format.
+ */
+export const render: Stage = async (ctx, next) => {
+  try {
+    await next();
+  } catch (err) {
+    ctx.error = toGatewayError(err);
+  }
+  if (ctx.res.headersSent) return;
+  const reply = ctx.reply;
+  if (ctx.error || !reply) {
+    writeError(ctx, ctx.error ?? toGatewayError(new Error('no reply produced')));
+    return;
+  }
+  if (reply.kind === 'json') {
+    ctx.status = reply.status;
+    writeJson(ctx.res, reply.status, reply.body, { ...ctx.responseHeaders, ...reply.headers });
+    return;
+  }
+  await writeSse(ctx, reply.chunks, reply.headers);
+};
+
+export function writeError(ctx: RequestContext, err: GatewayError): void {
+  ctx.error = err;
+  ctx.status = err.status;
+  const headers: Record<string, string> = { ...ctx.responseHeaders, 'x-should-retry': String(err.retryable), ...err.headers };
+  writeJson(ctx.res, err.status, ctx.format.renderError(err) as object, headers);
+}
+
+async function writeSse(ctx: RequestContext, chunks: AsyncIterable<string | Uint8Array>, headers: Record<string, string> = {}): Promise<void> {
+  const { res } = ctx;
+  ctx.status = 200;
+  res.writeHead(200, { ...SSE_HEADERS, ...ctx.responseHeaders, ...headers });
+  const it = chunks[Symbol.asyncIterator]();
+  let finished = false;
+  try {
+    for (;;) {
+      if (ctx.signal.aborted) break;
+      const { value, done } = await it.next();
+      if (done) {
+        finished = true;
+        break;
+      }
+      if (!res.write(value)) await waitForDrain(res);
+    }
+  } catch (err) {
+    finished = true;
+    const e = toGatewayError(err);
+    ctx.error = e;
+    if (!res.destroyed) res.write(ctx.format.streamError(e));
+  } finally {
+    // Client gone: close the source so the upstream call is aborted and its finally blocks run.
+    if (!finished) await it.return?.(undefined);
+  }
+  res.end();
+}

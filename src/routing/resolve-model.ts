@@ -1,0 +1,51 @@
+import type { AliasConfig, GatewayConfig, ModelSpec, ProviderConfig } from '../config/types.js';
+
+/** One concrete model the request may be sent to, in the order to try. */
+export interface Candidate {
+  model: ModelSpec;
+  provider: ProviderConfig;
+  /** Set when reached through an alias: the alias id, and whether as a fallback. */
+  alias?: string;
+  fallback: boolean;
+}
+
+export type Resolution =
+  | { kind: 'model'; id: string; candidates: Candidate[] }
+  | { kind: 'alias'; id: string; alias: AliasConfig; candidates: Candidate[] };
+
+/**
+ * A concrete id `<provider>/<model>` or an alias `<namespace>/<alias>` → the ordered candidate
+ * list: an alias's targets (in the order its strategy gives; config order here), then its
+ * fallbacks, expanded recursively (each concrete model at most once). Undefined when unknown.
+ */
+export function resolveModel(config: GatewayConfig, name: string): Resolution | undefined {
+  const model = config.models.get(name);
+  if (model) {
+    return { kind: 'model', id: name, candidates: [{ model, provider: config.providers.get(model.provider)!, fallback: false }] };
+  }
+  const alias = config.aliases.get(name);
+  if (!alias) return undefined;
+  const out: Candidate[] = [];
+  const seen = new Set<string>();
+  expandAlias(config, alias, false, out, seen, new Set());
+  return { kind: 'alias', id: name, alias, candidates: out };
+}
+
+function expandAlias(config: GatewayConfig, alias: AliasConfig, fallback: boolean, out: Candidate[], seen: Set<string>, visiting: Set<string>): void {
+  if (visiting.has(alias.id)) return; // check-config rejects cycles; stay safe anyway
+  visiting.add(alias.id);
+  const add = (id: string, isFallback: boolean) => {
+    const model = config.models.get(id);
+    if (model) {
+      if (seen.has(id)) return;
+      seen.add(id);
+      out.push({ model, provider: config.providers.get(model.provider)!, alias: alias.id, fallback: isFallback });
+      return;
+    }
+    const next = config.aliases.get(id);
+    if (next) expandAlias(config, next, true, out, seen, visiting);
+  };
+  for (const t of alias.targets) add(t.model, fallback);
+  for (const f of alias.fallbacks) add(f, true);
+  visiting.delete(alias.id);
+}

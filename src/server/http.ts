@@ -1,0 +1,123 @@
+/**
+ * The node:http server: correlation id first, then the route's pipeline; /health without auth;
+ * 404/405 in the caller's format; graceful close that lets in-flight requests and streams finish.
+ */
+
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { GatewayConfig } from '../config/types.js';
+import { GatewayError } from '../core/errors.js';
+import { acceptCorrelationId, newCorrelationId } from '../core/ids.js';
+import type { GatewayRuntime, RequestContext } from '../pipeline/context.js';
+import { writeError } from '../pipeline/render.js';
+import { createLogger, type Logger } from '../observe/logger.js';
+import { UpstreamPool } from '../upstream/client.js';
+import { formatForUnknownPath, ROUTES, type Route } from './routes.js';
+import { writeJson } from './write.js';
+
+export interface GatewayOptions {
+  logger?: Logger;
+}
+
+export interface Gateway {
+  readonly server: Server;
+  readonly runtime: GatewayRuntime;
+  /** Starts listening; resolves with the base URL, e.g. http://127.0.0.1:4000. */
+  listen(port?: number, host?: string): Promise<string>;
+  /** Stops accepting, waits up to graceMs for in-flight requests, then closes everything. */
+  close(graceMs?: number): Promise<void>;
+}
+
+export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}): Gateway {
+  const runtime: GatewayRuntime = {
+    config,
+    upstream: new UpstreamPool(),
+    logger: opts.logger ?? createLogger(),
+    startedAtEpochMs: Date.now(),
+  };
+  const byPath = new Map<string, Route[]>();
+  for (const r of ROUTES) byPath.set(r.path, [...(byPath.get(r.path) ?? []), r]);
+  let inFlight = 0;
+  let closing = false;
+  const idle: Array<() => void> = [];
+
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
+    const id = acceptCorrelationId(req.headers['x-correlation-id']) ?? newCorrelationId();
+    res.setHeader('x-correlation-id', id);
+    if (closing) res.setHeader('connection', 'close');
+    const path = (req.url ?? '/').split('?', 1)[0];
+    if (path === '/health' && req.method === 'GET') {
+      writeJson(res, 200, { status: 'ok' });
+      return;
+    }
+    const routes = byPath.get(path);
+    const route = routes?.find((r) => r.method === req.method);
+    const abort = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) abort.abort();
+    });
+    const ctx: RequestContext = {
+      id,
+      req,
+      res,
+      runtime,
+      config: runtime.config,
+      format: route?.format ?? routes?.[0].format ?? formatForUnknownPath(path),
+      endpoint: route ? `${route.method} ${route.path}` : 'unknown',
+      startedAt: performance.now(),
+      signal: abort.signal,
+      responseHeaders: {},
+      attempts: 0,
+    };
+    if (!route) {
+      const err = routes
+        ? new GatewayError('method_not_allowed', `${req.method} is not allowed on ${path}.`, { headers: { allow: routes.map((r) => r.method).join(', ') } })
+        : new GatewayError('route_not_found', `There is no route ${req.method} ${path}.`);
+      req.resume();
+      writeError(ctx, err);
+      return;
+    }
+    inFlight++;
+    route
+      .run(ctx)
+      .catch((err: unknown) => {
+        runtime.logger.log('error', 'unhandled pipeline failure', { correlation_id: id, error: String(err) });
+        if (!res.headersSent) writeJson(res, 500, { error: { message: 'internal error' } });
+        else res.destroy();
+      })
+      .finally(() => {
+        inFlight--;
+        if (inFlight === 0) idle.splice(0).forEach((f) => f());
+      });
+  };
+
+  const server = createServer({ keepAlive: true, noDelay: true, keepAliveTimeout: 65_000 }, handle);
+
+  return {
+    server,
+    runtime,
+    listen(port = config.server.port, host = config.server.host) {
+      return new Promise((resolve, reject) => {
+        const onError = (err: Error) => reject(err);
+        server.once('error', onError);
+        server.listen(port, host, () => {
+          server.off('error', onError);
+          const a = server.address() as AddressInfo;
+          const h = a.family === 'IPv6' ? `[${a.address}]` : a.address;
+          resolve(`http://${h}:${a.port}`);
+        });
+      });
+    },
+    async close(graceMs = config.server.shutdownGraceMs) {
+      closing = true;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      if (inFlight > 0) {
+        await Promise.race([new Promise<void>((resolve) => idle.push(resolve)), new Promise((r) => setTimeout(r, graceMs).unref())]);
+      }
+      server.closeAllConnections();
+      await closed;
+      await runtime.upstream.close();
+    },
+  };
+}

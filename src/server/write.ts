@@ -1,0 +1,31 @@
+/**
+ * Writing responses. Every response already carries X-Correlation-ID (set when the request
+ * arrived); these add the body. SSE writes respect backpressure.
+ */
+
+import type { ServerResponse } from 'node:http';
+
+export function writeJson(res: ServerResponse, status: number, body: Buffer | string | object, headers: Record<string, string> = {}): void {
+  const payload = Buffer.isBuffer(body) ? body : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(payload.length), ...headers });
+  res.end(payload);
+}
+
+export const SSE_HEADERS: Readonly<Record<string, string>> = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache',
+  'x-accel-buffering': 'no',
+};
+
+/** Resolves when the socket can take more, or when it has gone away. */
+export function waitForDrain(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}

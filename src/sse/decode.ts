@@ -1,0 +1,89 @@
+/**
+ * Server-sent events decoding in layers: bytes → text (UTF-8, split code points kept whole)
+ * → lines (LF, CR or CRLF, even when a CRLF is split across chunks) → events.
+ * @see https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation
+ */
+
+export interface SseMessage {
+  /** `event:` field; undefined when absent (the spec's default type is "message"). */
+  event?: string;
+  /** `data:` lines joined with "\n". */
+  data: string;
+  id?: string;
+}
+
+/** Incremental decoder: push chunks, get the complete events they finish. */
+export class SseDecoder {
+  private readonly text = new TextDecoder('utf-8');
+  private buffer = '';
+  /** True when the previous chunk ended in CR, so a leading LF is the rest of a CRLF. */
+  private pendingCr = false;
+  private event: string | undefined;
+  private data: string[] = [];
+  private id: string | undefined;
+
+  push(chunk: Uint8Array | string): SseMessage[] {
+    let s = typeof chunk === 'string' ? chunk : this.text.decode(chunk, { stream: true });
+    if (this.pendingCr && s.startsWith('\n')) s = s.slice(1);
+    this.pendingCr = false;
+    this.buffer += s;
+    const out: SseMessage[] = [];
+    let start = 0;
+    const buf = this.buffer;
+    for (let i = 0; i < buf.length; i++) {
+      const c = buf.charCodeAt(i);
+      if (c !== 10 && c !== 13) continue;
+      this.line(buf.slice(start, i), out);
+      if (c === 13) {
+        if (i + 1 < buf.length) {
+          if (buf.charCodeAt(i + 1) === 10) i++;
+        } else {
+          this.pendingCr = true;
+        }
+      }
+      start = i + 1;
+    }
+    this.buffer = buf.slice(start);
+    return out;
+  }
+
+  /** End of input: an unterminated final event is dispatched, as browsers do not, but SDKs do. */
+  end(): SseMessage[] {
+    const out: SseMessage[] = [];
+    const rest = this.text.decode();
+    if (rest) this.buffer += rest;
+    if (this.buffer.length > 0) this.line(this.buffer, out);
+    this.buffer = '';
+    this.line('', out);
+    return out;
+  }
+
+  private line(line: string, out: SseMessage[]): void {
+    if (line.length === 0) {
+      if (this.data.length > 0 || this.event !== undefined) {
+        out.push({ event: this.event, data: this.data.join('\n'), id: this.id });
+      }
+      this.event = undefined;
+      this.data = [];
+      return;
+    }
+    if (line.charCodeAt(0) === 58 /* ':' comment */) return;
+    const colon = line.indexOf(':');
+    const field = colon === -1 ? line : line.slice(0, colon);
+    let value = colon === -1 ? '' : line.slice(colon + 1);
+    if (value.charCodeAt(0) === 32) value = value.slice(1);
+    if (field === 'data') this.data.push(value);
+    else if (field === 'event') this.event = value;
+    else if (field === 'id') this.id = value;
+    // `retry` and unknown fields are ignored, per the spec.
+  }
+}
+
+/** Decode an async byte stream (e.g. an undici body) into SSE messages. */
+export async function* decodeSse(chunks: AsyncIterable<Uint8Array | string>): AsyncGenerator<SseMessage> {
+  const decoder = new SseDecoder();
+  for await (const chunk of chunks) {
+    for (const msg of decoder.push(chunk)) yield msg;
+  }
+  for (const msg of decoder.end()) yield msg;
+}
