@@ -1,0 +1,163 @@
+import { createHash } from 'node:crypto';
+import { mkdtempSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadConfig, loadConfigText } from '../../../src/config/load.js';
+
+const FIXTURES = new URL('../../fixtures/config/', import.meta.url);
+const fixture = (name: string) => new URL(name, FIXTURES).pathname;
+const ENV = { OPENAI_API_KEY: 'sk-test-openai-0001', GATEWAY_KEY: 'gw-laptop-secret-42' };
+
+describe('loadConfig: valid full config', async () => {
+  const { config, issues } = await loadConfig(fixture('valid/full.yaml'), ENV);
+  if (!config) throw new Error(`expected a config, got ${JSON.stringify(issues)}`);
+
+  it('reports only the "not yet enforced" warnings, pointing at the section keys', () => {
+    expect(issues.map((i) => [i.severity, i.line, i.col, i.path])).toEqual([
+      ['warning', 53, 1, 'budgets'],
+      ['warning', 57, 1, 'guardrails'],
+    ]);
+    expect(issues[0].message).toBe('budgets are validated but not yet enforced by this version');
+  });
+
+  it('normalises server settings (body limit suffix in KiB)', () => {
+    expect(config.source).toBe(fixture('valid/full.yaml'));
+    expect(config.server).toEqual({ host: '0.0.0.0', port: 8080, bodyLimitBytes: 512 * 1024, shutdownGraceMs: 2000 });
+  });
+
+  it('normalises providers with defaults, trimmed base URLs and resolved keys', () => {
+    expect([...config.providers.keys()]).toEqual(['openai', 'claude', 'local']);
+    const openai = config.providers.get('openai')!;
+    expect(openai).toMatchObject({
+      id: 'openai',
+      api: 'openai',
+      baseUrl: 'https://api.openai.com/v1',
+      apiKey: 'sk-test-openai-0001',
+      available: true,
+      timeouts: { connectMs: 5000, firstByteMs: 60_000, totalMs: 600_000 },
+      headers: { 'OpenAI-Organization': 'org-123' },
+      byok: 'optional',
+    });
+    expect(openai.mock).toBeUndefined();
+    const claude = config.providers.get('claude')!;
+    expect(claude.baseUrl).toBe('https://api.anthropic.com');
+    expect(claude.apiKey).toBe('sk-ant-default'); // ${ANTHROPIC_API_KEY:-sk-ant-default}
+    expect(claude.byok).toBe('never');
+    const local = config.providers.get('local')!;
+    expect(local.baseUrl).toBeUndefined();
+    expect(local.mock).toEqual({ latencyMs: 5, chunkDelayMs: 0 });
+  });
+
+  it('indexes models by name per provider and by id globally', () => {
+    expect(config.providers.get('openai')!.models.get('gpt-4o-mini')).toEqual({
+      id: 'openai/gpt-4o-mini',
+      provider: 'openai',
+      name: 'gpt-4o-mini',
+      upstreamName: 'gpt-4o-mini-2024-07-18',
+      contextWindow: 128_000,
+      maxOutputTokens: 16_384,
+      price: { input: 0.15, output: 0.6, cacheRead: 0.075, cacheWrite: 0 },
+    });
+    expect([...config.models.keys()]).toEqual([
+      'openai/gpt-4o-mini', 'claude/claude-3-5-haiku', 'local/echo', 'local/meta-llama/llama-3',
+    ]);
+    const llama = config.models.get('local/meta-llama/llama-3')!;
+    expect([llama.provider, llama.name, llama.upstreamName]).toEqual(['local', 'meta-llama/llama-3', 'meta-llama/llama-3']);
+  });
+
+  it('normalises aliases (string targets, default weight and strategy)', () => {
+    expect(config.aliases.get('team/fast')).toEqual({
+      id: 'team/fast',
+      namespace: 'team',
+      name: 'fast',
+      strategy: 'weighted',
+      targets: [{ model: 'openai/gpt-4o-mini', weight: 3 }, { model: 'claude/claude-3-5-haiku', weight: 1 }],
+      fallbacks: ['local/echo'],
+    });
+    expect(config.aliases.get('team/safe')).toMatchObject({ strategy: 'ordered', fallbacks: ['team/fast'] });
+  });
+
+  it('hashes plain keys and decodes sha256: keys', () => {
+    expect(config.roles.get('developer')).toEqual({ id: 'developer', models: ['team/*', 'local/*', 'openai/gpt-4o-mini'] });
+    const [laptop, ci] = config.keys;
+    expect(laptop.id).toBe('laptop');
+    expect(laptop.role).toBe('developer');
+    expect(laptop.sha256.equals(createHash('sha256').update(ENV.GATEWAY_KEY).digest())).toBe(true);
+    expect(ci.sha256.toString('hex')).toBe('9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08');
+    expect(JSON.stringify(config.keys)).not.toContain(ENV.GATEWAY_KEY);
+  });
+
+  it('normalises budgets and guardrails with defaults', () => {
+    expect(config.budgets).toEqual([
+      { id: 'dev-monthly', scope: { kind: 'role', role: 'developer' }, limitUsd: 50, period: 'month', mode: 'enforce', timezone: 'UTC' },
+      { id: 'global-daily', scope: { kind: 'global' }, limitUsd: 10.5, period: 'day', mode: 'warn', timezone: 'Europe/Berlin' },
+    ]);
+    expect(config.guardrails.map((g) => [g.id, g.appliesTo, g.action])).toEqual([
+      ['no-secrets', 'both', 'redact'], ['pii', 'output', 'log'], ['big', 'input', 'block'],
+      ['words', 'both', 'block'], ['hook', 'both', 'block'],
+    ]);
+    expect(config.guardrails[0].match).toEqual({ roles: ['developer'], keys: ['laptop'], models: ['team/*'] });
+    expect(config.guardrails[1].match).toEqual({});
+    expect(config.guardrails[0].check).toEqual({ type: 'regex', pattern: 'sk-[A-Za-z0-9]{20,}', flags: 'i' });
+    expect(config.guardrails[3].check).toEqual({ type: 'keywords', words: ['secret project'], caseSensitive: false });
+    expect(config.guardrails[4].check).toEqual({
+      type: 'webhook', url: 'http://localhost:9000/check', timeoutMs: 2000, onError: 'fail_open',
+    });
+  });
+
+  it('is deeply frozen', () => {
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.server)).toBe(true);
+    expect(Object.isFrozen(config.providers)).toBe(true);
+    const openai = config.providers.get('openai')!;
+    expect(Object.isFrozen(openai)).toBe(true);
+    expect(Object.isFrozen(openai.headers)).toBe(true);
+    expect(Object.isFrozen(openai.models.get('gpt-4o-mini')!.price)).toBe(true);
+    expect(Object.isFrozen(config.aliases.get('team/fast')!.targets[0])).toBe(true);
+    expect(Object.isFrozen(config.keys)).toBe(true);
+    expect(Object.isFrozen(config.guardrails[0].check)).toBe(true);
+    expect(() => {
+      (config.server as { port: number }).port = 1;
+    }).toThrow(TypeError);
+  });
+});
+
+describe('loadConfig: defaults and file handling', () => {
+  it('applies every default to a minimal config', async () => {
+    const { config, issues } = await loadConfig(fixture('valid/minimal.yaml'), {});
+    expect(issues).toEqual([]);
+    expect(config!.server).toEqual({ host: '127.0.0.1', port: 4000, bodyLimitBytes: 4 * 1024 * 1024, shutdownGraceMs: 10_000 });
+    expect(config!.providers.get('local')).toMatchObject({
+      api: 'mock', available: true, byok: 'never', headers: {},
+      mock: { latencyMs: 0, chunkDelayMs: 0 },
+      timeouts: { connectMs: 10_000, firstByteMs: 60_000, totalMs: 600_000 },
+    });
+    expect(config!.aliases.size).toBe(0);
+    expect(config!.roles.size).toBe(0);
+    expect([config!.keys, config!.budgets, config!.guardrails]).toEqual([[], [], []]);
+  });
+
+  it('accepts body_limit as bytes or with a suffix', () => {
+    const base = 'providers: { l: { api: mock, models: { m: { context_window: 1 } } } }\n';
+    const limit = (v: string) => loadConfigText(`${base}server: { body_limit: ${v} }\n`, 'f.yaml', {}).config?.server.bodyLimitBytes;
+    expect(limit('1000')).toBe(1000);
+    expect(limit('"4mb"')).toBe(4 * 1024 * 1024);
+    expect(limit('2KB')).toBe(2048);
+    expect(limit('"1.5 MiB"')).toBe(1.5 * 1024 * 1024);
+  });
+
+  it('reports a missing file as one issue', async () => {
+    const { config, issues } = await loadConfig('/nonexistent/gateway.yaml', {});
+    expect(config).toBeUndefined();
+    expect(issues).toEqual([
+      { severity: 'error', file: '/nonexistent/gateway.yaml', line: 1, col: 1, path: '', message: 'file not found' },
+    ]);
+  });
+
+  it('throws when the file exists but cannot be read', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gw-config-'));
+    mkdirSync(join(dir, 'gateway.yaml'));
+    await expect(loadConfig(join(dir, 'gateway.yaml'), {})).rejects.toThrow();
+  });
+});

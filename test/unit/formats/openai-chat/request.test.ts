@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { GatewayError } from '../../../../src/core/errors.js';
+import { decodeOpenaiRequest } from '../../../../src/formats/openai-chat/request.js';
+
+const base = { model: 'm', messages: [{ role: 'user', content: 'hi' }] };
+
+function paramOf(body: unknown): string | undefined {
+  try {
+    decodeOpenaiRequest(body);
+  } catch (e) {
+    expect(e).toBeInstanceOf(GatewayError);
+    return (e as GatewayError).param;
+  }
+  throw new Error('expected a GatewayError');
+}
+
+describe('decodeOpenaiRequest', () => {
+  it('hoists system and developer messages and keeps the conversation', () => {
+    const r = decodeOpenaiRequest({
+      ...base,
+      messages: [
+        { role: 'system', content: 'sys' },
+        { role: 'developer', content: [{ type: 'text', text: 'dev' }] },
+        { role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }, { id: 'c2', type: 'function', function: { name: 'g', arguments: '{}' } }] },
+        { role: 'tool', tool_call_id: 'c1', content: 'r1' },
+        { role: 'tool', tool_call_id: 'c2', content: 'r2' },
+      ],
+      tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }],
+      tool_choice: { type: 'function', function: { name: 'f' } },
+      stop: 'END',
+      max_completion_tokens: 10,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    expect(r.system).toEqual([{ type: 'text', text: 'sys' }, { type: 'text', text: 'dev' }]);
+    expect(r.messages).toHaveLength(3);
+    expect(r.messages[0].content[1]).toEqual({ type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'AAAA' } });
+    expect(r.messages[1].content.map((c) => c.type)).toEqual(['tool_call', 'tool_call']);
+    expect(r.messages[2]).toEqual({ role: 'user', content: [{ type: 'tool_result', toolCallId: 'c1', content: [{ type: 'text', text: 'r1' }] }, { type: 'tool_result', toolCallId: 'c2', content: [{ type: 'text', text: 'r2' }] }] });
+    expect(r.toolChoice).toEqual({ type: 'tool', name: 'f' });
+    expect(r).toMatchObject({ stop: ['END'], maxTokens: 10, stream: true, includeUsage: true });
+  });
+
+  it('names the field at fault', () => {
+    expect(paramOf([])).toBe('');
+    expect(paramOf({ messages: [] })).toBe('model');
+    expect(paramOf({ model: 'm', messages: [] })).toBe('messages');
+    expect(paramOf({ ...base, messages: [{ role: 'user' }] })).toBe('messages[0].content');
+    expect(paramOf({ ...base, messages: [{ role: 'user', content: [{ type: 'audio' }] }] })).toBe('messages[0].content[0].type');
+    expect(paramOf({ ...base, messages: [{ role: 'tool', content: 'x' }] })).toBe('messages[0].tool_call_id');
+    expect(paramOf({ ...base, stream: 'yes' })).toBe('stream');
+    expect(paramOf({ ...base, max_tokens: 0 })).toBe('max_tokens');
+    expect(paramOf({ ...base, top_p: 2 })).toBe('top_p');
+    expect(paramOf({ ...base, stop: 3 })).toBe('stop');
+    expect(paramOf({ ...base, tools: [{ type: 'function' }] })).toBe('tools[0]');
+    expect(paramOf({ ...base, tool_choice: 'sometimes' })).toBe('tool_choice');
+  });
+});
