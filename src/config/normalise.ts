@@ -1,0 +1,197 @@
+/**
+ * Snake-case YAML data (schema-valid, interpolated, cross-checked) → the frozen GatewayConfig.
+ * Only called when there are no errors, so the shape can be trusted here; defaults live here
+ * (and are mirrored as `default` annotations in schema/gateway.schema.json for editors).
+ */
+import { arr, entries, keyDigest, obj, parseBodyLimit, splitId, str } from './semantic.js';
+import type {
+  AliasConfig, BudgetConfig, BudgetScope, GatewayConfig, GuardrailConfig, KeyConfig, ModelSpec,
+  ProviderApi, ProviderConfig, RoleConfig,
+} from './types.js';
+
+export const DEFAULTS = {
+  host: '127.0.0.1',
+  port: 4000,
+  bodyLimitBytes: 4 * 1024 * 1024,
+  shutdownGraceMs: 10_000,
+  timeouts: { connectMs: 10_000, firstByteMs: 60_000, totalMs: 600_000 },
+  anthropicBaseUrl: 'https://api.anthropic.com',
+  webhookTimeoutMs: 2000,
+  webhookOnError: 'fail_closed',
+} as const;
+
+type Obj = Record<string, unknown>;
+const num = (v: unknown, d: number): number => (typeof v === 'number' ? v : d);
+
+function normaliseProvider(id: string, p: Obj, unavailable: Map<string, string>): ProviderConfig {
+  const api = p.api as ProviderApi;
+  const models = new Map<string, ModelSpec>();
+  for (const [name, raw] of entries(p.models)) {
+    const m = raw as Obj;
+    const price = obj(m.price);
+    models.set(name, {
+      id: `${id}/${name}`,
+      provider: id,
+      name,
+      upstreamName: str(m.upstream_name) ?? name,
+      contextWindow: m.context_window as number,
+      ...(typeof m.max_output_tokens === 'number' ? { maxOutputTokens: m.max_output_tokens } : {}),
+      ...(price
+        ? {
+            price: {
+              input: price.input as number,
+              output: price.output as number,
+              ...(typeof price.cache_read === 'number' ? { cacheRead: price.cache_read } : {}),
+              ...(typeof price.cache_write === 'number' ? { cacheWrite: price.cache_write } : {}),
+            },
+          }
+        : {}),
+    });
+  }
+  const t = obj(p.timeouts) ?? {};
+  const baseUrl = str(p.base_url) ?? (api === 'anthropic' ? DEFAULTS.anthropicBaseUrl : undefined);
+  const reason = unavailable.get(id);
+  const apiKey = reason === undefined ? str(p.api_key) : undefined;
+  const mock = obj(p.mock) ?? {};
+  return {
+    id,
+    api,
+    ...(baseUrl !== undefined ? { baseUrl: baseUrl.replace(/\/+$/, '') } : {}),
+    ...(apiKey !== undefined ? { apiKey } : {}),
+    available: reason === undefined,
+    ...(reason !== undefined ? { unavailableReason: reason } : {}),
+    timeouts: {
+      connectMs: num(t.connect_ms, DEFAULTS.timeouts.connectMs),
+      firstByteMs: num(t.first_byte_ms, DEFAULTS.timeouts.firstByteMs),
+      totalMs: num(t.total_ms, DEFAULTS.timeouts.totalMs),
+    },
+    headers: { ...((obj(p.headers) ?? {}) as Record<string, string>) },
+    byok: (str(p.byok) ?? 'never') as ProviderConfig['byok'],
+    ...(api === 'mock' ? { mock: { latencyMs: num(mock.latency_ms, 0), chunkDelayMs: num(mock.chunk_delay_ms, 0) } } : {}),
+    models,
+  };
+}
+
+function normaliseScope(s: Obj): BudgetScope {
+  if (typeof s.key === 'string') return { kind: 'key', key: s.key };
+  if (typeof s.role === 'string') return { kind: 'role', role: s.role };
+  if (typeof s.each_key_of_role === 'string') return { kind: 'each_key_of_role', role: s.each_key_of_role };
+  return { kind: 'global' };
+}
+
+/** Check settings in camelCase with their defaults applied. */
+function normaliseCheck(c: Obj): GuardrailConfig['check'] {
+  switch (c.type) {
+    case 'regex':
+      return { type: 'regex', pattern: c.pattern, flags: str(c.flags) ?? '' };
+    case 'keywords':
+      return { type: 'keywords', words: [...arr(c.words)], caseSensitive: c.case_sensitive === true };
+    case 'detectors':
+      return { type: 'detectors', detectors: [...arr(c.detectors)] };
+    case 'max_input_tokens':
+      return { type: 'max_input_tokens', limit: c.limit };
+    case 'webhook':
+      return {
+        type: 'webhook',
+        url: c.url,
+        timeoutMs: num(c.timeout_ms, DEFAULTS.webhookTimeoutMs),
+        onError: str(c.on_error) ?? DEFAULTS.webhookOnError,
+      };
+    default:
+      return { ...c, type: String(c.type) };
+  }
+}
+
+export function normalise(data: Obj, source: string, unavailable: Map<string, string>): GatewayConfig {
+  const server = obj(data.server) ?? {};
+  const providers = new Map<string, ProviderConfig>();
+  const models = new Map<string, ModelSpec>();
+  for (const [id, p] of entries(data.providers)) {
+    const pc = normaliseProvider(id, p as Obj, unavailable);
+    providers.set(id, pc);
+    for (const m of pc.models.values()) models.set(m.id, m);
+  }
+
+  const aliases = new Map<string, AliasConfig>();
+  for (const [id, raw] of entries(data.aliases)) {
+    const a = raw as Obj;
+    const [namespace, name] = splitId(id);
+    const targets = arr(a.targets).map((t) => ({
+      model: typeof t === 'string' ? t : String((t as Obj).model),
+      weight: num(obj(t)?.weight, 1),
+    }));
+    aliases.set(id, {
+      id, namespace, name,
+      strategy: (str(a.strategy) ?? 'weighted') as AliasConfig['strategy'],
+      targets,
+      fallbacks: arr(a.fallbacks).map(String),
+    });
+  }
+
+  const roles = new Map<string, RoleConfig>();
+  for (const [id, r] of entries(data.roles)) roles.set(id, { id, models: arr((r as Obj).models).map(String) });
+
+  const keys: KeyConfig[] = arr(data.keys).map((raw) => {
+    const k = raw as Obj;
+    return { id: String(k.id), role: String(k.role), sha256: keyDigest(String(k.key)) as Buffer };
+  });
+
+  const budgets: BudgetConfig[] = arr(data.budgets).map((raw) => {
+    const b = raw as Obj;
+    return {
+      id: String(b.id),
+      scope: normaliseScope(obj(b.scope) ?? {}),
+      limitUsd: b.limit_usd as number,
+      period: b.period as BudgetConfig['period'],
+      mode: (str(b.mode) ?? 'enforce') as BudgetConfig['mode'],
+      timezone: str(b.timezone) ?? 'UTC',
+    };
+  });
+
+  const guardrails: GuardrailConfig[] = arr(data.guardrails).map((raw) => {
+    const g = raw as Obj;
+    const m = obj(g.match) ?? {};
+    const match: GuardrailConfig['match'] = {
+      ...(m.roles ? { roles: arr(m.roles).map(String) } : {}),
+      ...(m.keys ? { keys: arr(m.keys).map(String) } : {}),
+      ...(m.models ? { models: arr(m.models).map(String) } : {}),
+    };
+    return {
+      id: String(g.id),
+      appliesTo: (str(g.applies_to) ?? 'both') as GuardrailConfig['appliesTo'],
+      match,
+      check: normaliseCheck(obj(g.check) ?? {}),
+      action: g.action as GuardrailConfig['action'],
+    };
+  });
+
+  return deepFreeze({
+    source,
+    server: {
+      host: str(server.host) ?? DEFAULTS.host,
+      port: num(server.port, DEFAULTS.port),
+      bodyLimitBytes: server.body_limit === undefined ? DEFAULTS.bodyLimitBytes : parseBodyLimit(server.body_limit as string | number),
+      shutdownGraceMs: num(server.shutdown_grace_ms, DEFAULTS.shutdownGraceMs),
+    },
+    providers, models, aliases, roles, keys, budgets, guardrails,
+  });
+}
+
+/**
+ * Freezes plain objects, arrays and Maps (the Map objects themselves and their values). A frozen
+ * Map can still be `set` at runtime; its ReadonlyMap type is what keeps callers from doing so.
+ * Buffers cannot be frozen (typed arrays with elements throw) and are left as they are.
+ */
+export function deepFreeze<T>(v: T, seen = new Set<unknown>()): T {
+  if (v === null || typeof v !== 'object' || seen.has(v) || Buffer.isBuffer(v)) return v;
+  seen.add(v);
+  if (v instanceof Map) {
+    for (const [k, x] of v) {
+      deepFreeze(k, seen);
+      deepFreeze(x, seen);
+    }
+  } else {
+    for (const x of Object.values(v)) deepFreeze(x, seen);
+  }
+  return Object.freeze(v);
+}

@@ -1,0 +1,358 @@
+/**
+ * Cross-reference checks that JSON Schema cannot express. They run on the interpolated data
+ * even when the schema reported errors (so a file's problems all show up in one run), which is
+ * why every access goes through the defensive helpers below instead of trusting the shape.
+ * Messages quote ids, names and patterns, never string values (keys, api keys, URLs).
+ */
+import { createHash } from 'node:crypto';
+import { formatPath, hint, type Anchor, type Locate, type PathSeg } from './issues.js';
+import type { ConfigIssue } from './types.js';
+
+type Obj = Record<string, unknown>;
+export const obj = (v: unknown): Obj | undefined =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : undefined;
+export const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+export const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+export const entries = (v: unknown): [string, unknown][] => Object.entries(obj(v) ?? {});
+
+/** sha256 digest of a gateway key as written (`sha256:<hex>` is taken as the digest itself). */
+export function keyDigest(key: string): Buffer | undefined {
+  if (key.startsWith('sha256:')) {
+    const hex = key.slice('sha256:'.length);
+    return /^[0-9a-fA-F]{64}$/.test(hex) ? Buffer.from(hex, 'hex') : undefined;
+  }
+  return createHash('sha256').update(key, 'utf8').digest();
+}
+
+/** A concrete id splits at its first `/`: `local/meta-llama/llama-3` → provider `local`. */
+export function splitId(id: string): [string, string] {
+  const i = id.indexOf('/');
+  return i < 0 ? [id, ''] : [id.slice(0, i), id.slice(i + 1)];
+}
+
+/** Ids known to the config, for reference checks and pattern matching. */
+export interface Catalog {
+  providers: Set<string>;
+  /** Concrete model id → whether it has a price. */
+  models: Map<string, boolean>;
+  aliases: Map<string, Obj>;
+  namespaces: Set<string>;
+}
+
+export function buildCatalog(data: Obj): Catalog {
+  const c: Catalog = { providers: new Set(), models: new Map(), aliases: new Map(), namespaces: new Set() };
+  for (const [pid, p] of entries(data.providers)) {
+    c.providers.add(pid);
+    for (const [name, m] of entries(obj(p)?.models)) c.models.set(`${pid}/${name}`, obj(obj(m)?.price) !== undefined);
+  }
+  for (const [aid, a] of entries(data.aliases)) {
+    c.aliases.set(aid, obj(a) ?? {});
+    c.namespaces.add(splitId(aid)[0]);
+  }
+  return c;
+}
+
+export const aliasTargets = (a: Obj): string[] =>
+  arr(a.targets).flatMap((t) => str(t) ?? str(obj(t)?.model) ?? []);
+
+/** Concrete models an alias can end up at: its targets and, recursively, its fallbacks. */
+function expandAlias(c: Catalog, id: string, out: Set<string>, seen = new Set<string>()): void {
+  if (seen.has(id)) return;
+  seen.add(id);
+  const a = c.aliases.get(id);
+  if (!a) return;
+  for (const t of aliasTargets(a)) if (c.models.has(t)) out.add(t);
+  for (const f of arr(a.fallbacks)) {
+    const s = str(f);
+    if (s && c.models.has(s)) out.add(s);
+    else if (s) expandAlias(c, s, out, seen);
+  }
+}
+
+/** Concrete models reachable through one role/guardrail pattern. */
+export function patternModels(c: Catalog, pattern: string): Set<string> {
+  const out = new Set<string>();
+  if (pattern === '*') return new Set(c.models.keys());
+  if (pattern.endsWith('/*')) {
+    const prefix = pattern.slice(0, -2);
+    for (const id of c.models.keys()) if (splitId(id)[0] === prefix) out.add(id);
+    for (const id of c.aliases.keys()) if (splitId(id)[0] === prefix) expandAlias(c, id, out);
+  } else if (c.models.has(pattern)) out.add(pattern);
+  else expandAlias(c, pattern, out);
+  return out;
+}
+
+/** Whether a pattern names at least one model or alias (an alias with broken targets still counts). */
+function patternMatches(c: Catalog, pattern: string): boolean {
+  if (pattern === '*') return c.models.size + c.aliases.size > 0;
+  if (pattern.endsWith('/*')) {
+    const prefix = pattern.slice(0, -2);
+    return c.namespaces.has(prefix) || [...c.models.keys()].some((id) => splitId(id)[0] === prefix);
+  }
+  return c.models.has(pattern) || c.aliases.has(pattern);
+}
+
+/**
+ * Budgets and guardrails are parsed and checked, but this version does not apply them yet.
+ * Delete this constant (and its use in semanticChecks) once they are enforced.
+ */
+export const NOT_YET_ENFORCED_SECTIONS = ['budgets', 'guardrails'] as const;
+
+interface Ctx {
+  c: Catalog;
+  report: (severity: ConfigIssue['severity'], segs: PathSeg[], message: string, at?: Anchor) => void;
+}
+
+export function semanticChecks(data: Obj, file: string, locate: Locate, missingPaths: Set<string>): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  const ctx: Ctx = {
+    c: buildCatalog(data),
+    report: (severity, segs, message, at = 'value') =>
+      issues.push({ severity, file, ...locate(segs, at), path: formatPath(segs), message }),
+  };
+  checkServer(ctx, data);
+  checkProviders(ctx, data);
+  checkAliases(ctx, data);
+  const roles = new Set(entries(data.roles).map(([r]) => r));
+  for (const [rid, r] of entries(data.roles)) {
+    arr(obj(r)?.models).forEach((p, i) => checkPattern(ctx, str(p), ['roles', rid, 'models', i]));
+  }
+  const keyRoles = checkKeys(ctx, data, roles, missingPaths);
+  checkBudgets(ctx, data, roles, keyRoles);
+  checkGuardrails(ctx, data, roles, keyRoles);
+  for (const section of NOT_YET_ENFORCED_SECTIONS) {
+    if (arr(data[section]).length > 0) {
+      ctx.report('warning', [section], `${section} are validated but not yet enforced by this version`, 'key');
+    }
+  }
+  return issues;
+}
+
+function checkServer({ report }: Ctx, data: Obj): void {
+  const limit = obj(data.server)?.body_limit;
+  if (typeof limit === 'string' && parseBodyLimit(limit) === 0) {
+    report('error', ['server', 'body_limit'], 'must be at least 1 byte');
+  }
+}
+
+/** "4mb" → 4 MiB; "512kb" → 512 KiB; plain numbers are bytes. k/m are binary multiples. */
+export function parseBodyLimit(v: string | number): number {
+  if (typeof v === 'number') return v;
+  const m = /^\s*([0-9]+(?:\.[0-9]+)?)\s*([a-z]*)\s*$/i.exec(v);
+  if (!m) return NaN;
+  const unit = m[2].toLowerCase().charAt(0);
+  const mult = unit === 'k' ? 1024 : unit === 'm' ? 1024 * 1024 : 1;
+  return Math.floor(Number(m[1]) * mult);
+}
+
+export function isHttpUrl(s: string): boolean {
+  try {
+    const u = new URL(s);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+function checkProviders({ report }: Ctx, data: Obj): void {
+  for (const [pid, p] of entries(data.providers)) {
+    const url = str(obj(p)?.base_url);
+    if (url !== undefined && !isHttpUrl(url)) {
+      report('error', ['providers', pid, 'base_url'], 'must be an http:// or https:// URL');
+    }
+  }
+}
+
+function checkAliases({ c, report }: Ctx, data: Obj): void {
+  for (const [aid, a] of c.aliases) {
+    const ns = splitId(aid)[0];
+    if (c.providers.has(ns)) {
+      report('error', ['aliases', aid], `alias namespace "${ns}" collides with provider id "${ns}"`, 'key');
+    }
+    arr(a.targets).forEach((t, i) => {
+      const segs: PathSeg[] = typeof t === 'string' ? ['aliases', aid, 'targets', i] : ['aliases', aid, 'targets', i, 'model'];
+      const m = str(t) ?? str(obj(t)?.model);
+      if (m === undefined || !m.includes('/') || c.models.has(m)) return;
+      if (c.aliases.has(m)) {
+        report('error', segs, `"${m}" is an alias; targets must be concrete models (chain aliases with fallbacks)`);
+      } else report('error', segs, `unknown model "${m}"${hint(m, c.models.keys())}`);
+    });
+    arr(a.fallbacks).forEach((f, i) => {
+      const m = str(f);
+      if (m === undefined || !m.includes('/') || c.models.has(m) || c.aliases.has(m)) return;
+      report('error', ['aliases', aid, 'fallbacks', i], `unknown model or alias "${m}"${hint(m, [...c.models.keys(), ...c.aliases.keys()])}`);
+    });
+  }
+  checkFallbackCycles({ c, report });
+}
+
+/** Depth-first search over alias → alias fallback edges; each cycle is reported once. */
+function checkFallbackCycles({ c, report }: Ctx): void {
+  const state = new Map<string, 'active' | 'done'>();
+  const stack: string[] = [];
+  const reported = new Set<string>();
+  const visit = (id: string): void => {
+    state.set(id, 'active');
+    stack.push(id);
+    arr(c.aliases.get(id)?.fallbacks).forEach((f, i) => {
+      const next = str(f);
+      if (!next || !c.aliases.has(next)) return;
+      if (state.get(next) === 'active') {
+        const cycle = stack.slice(stack.indexOf(next));
+        const key = [...cycle].sort().join('\0');
+        if (reported.has(key)) return;
+        reported.add(key);
+        report('error', ['aliases', id, 'fallbacks', i], `alias fallback cycle: ${[...cycle, next].join(' -> ')}`);
+      } else if (!state.has(next)) visit(next);
+    });
+    stack.pop();
+    state.set(id, 'done');
+  };
+  for (const id of c.aliases.keys()) if (!state.has(id)) visit(id);
+}
+
+/** Shape only; the schema reports malformed patterns, so they are skipped here. */
+const WELL_FORMED = /^(\*|[^*/]+\/\*|[^*/]+\/[^*]+)$/;
+
+function checkPattern({ c, report }: Ctx, pattern: string | undefined, segs: PathSeg[]): void {
+  if (pattern === undefined || !WELL_FORMED.test(pattern) || patternMatches(c, pattern)) return;
+  if (pattern.endsWith('/*')) {
+    const prefix = pattern.slice(0, -2);
+    report('error', segs, `pattern "${pattern}" matches nothing: "${prefix}" is neither a provider id nor an alias namespace${hint(prefix, [...c.providers, ...c.namespaces])}`);
+  } else {
+    report('error', segs, `"${pattern}" matches no model or alias${hint(pattern, [...c.models.keys(), ...c.aliases.keys()])}`);
+  }
+}
+
+/** Checks keys; returns key id → role id for budget and guardrail references. */
+function checkKeys({ report }: Ctx, data: Obj, roles: Set<string>, missingPaths: Set<string>): Map<string, string> {
+  const ids = new Map<string, number>();
+  const digests = new Map<string, string>();
+  const keyRoles = new Map<string, string>();
+  arr(data.keys).forEach((k, i) => {
+    const o = obj(k) ?? {};
+    const id = str(o.id);
+    const role = str(o.role);
+    if (id !== undefined) {
+      if (ids.has(id)) report('error', ['keys', i, 'id'], `duplicate key id "${id}" (also keys[${ids.get(id)}])`);
+      else ids.set(id, i);
+      if (role !== undefined) keyRoles.set(id, role);
+    }
+    if (role !== undefined && !roles.has(role)) {
+      report('error', ['keys', i, 'role'], `unknown role "${role}"${hint(role, roles)}`);
+    }
+    const key = str(o.key);
+    if (key === undefined || missingPaths.has(formatPath(['keys', i, 'key']))) return;
+    const digest = keyDigest(key);
+    if (!digest) {
+      report('error', ['keys', i, 'key'], 'a "sha256:" key must be followed by exactly 64 hex digits');
+      return;
+    }
+    if (!key.startsWith('sha256:') && key.length < 8) {
+      report('error', ['keys', i, 'key'], 'key must be at least 8 characters long');
+    }
+    const hex = digest.toString('hex');
+    const first = digests.get(hex);
+    if (first !== undefined) report('error', ['keys', i, 'key'], `same key value as ${first}; every key must be unique`);
+    else digests.set(hex, `keys[${i}]${id === undefined ? '' : ` ("${id}")`}`);
+  });
+  return keyRoles;
+}
+
+function checkUniqueIds({ report }: Ctx, section: string, items: unknown[]): void {
+  const seen = new Map<string, number>();
+  items.forEach((it, i) => {
+    const id = str(obj(it)?.id);
+    if (id === undefined) return;
+    if (seen.has(id)) report('error', [section, i, 'id'], `duplicate id "${id}" (also ${section}[${seen.get(id)}])`);
+    else seen.set(id, i);
+  });
+}
+
+function isTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function checkBudgets(ctx: Ctx, data: Obj, roles: Set<string>, keyRoles: Map<string, string>): void {
+  const { c, report } = ctx;
+  const budgets = arr(data.budgets);
+  checkUniqueIds(ctx, 'budgets', budgets);
+  const roleModels = (role: string): Set<string> => {
+    const out = new Set<string>();
+    for (const p of arr(obj(obj(data.roles)?.[role])?.models)) {
+      const s = str(p);
+      if (s) for (const m of patternModels(c, s)) out.add(m);
+    }
+    return out;
+  };
+  budgets.forEach((b, i) => {
+    const o = obj(b) ?? {};
+    const scope = obj(o.scope) ?? {};
+    let reach: Set<string> | undefined;
+    if (scope.global === true) reach = new Set(c.models.keys());
+    const key = str(scope.key);
+    if (key !== undefined) {
+      const role = keyRoles.get(key);
+      if (role === undefined) report('error', ['budgets', i, 'scope', 'key'], `unknown key id "${key}"${hint(key, keyRoles.keys())}`);
+      else reach = roleModels(role);
+    }
+    for (const field of ['role', 'each_key_of_role']) {
+      const role = str(scope[field]);
+      if (role === undefined) continue;
+      if (!roles.has(role)) report('error', ['budgets', i, 'scope', field], `unknown role "${role}"${hint(role, roles)}`);
+      else reach = roleModels(role);
+    }
+    const tz = str(o.timezone);
+    if (tz !== undefined && !isTimeZone(tz)) {
+      report('error', ['budgets', i, 'timezone'], `unknown time zone "${tz}" (use an IANA name such as "Europe/Berlin" or "UTC")`);
+    }
+    const unpriced = [...(reach ?? [])].filter((m) => c.models.get(m) === false);
+    if (unpriced.length > 0) {
+      const list = unpriced.slice(0, 5).join(', ') + (unpriced.length > 5 ? `, and ${unpriced.length - 5} more` : '');
+      report('warning', ['budgets', i], `models in this budget's reach have no price and will count as costing nothing: ${list}`);
+    }
+  });
+}
+
+const REDACTABLE = new Set(['regex', 'keywords', 'detectors']);
+
+function checkGuardrails(ctx: Ctx, data: Obj, roles: Set<string>, keyRoles: Map<string, string>): void {
+  const { report } = ctx;
+  const guardrails = arr(data.guardrails);
+  checkUniqueIds(ctx, 'guardrails', guardrails);
+  guardrails.forEach((g, i) => {
+    const o = obj(g) ?? {};
+    const match = obj(o.match) ?? {};
+    arr(match.roles).forEach((r, j) => {
+      const s = str(r);
+      if (s !== undefined && !roles.has(s)) report('error', ['guardrails', i, 'match', 'roles', j], `unknown role "${s}"${hint(s, roles)}`);
+    });
+    arr(match.keys).forEach((k, j) => {
+      const s = str(k);
+      if (s !== undefined && !keyRoles.has(s)) report('error', ['guardrails', i, 'match', 'keys', j], `unknown key id "${s}"${hint(s, keyRoles.keys())}`);
+    });
+    arr(match.models).forEach((p, j) => checkPattern(ctx, str(p), ['guardrails', i, 'match', 'models', j]));
+    const check = obj(o.check) ?? {};
+    if (check.type === 'regex' && typeof check.pattern === 'string') {
+      try {
+        new RegExp(check.pattern, str(check.flags) ?? '');
+      } catch (e) {
+        // V8 puts the pattern first ("Invalid regular expression: /(/: Unterminated group"); keep the reason.
+        const reason = String((e as Error).message).split(': ').pop();
+        report('error', ['guardrails', i, 'check', 'pattern'], `invalid regular expression: ${reason}`);
+      }
+    }
+    if (check.type === 'webhook' && typeof check.url === 'string' && !isHttpUrl(check.url)) {
+      report('error', ['guardrails', i, 'check', 'url'], 'must be an http:// or https:// URL');
+    }
+    const type = str(check.type);
+    if (o.action === 'redact' && type !== undefined && !REDACTABLE.has(type)) {
+      report('error', ['guardrails', i, 'action'], `action "redact" needs a regex, keywords or detectors check, not "${type}"`);
+    }
+  });
+}

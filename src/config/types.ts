@@ -1,0 +1,152 @@
+/**
+ * The normalised, frozen configuration: the only shape the rest of src/ sees.
+ * Produced by config/load.ts from YAML (validated by ajv, interpolated, cross-checked).
+ */
+
+export type ProviderApi = 'openai' | 'anthropic' | 'mock';
+
+/** USD per million tokens. */
+export interface Price {
+  input: number;
+  output: number;
+  cacheRead?: number;
+  cacheWrite?: number;
+}
+
+export interface ModelSpec {
+  /** Concrete id `<provider>/<name>` as callers write it. */
+  id: string;
+  provider: string;
+  /** The model name as written in the config (the part after `<provider>/`). */
+  name: string;
+  /** The name sent upstream in `model` (defaults to `name`). */
+  upstreamName: string;
+  contextWindow: number;
+  maxOutputTokens?: number;
+  price?: Price;
+}
+
+export interface Timeouts {
+  connectMs: number;
+  /** Until response headers (and, for streams, the first event) arrive. */
+  firstByteMs: number;
+  /** Whole exchange, body included. */
+  totalMs: number;
+}
+
+export interface MockSettings {
+  /** Delay before the first byte. */
+  latencyMs: number;
+  /** Delay between stream chunks. */
+  chunkDelayMs: number;
+}
+
+export interface ProviderConfig {
+  id: string;
+  api: ProviderApi;
+  /** Without trailing slash; undefined for `mock`. */
+  baseUrl?: string;
+  /** Resolved secret; undefined when none is configured or the env var is unset. */
+  apiKey?: string;
+  /** False when a required setting (usually the api_key env var) is missing. */
+  available: boolean;
+  unavailableReason?: string;
+  timeouts: Timeouts;
+  /** Extra headers sent upstream on every request. */
+  headers: Readonly<Record<string, string>>;
+  byok: 'never' | 'optional' | 'required';
+  mock?: MockSettings;
+  /** Keyed by model name (the part after `<provider>/`); GatewayConfig.models is keyed by id. */
+  models: ReadonlyMap<string, ModelSpec>;
+}
+
+export interface AliasTarget {
+  /** A concrete model id `<provider>/<name>`. */
+  model: string;
+  weight: number;
+}
+
+export interface AliasConfig {
+  /** `<namespace>/<name>` */
+  id: string;
+  namespace: string;
+  name: string;
+  strategy: 'weighted' | 'ordered';
+  targets: readonly AliasTarget[];
+  /** Concrete model ids or other alias ids, tried in order after the targets. */
+  fallbacks: readonly string[];
+}
+
+export interface RoleConfig {
+  id: string;
+  /** Patterns: `*`, `<ns-or-provider>/*`, or an exact model/alias id. */
+  models: readonly string[];
+}
+
+export interface KeyConfig {
+  id: string;
+  role: string;
+  /** sha256 digest of the key (32 bytes); plain keys are hashed at load time. */
+  sha256: Buffer;
+}
+
+export type BudgetScope =
+  | { kind: 'global' }
+  | { kind: 'key'; key: string }
+  | { kind: 'role'; role: string }
+  | { kind: 'each_key_of_role'; role: string };
+
+export interface BudgetConfig {
+  id: string;
+  scope: BudgetScope;
+  limitUsd: number;
+  period: 'day' | 'week' | 'month' | 'total';
+  mode: 'enforce' | 'warn';
+  timezone: string;
+}
+
+export interface GuardrailConfig {
+  id: string;
+  appliesTo: 'input' | 'output' | 'both';
+  match: { roles?: readonly string[]; keys?: readonly string[]; models?: readonly string[] };
+  check: Readonly<Record<string, unknown>> & { type: string };
+  action: 'block' | 'redact' | 'log';
+}
+
+export interface ServerConfig {
+  host: string;
+  port: number;
+  bodyLimitBytes: number;
+  shutdownGraceMs: number;
+}
+
+export interface GatewayConfig {
+  /** Path of the file it was loaded from (for messages). */
+  source: string;
+  server: ServerConfig;
+  providers: ReadonlyMap<string, ProviderConfig>;
+  /** Every concrete model, keyed by id `<provider>/<name>`. */
+  models: ReadonlyMap<string, ModelSpec>;
+  aliases: ReadonlyMap<string, AliasConfig>;
+  roles: ReadonlyMap<string, RoleConfig>;
+  keys: readonly KeyConfig[];
+  budgets: readonly BudgetConfig[];
+  guardrails: readonly GuardrailConfig[];
+}
+
+/** One problem found in a config file, with its position in the YAML text. */
+export interface ConfigIssue {
+  severity: 'error' | 'warning';
+  file: string;
+  line: number;
+  col: number;
+  /** Dotted path with [i] for arrays, e.g. `roles.dev.models[2]`; '' for the root. */
+  path: string;
+  message: string;
+}
+
+export interface LoadResult {
+  /** Present when there is no error-severity issue. */
+  config?: GatewayConfig;
+  issues: ConfigIssue[];
+}
