@@ -1,4 +1,5 @@
 import type { GatewayConfig } from '../config/types.js';
+import { resolveModel } from './resolve-model.js';
 import { roleAllows } from './role-patterns.js';
 
 export interface ModelListEntry {
@@ -9,7 +10,7 @@ export interface ModelListEntry {
   contextWindow: number;
   maxOutputTokens?: number;
   available: boolean;
-  /** Alias targets (concrete ids), then fallbacks. */
+  /** Alias targets (concrete ids) and fallbacks. */
   targets?: string[];
   fallbacks?: string[];
 }
@@ -42,7 +43,8 @@ export function listModels(config: GatewayConfig, role?: string): ModelListEntry
       owner: a.namespace,
       contextWindow: Math.min(...targets.map((m) => m.contextWindow)),
       maxOutputTokens: minDefined(targets.map((m) => m.maxOutputTokens)),
-      available: targets.some((m) => config.providers.get(m.provider)?.available),
+      // Available when any candidate, fallbacks included, can serve it.
+      available: resolveModel(config, a.id)?.candidates.some((c) => c.provider.available) ?? false,
       targets: a.targets.map((t) => t.model),
       fallbacks: [...a.fallbacks],
     });
