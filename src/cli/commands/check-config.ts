@@ -1,0 +1,30 @@
+/** `gateway check-config [file] [--json]`: validate a config file without starting anything. */
+import { Command } from 'commander';
+import { loadForCli, missingFileHint, printIssues, summaryLine } from '../config-report.js';
+import { CliExit, ExitCode } from '../exit-codes.js';
+import { colors, type CliIO } from '../io.js';
+
+interface Options {
+  json?: boolean;
+}
+
+export function checkConfigCommand(io: CliIO): Command {
+  return new Command('check-config')
+    .description('validate a config file and report every problem with its line and column')
+    .argument('[file]', 'config file (default: $GATEWAY_CONFIG, ./gateway.yaml, ./gateway.example.yaml)')
+    .option('--json', 'print the result as JSON on stdout')
+    .action(async (file: string | undefined, opts: Options) => {
+      const l = await loadForCli(file, io);
+      if (opts.json) {
+        const report = { file: l.display, valid: l.errors === 0, errors: l.errors, warnings: l.warnings, issues: l.issues };
+        io.out(JSON.stringify(report, null, 2));
+      } else {
+        printIssues(l.issues, io, io.out);
+        const c = colors(io);
+        io.out(l.errors > 0 ? c.bold.red(summaryLine(l)) : c.green(summaryLine(l)));
+        const hint = missingFileHint(l, file, io);
+        if (hint) io.out(hint);
+      }
+      if (l.errors > 0) throw new CliExit(ExitCode.INVALID);
+    });
+}

@@ -1,0 +1,138 @@
+/**
+ * `gateway serve`: load the config, start the HTTP server, print where it listens and a curl
+ * line to try it, and shut down gracefully on SIGINT/SIGTERM.
+ */
+import { Command, InvalidArgumentError } from 'commander';
+import ora from 'ora';
+import type { GatewayConfig } from '../../config/types.js';
+import { createLogger, type Logger } from '../../observe/logger.js';
+import { listModels } from '../../routing/list-models.js';
+import { createGateway } from '../../server/http.js';
+import { requireConfig } from '../config-report.js';
+import { CliExit, ExitCode } from '../exit-codes.js';
+import { colors, type CliIO } from '../io.js';
+
+export interface ServeOptions {
+  config?: string;
+  host?: string;
+  port?: number;
+  /** Request logs; defaults to JSON lines on io.out. */
+  logger?: Logger;
+}
+
+export interface RunningServe {
+  /** Base URL, e.g. http://127.0.0.1:4000. */
+  url: string;
+  config: GatewayConfig;
+  /** Graceful close (waits for in-flight requests up to graceMs, default from the config). */
+  close(graceMs?: number): Promise<void>;
+}
+
+function parsePort(v: string): number {
+  const n = Number(v);
+  if (!/^\d+$/.test(v) || n > 65535) throw new InvalidArgumentError('must be an integer from 0 to 65535');
+  return n;
+}
+
+export function serveCommand(io: CliIO): Command {
+  return new Command('serve')
+    .description('start the gateway')
+    .option('-c, --config <file>', 'config file (default: $GATEWAY_CONFIG, ./gateway.yaml, ./gateway.example.yaml)')
+    .option('--host <host>', 'address to listen on (default: server.host from the config)')
+    .option('-p, --port <port>', 'port to listen on, 0 for any free port (default: server.port from the config)', parsePort)
+    .action(async (opts: ServeOptions) => {
+      const running = await startServe(opts, io);
+      installShutdown(running, io);
+      // Resolving here leaves the process alive on the listening server until a signal arrives.
+    });
+}
+
+/**
+ * Everything `serve` does except signal handling, so tests can start a real server in-process
+ * and close it. Failures are printed and thrown as CliExit (2: invalid config, 1: cannot listen).
+ */
+export async function startServe(opts: ServeOptions, io: CliIO): Promise<RunningServe> {
+  const { config, display } = await requireConfig(opts.config, io);
+  const host = opts.host ?? config.server.host;
+  const port = opts.port ?? config.server.port;
+  const spinner = io.isTTY ? ora({ text: `starting gateway on ${host}:${port}`, stream: process.stderr }).start() : undefined;
+  const logger = opts.logger ?? createLogger({ write: (line) => io.out(line.replace(/\n$/, '')) });
+  const gateway = createGateway(config, { logger });
+  let url: string;
+  try {
+    url = await gateway.listen(port, host);
+  } catch (e) {
+    spinner?.stop();
+    await gateway.close(0).catch(() => undefined);
+    const message = listenErrorMessage(e as NodeJS.ErrnoException, host, port);
+    if (!message) throw e;
+    io.err(`error: ${message}`);
+    throw new CliExit(ExitCode.FAILURE);
+  }
+  spinner?.stop();
+  printBanner(io, config, url, display);
+  return { url, config, close: (graceMs) => gateway.close(graceMs) };
+}
+
+function listenErrorMessage(e: NodeJS.ErrnoException, host: string, port: number): string | undefined {
+  switch (e.code) {
+    case 'EADDRINUSE':
+      return `port ${port} on ${host} is already in use (try --port)`;
+    case 'EACCES':
+      return `permission denied to listen on port ${port} on ${host} (ports below 1024 need privileges; try --port)`;
+    case 'EADDRNOTAVAIL':
+      return `address ${host} is not available on this machine (try --host 127.0.0.1)`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `cannot resolve host ${host} (try --host 127.0.0.1)`;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Where to send requests, and a curl line ready to paste. The key itself is never printed: the
+ * config only holds its digest, and it may come from the environment; $GATEWAY_KEY stands in.
+ */
+function printBanner(io: CliIO, config: GatewayConfig, url: string, display: string): void {
+  const c = colors(io);
+  io.err(c.green(`gateway listening on ${url} (config: ${display})`));
+  // 0.0.0.0 and :: are for binding, not connecting.
+  const local = url.replace(/^http:\/\/(0\.0\.0\.0|\[::\])(?=:)/, 'http://127.0.0.1');
+  const key = config.keys[0];
+  if (!key) {
+    io.err(c.yellow('no keys are configured: add one under "keys:" to call the gateway'));
+    return;
+  }
+  const entries = listModels(config, key.role);
+  const model = (entries.find((e) => e.available) ?? entries[0])?.id;
+  if (!model) {
+    io.err(c.yellow(`role "${key.role}" of key "${key.id}" may use no model`));
+    return;
+  }
+  const body = JSON.stringify({ model, messages: [{ role: 'user', content: 'Hello' }] });
+  io.err(`try it, with GATEWAY_KEY set to the key with id "${key.id}" (role: ${key.role}):`);
+  io.err(`  curl ${local}/v1/chat/completions -H "Authorization: Bearer $GATEWAY_KEY" -H 'content-type: application/json' -d '${body}'`);
+}
+
+/** SIGINT/SIGTERM: close gracefully, then exit 0; a second signal exits at once. */
+function installShutdown(running: RunningServe, io: CliIO): void {
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      io.err(`${signal} again: exiting without waiting for requests`);
+      process.exit(ExitCode.FAILURE);
+    }
+    stopping = true;
+    io.err('shutting down…');
+    running.close().then(
+      () => process.exit(ExitCode.OK),
+      (e: unknown) => {
+        io.err(`error: shutdown failed: ${(e as Error).message}`);
+        process.exit(ExitCode.FAILURE);
+      },
+    );
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+}

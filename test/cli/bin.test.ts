@@ -1,0 +1,43 @@
+/** The real executable, built: what users run. stdout is a pipe here, so output must be plain. */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { INVALID, ROOT, VALID } from './capture.js';
+
+const exec = promisify(execFile);
+
+async function gateway(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env: NodeJS.ProcessEnv = { ...process.env, FORCE_COLOR: '1' };
+  delete env.OPENAI_API_KEY;
+  delete env.GATEWAY_CONFIG;
+  try {
+    const { stdout, stderr } = await exec(process.execPath, ['bin/gateway.js', ...args], { cwd: ROOT, env });
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+}
+
+describe('bin/gateway.js', () => {
+  beforeAll(async () => {
+    // Other parts of src/ may have type errors mid-edit; tsc still emits, so only the output matters.
+    await exec(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT }).catch(() => undefined);
+    expect(existsSync(join(ROOT, 'dist/cli/main.js'))).toBe(true);
+  }, 180_000);
+
+  test('check-config on a valid file exits 0', async () => {
+    const r = await gateway(['check-config', VALID]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/valid, 1 warning \(2 providers, 3 models, 2 aliases, 2 roles, 2 keys\)\n$/);
+  });
+
+  test('check-config on an invalid file exits 2 with plain output when stdout is not a terminal', async () => {
+    const r = await gateway(['check-config', INVALID]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).not.toContain('\u001b[');
+    expect(r.stdout.split('\n')[0]).toBe(`${INVALID}:3:9  server.port: must be <= 65535`);
+  });
+});

@@ -1,0 +1,94 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { cli, INVALID, ISSUE_LINE, PLAIN_KEY, ROOT, VALID } from './capture.js';
+
+const ESC = '\u001b[';
+
+describe('gateway check-config', () => {
+  test('a valid file exits 0, prints its warning and a summary with counts', async () => {
+    const r = await cli(['check-config', VALID]);
+    expect(r.code).toBe(0);
+    expect(r.out).toEqual([
+      `${VALID}:17:14  providers.openai.api_key: warning: environment variable OPENAI_API_KEY is not set; provider "openai" is unavailable`,
+      `${VALID}: valid, 1 warning (2 providers, 3 models, 2 aliases, 2 roles, 2 keys)`,
+    ]);
+    expect(r.err).toEqual([]);
+  });
+
+  test('without warnings the summary is just "valid"', async () => {
+    const r = await cli(['check-config', VALID], { env: { OPENAI_API_KEY: 'sk-live-supersecret-999' } });
+    expect(r.code).toBe(0);
+    expect(r.out).toEqual([`${VALID}: valid (2 providers, 3 models, 2 aliases, 2 roles, 2 keys)`]);
+    expect(r.all()).not.toContain('sk-live-supersecret-999');
+  });
+
+  test('an invalid file exits 2 with one positioned line per error and a summary', async () => {
+    const r = await cli(['check-config', INVALID]);
+    expect(r.code).toBe(2);
+    const issues = r.out.slice(0, -1);
+    expect(issues.length).toBeGreaterThanOrEqual(5);
+    for (const line of issues) expect(line).toMatch(ISSUE_LINE);
+    expect(issues).toContain(`${INVALID}:3:9  server.port: must be <= 65535`);
+    expect(issues.some((l) => l.includes('keys[0].role: unknown role "develper" (did you mean "developer"?)'))).toBe(true);
+    expect(issues.some((l) => l.includes('unknown model "local/ecko"'))).toBe(true);
+    expect(r.out.at(-1)).toBe(`${INVALID}: ${issues.length} errors`);
+    expect(r.all()).not.toContain(ESC);
+    expect(r.all()).not.toContain(PLAIN_KEY);
+  });
+
+  test('--json prints only a parseable report on stdout', async () => {
+    const bad = await cli(['check-config', INVALID, '--json']);
+    expect(bad.code).toBe(2);
+    expect(bad.out).toHaveLength(1);
+    const report = JSON.parse(bad.out[0]) as { file: string; valid: boolean; errors: number; warnings: number; issues: Array<Record<string, unknown>> };
+    expect(report).toMatchObject({ file: INVALID, valid: false, warnings: 0 });
+    expect(report.errors).toBe(report.issues.length);
+    expect(report.issues[0]).toEqual({ severity: 'error', file: INVALID, line: 3, col: 9, path: 'server.port', message: 'must be <= 65535' });
+
+    const good = await cli(['check-config', VALID, '--json']);
+    expect(good.code).toBe(0);
+    expect(JSON.parse(good.out.join('\n'))).toMatchObject({ file: VALID, valid: true, errors: 0, warnings: 1 });
+    expect(good.err).toEqual([]);
+    expect(good.all()).not.toContain(PLAIN_KEY);
+  });
+
+  test('colours on a terminal only: errors red, warnings yellow', async () => {
+    const bad = await cli(['check-config', INVALID], { isTTY: true });
+    expect(bad.out[0]).toContain(`${ESC}31m`);
+    const good = await cli(['check-config', VALID], { isTTY: true });
+    expect(good.out[0]).toContain(`${ESC}33m`);
+    const noColor = await cli(['check-config', INVALID], { isTTY: true, env: { NO_COLOR: '1' } });
+    expect(noColor.all()).not.toContain(ESC);
+  });
+
+  test('the file defaults to $GATEWAY_CONFIG, resolved against cwd', async () => {
+    const r = await cli(['check-config'], { env: { GATEWAY_CONFIG: VALID } });
+    expect(r.code).toBe(0);
+    expect(r.out.at(-1)).toMatch(/^test\/fixtures\/cli\/valid\.yaml: valid/);
+  });
+
+  test('a missing default file is a config error (2) with a hint', async () => {
+    const r = await cli(['check-config'], { cwd: mkdtempSync(join(tmpdir(), 'gw-cli-')) });
+    expect(r.code).toBe(2);
+    expect(r.out[0]).toBe('gateway.example.yaml:1:1  file not found');
+    expect(r.out.at(-1)).toMatch(/^hint: .*GATEWAY_CONFIG/);
+  });
+
+  test('a file that cannot be read is an unexpected failure (1)', async () => {
+    const r = await cli(['check-config', 'test/fixtures/cli']);
+    expect(r.code).toBe(1);
+    expect(r.out).toEqual([]);
+    expect(r.err).toHaveLength(1);
+    expect(r.err[0]).toMatch(/^error: cannot read test\/fixtures\/cli: /);
+  });
+
+  test('usage errors exit 2; --version exits 0', async () => {
+    expect((await cli(['check-config', '--bogus'])).code).toBe(2);
+    expect((await cli(['no-such-command'])).code).toBe(2);
+    const v = await cli(['--version']);
+    expect(v.code).toBe(0);
+    expect(v.out).toEqual([(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version]);
+  });
+});
