@@ -53,7 +53,18 @@ export interface ChatRequest {
   stream: boolean;
   /** OpenAI `stream_options.include_usage`: the caller wants the usage chunk. */
   includeUsage: boolean;
+  /** End-user id: OpenAI `user` / Anthropic `metadata.user_id`. */
   user?: string;
+  /** Anthropic `top_k` (no OpenAI equivalent). */
+  topK?: number;
+  /** Extended thinking / reasoning: Anthropic `thinking.budget_tokens`, OpenAI `reasoning_effort`. */
+  reasoning?: { budgetTokens?: number; effort?: 'minimal' | 'low' | 'medium' | 'high' };
+  /**
+   * Top-level fields of the source format that carry a non-default value and have no canonical
+   * representation (e.g. OpenAI `n: 2`, `logprobs: true`). Pass-through forwards them; translation
+   * to another format refuses the request with a 400 naming them, never dropping them silently.
+   */
+  unmapped: string[];
 }
 
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'error' | 'other';

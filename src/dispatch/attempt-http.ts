@@ -1,7 +1,8 @@
 /**
  * One attempt against an HTTP provider. Same wire format on both sides: the caller's bytes go up
  * with only `model` rewritten (plus the usage request for streams), and the upstream's bytes come
- * back unchanged while usage is tapped on the way.
+ * back unchanged while usage is tapped on the way. Different formats: through the canonical
+ * model, request encoded for the upstream, response or stream decoded and re-encoded.
  */
 
 import { GatewayError } from '../core/errors.js';
@@ -10,21 +11,24 @@ import type { WireFormat } from '../formats/types.js';
 import type { Reply, RequestContext } from '../pipeline/context.js';
 import type { HttpProviderKind } from '../providers/types.js';
 import type { Candidate } from '../routing/resolve-model.js';
-import { SseDecoder } from '../sse/decode.js';
+import { decodeSse, SseDecoder } from '../sse/decode.js';
 import { encodeSse } from '../sse/encode.js';
 import { upstreamFailure, type UpstreamResponse } from '../upstream/client.js';
 import { upstreamHttpError } from '../upstream/http-error.js';
 import { primeStream } from './prime.js';
+import { mergeUsage, replyFromEvents, replyFromResponse } from './reply-from-events.js';
 
 export async function attemptHttp(ctx: RequestContext, c: Candidate, kind: HttpProviderKind): Promise<Reply> {
   const upstreamFormat = WIRE_FORMATS[kind.speaks];
-  if (!upstreamFormat || upstreamFormat.id !== ctx.format.id) {
-    throw new GatewayError('invalid_request', `Model "${c.model.id}" speaks ${kind.speaks}, which this endpoint cannot translate to yet.`, { status: 501, kind: 'internal' });
-  }
+  if (!upstreamFormat) throw new GatewayError('internal_error', `No wire format "${kind.speaks}" is registered.`);
   const chat = ctx.chat!;
-  const body = ctx.format.passThrough.prepareBody(ctx.rawBody!, ctx.body, c.model.upstreamName, chat);
+  const same = upstreamFormat.id === ctx.format.id;
+  const body = same
+    ? ctx.format.passThrough.prepareBody(ctx.rawBody!, ctx.body, c.model.upstreamName, chat)
+    : Buffer.from(JSON.stringify(upstreamFormat.encodeRequest(chat, { model: c.model.upstreamName, maxOutputTokens: c.model.maxOutputTokens })));
   const headers: Record<string, string> = {
     ...c.provider.headers,
+    ...kind.forwardHeaders?.(ctx.req.headers, ctx.format.id),
     'content-type': 'application/json',
     accept: chat.stream ? 'text/event-stream' : 'application/json',
     'x-correlation-id': ctx.id,
@@ -32,7 +36,7 @@ export async function attemptHttp(ctx: RequestContext, c: Candidate, kind: HttpP
   };
   const up = await ctx.runtime.upstream.send({ provider: c.provider, path: kind.chatPath, headers, body, signal: ctx.signal });
   ctx.firstByteAt = performance.now();
-  const upstreamId = header(up, 'x-request-id');
+  const upstreamId = header(up, 'x-request-id') ?? header(up, 'request-id');
   if (upstreamId) ctx.responseHeaders['x-upstream-request-id'] = upstreamId;
 
   if (up.status >= 400) {
@@ -46,8 +50,14 @@ export async function attemptHttp(ctx: RequestContext, c: Candidate, kind: HttpP
     throw upstreamHttpError(c.provider, up.status, text, message, header(up, 'retry-after'));
   }
 
-  if (chat.stream && (header(up, 'content-type') ?? '').includes('text/event-stream')) {
-    return { kind: 'sse', chunks: await primeStream(relaySse(ctx, c, up, upstreamFormat)) };
+  const isSse = (header(up, 'content-type') ?? '').includes('text/event-stream');
+  if (chat.stream && isSse) {
+    if (same) return { kind: 'sse', chunks: await primeStream(relaySse(ctx, c, up, upstreamFormat)) };
+    return replyFromEvents(ctx, upstreamFormat.decodeStream(decodeSse(guardBody(up, c))));
+  }
+  if (chat.stream) {
+    await up.body.dump().catch(() => undefined);
+    throw new GatewayError('upstream_error', `Provider "${c.provider.id}" answered a streaming request without an event stream.`);
   }
   const raw = Buffer.from(await up.body.arrayBuffer().catch((err: unknown) => {
     throw upstreamFailure(err, c.provider, false);
@@ -58,11 +68,18 @@ export async function attemptHttp(ctx: RequestContext, c: Candidate, kind: HttpP
   } catch {
     throw new GatewayError('upstream_error', `Provider "${c.provider.id}" sent a response that is not JSON.`);
   }
-  if (chat.stream) {
-    throw new GatewayError('upstream_error', `Provider "${c.provider.id}" answered a streaming request without an event stream.`);
-  }
+  if (!same) return replyFromResponse(ctx, upstreamFormat.decodeResponse(parsed));
   ctx.usage = upstreamFormat.passThrough.usageFromBody(parsed);
   return { kind: 'json', status: up.status, body: raw };
+}
+
+/** The upstream body, with transport failures turned into catalogue errors naming the provider. */
+async function* guardBody(up: UpstreamResponse, c: Candidate): AsyncGenerator<Buffer> {
+  try {
+    for await (const chunk of up.body as AsyncIterable<Buffer>) yield chunk;
+  } catch (err) {
+    throw upstreamFailure(err, c.provider, false);
+  }
 }
 
 /**
@@ -82,7 +99,7 @@ async function* relaySse(ctx: RequestContext, c: Candidate, up: UpstreamResponse
     let out = '';
     for (const m of msgs) {
       const seen = tap.tapEvent(m, chat);
-      if (seen?.usage) ctx.usage = seen.usage;
+      if (seen?.usage) ctx.usage = mergeUsage(ctx.usage, seen.usage);
       if (reencode && !seen?.drop) out += encodeSse(m);
     }
     return out;

@@ -1,11 +1,20 @@
 /**
  * Waits for the first item of a stream before anything is written to the caller, so an upstream
  * that fails before its first event can still be reported as a plain HTTP error (or, later, fall
- * back). Returns an iterable that replays that first item, then the rest.
+ * back). `check` may reject that first item by throwing (the source is then closed). Returns an
+ * iterable that replays the first item, then the rest.
  */
-export async function primeStream<T>(source: AsyncIterable<T>): Promise<AsyncIterable<T>> {
+export async function primeStream<T>(source: AsyncIterable<T>, check?: (first: T) => void): Promise<AsyncIterable<T>> {
   const it = source[Symbol.asyncIterator]();
   const first = await it.next();
+  if (!first.done && check) {
+    try {
+      check(first.value);
+    } catch (err) {
+      await it.return?.(undefined);
+      throw err;
+    }
+  }
   let replayed = false;
   return {
     [Symbol.asyncIterator]() {

@@ -1,24 +1,40 @@
-import type { StreamEvent } from '../core/canonical.js';
+import type { ChatResponse, StreamEvent, Usage } from '../core/canonical.js';
 import { foldStream } from '../core/fold-stream.js';
 import type { Reply, RequestContext } from '../pipeline/context.js';
 import { primeStream } from './prime.js';
 
-/** Records usage from the terminal event as it passes (also when the caller disconnects early). */
+/** Merge usage seen so far with a newer partial report (later fields win, field by field). */
+export function mergeUsage(prev: Usage | undefined, next: Partial<Usage>): Usage {
+  const out: Usage = { inputTokens: 0, outputTokens: 0, ...prev };
+  for (const [k, v] of Object.entries(next) as Array<[keyof Usage, number | undefined]>) if (v !== undefined) out[k] = v;
+  return out;
+}
+
+/** Records usage as events pass (so it is known even when the caller disconnects early). */
 async function* tapUsage(ctx: RequestContext, events: AsyncIterable<StreamEvent>): AsyncGenerator<StreamEvent> {
   for await (const ev of events) {
-    if (ev.type === 'message_start' && ev.usage) ctx.usage = { inputTokens: 0, outputTokens: 0, ...ev.usage };
-    else if (ev.type === 'message_stop') ctx.usage = ev.usage;
+    if (ev.type === 'message_start' && ev.usage) ctx.usage = mergeUsage(ctx.usage, ev.usage);
+    else if (ev.type === 'message_stop') ctx.usage = mergeUsage(ctx.usage, ev.usage);
     yield ev;
   }
+}
+
+/** An upstream whose first event is an error has not started answering: fail before committing. */
+function rejectErrorFirst(ev: StreamEvent): void {
+  if (ev.type === 'error') throw ev.error;
 }
 
 /** Canonical events (from a translated upstream or the mock) → a reply in the caller's format. */
 export async function replyFromEvents(ctx: RequestContext, events: AsyncIterable<StreamEvent>): Promise<Reply> {
   const chat = ctx.chat!;
   if (chat.stream) {
-    const chunks = await primeStream(ctx.format.encodeStream(tapUsage(ctx, events), chat));
-    return { kind: 'sse', chunks };
+    const primed = await primeStream(tapUsage(ctx, events), rejectErrorFirst);
+    return { kind: 'sse', chunks: ctx.format.encodeStream(primed, chat) };
   }
-  const res = await foldStream(tapUsage(ctx, events));
+  return replyFromResponse(ctx, await foldStream(tapUsage(ctx, events)));
+}
+
+export function replyFromResponse(ctx: RequestContext, res: ChatResponse): Reply {
+  ctx.usage = res.usage;
   return { kind: 'json', status: 200, body: ctx.format.encodeResponse(res) as object };
 }

@@ -15,11 +15,28 @@ export interface PassThrough {
   errorMessage(body: unknown): string | undefined;
 }
 
+/** What an encoder needs to know about the model the request goes to. */
+export interface EncodeTarget {
+  /** The upstream model name. */
+  model: string;
+  /** The model's output limit, when configured (bounds a default max_tokens). */
+  maxOutputTokens?: number;
+}
+
 /** The contract a wire format meets; one folder per format under src/formats/. */
 export interface WireFormat {
   id: WireFormatId;
+  /** Ingress: caller's body → canonical; throws GatewayError('invalid_request') naming the field. */
   decodeRequest(body: unknown): ChatRequest;
+  /** Egress: canonical → body for an upstream that speaks this format; throws a 400 for what it cannot carry. */
+  encodeRequest(req: ChatRequest, target: EncodeTarget): Record<string, unknown>;
+  /** Upstream response body of this format → canonical. */
+  decodeResponse(body: unknown): ChatResponse;
+  /** Canonical → the body this format's callers expect. */
   encodeResponse(res: ChatResponse): unknown;
+  /** Upstream SSE of this format → canonical events; an in-stream upstream error becomes an `error` event. */
+  decodeStream(sse: AsyncIterable<SseMessage>): AsyncIterable<StreamEvent>;
+  /** Canonical events → SSE text for this format's callers, obeying its event-order rules. */
   encodeStream(events: AsyncIterable<StreamEvent>, req: ChatRequest): AsyncIterable<string>;
   /** Error body in this format (the status comes from the error). */
   renderError(err: GatewayError): unknown;

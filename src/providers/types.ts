@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { ProviderApi } from '../config/types.js';
 import type { WireFormatId } from '../core/canonical.js';
 
@@ -8,4 +9,8 @@ export interface HttpProviderKind {
   /** Path of the chat endpoint, appended to the provider's base_url. */
   chatPath: string;
   authHeaders(apiKey: string | undefined): Record<string, string>;
+  /** Caller headers this kind passes on (e.g. `anthropic-version`), given the caller's format. */
+  forwardHeaders?(caller: IncomingHttpHeaders, callerFormat: WireFormatId): Record<string, string>;
+  /** Path of the token-counting endpoint, for kinds that have one. */
+  countTokensPath?: string;
 }

@@ -1,4 +1,5 @@
-import type { ErrorKind, GatewayError } from '../../core/errors.js';
+import { GatewayError, kindForStatus, type ErrorKind } from '../../core/errors.js';
+import { redactSecrets } from '../../observe/redact.js';
 import { sseData } from '../../sse/encode.js';
 
 /** OpenAI error `type` per kind. @see https://platform.openai.com/docs/guides/error-codes */
@@ -30,4 +31,37 @@ export function openaiStreamError(err: GatewayError): string {
 export function openaiErrorMessage(body: unknown): string | undefined {
   const e = (body as { error?: { message?: unknown } } | null)?.error;
   return typeof e?.message === 'string' ? e.message : undefined;
+}
+
+/** Upstream error `type`/`code` strings whose HTTP status is known. */
+const STATUS_BY_TYPE = new Map<unknown, number>(Object.entries({
+  invalid_request_error: 400,
+  authentication_error: 401,
+  invalid_api_key: 401,
+  permission_error: 403,
+  not_found_error: 404,
+  rate_limit_error: 429,
+  rate_limit_exceeded: 429,
+  insufficient_quota: 429,
+  server_error: 500,
+  api_error: 500,
+  overloaded_error: 503,
+}));
+
+/**
+ * An upstream's in-stream `{"error": {...}}` → GatewayError('upstream_error'). The status comes
+ * from a numeric `code` (some compatible servers send one) or a known `type`/`code`, else 502.
+ * The upstream's message is kept (credential-shaped text redacted, length bounded).
+ */
+export function upstreamStreamError(error: unknown): GatewayError {
+  const e = (typeof error === 'object' && error !== null ? error : {}) as { message?: unknown; type?: unknown; code?: unknown };
+  let status = 502;
+  if (typeof e.code === 'number' && e.code >= 400 && e.code <= 599) status = e.code;
+  else status = STATUS_BY_TYPE.get(e.type) ?? STATUS_BY_TYPE.get(e.code) ?? 502;
+  const detail = typeof e.message === 'string' && e.message.length > 0 ? `: ${redactSecrets(e.message).slice(0, 1000)}` : '.';
+  return new GatewayError('upstream_error', `The upstream reported an error mid-stream${detail}`, {
+    status,
+    kind: kindForStatus(status),
+    retryable: status === 429 || status >= 500,
+  });
 }

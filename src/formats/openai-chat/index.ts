@@ -1,14 +1,20 @@
 import type { WireFormat } from '../types.js';
+import { decodeOpenaiStream } from './decode-stream.js';
+import { encodeOpenaiRequest } from './encode-request.js';
 import { openaiErrorBody, openaiErrorMessage, openaiStreamError } from './errors.js';
 import { openaiPassThrough } from './pass-through.js';
 import { decodeOpenaiRequest } from './request.js';
-import { encodeOpenaiResponse } from './response.js';
+import { decodeOpenaiResponse, encodeOpenaiResponse } from './response.js';
 import { encodeOpenaiStream } from './stream.js';
 
+/** The OpenAI chat-completions wire format. @see https://platform.openai.com/docs/api-reference/chat */
 export const openaiChat: WireFormat = {
   id: 'openai-chat',
   decodeRequest: decodeOpenaiRequest,
+  encodeRequest: encodeOpenaiRequest,
+  decodeResponse: decodeOpenaiResponse,
   encodeResponse: encodeOpenaiResponse,
+  decodeStream: decodeOpenaiStream,
   encodeStream: (events, req) => encodeOpenaiStream(events, { includeUsage: req.includeUsage }),
   renderError: openaiErrorBody,
   streamError: openaiStreamError,

@@ -1,12 +1,13 @@
 /**
  * OpenAI chat-completions request → canonical ChatRequest, validating what the gateway relies on
- * and naming the field at fault. Unknown top-level fields are allowed (they pass through when the
- * upstream speaks the same format).
+ * and naming the field at fault. Unknown top-level fields are allowed: they pass through when the
+ * upstream speaks the same format and are listed in `unmapped` (see unmapped-fields.ts).
  * @see https://platform.openai.com/docs/api-reference/chat/create
  */
 
 import type { ChatMessage, ChatRequest, ContentPart, ToolChoice, ToolSpec } from '../../core/canonical.js';
 import { GatewayError } from '../../core/errors.js';
+import { findUnmappedFields } from './unmapped-fields.js';
 
 type Json = Record<string, unknown>;
 
@@ -54,6 +55,9 @@ export function decodeOpenaiRequest(body: unknown): ChatRequest {
   else if (Array.isArray(stop) && stop.every((s) => typeof s === 'string')) stops = stop as string[];
   else if (stop !== undefined && stop !== null) throw invalid('stop', "'stop' must be a string or an array of strings.");
 
+  const unmapped = findUnmappedFields(body);
+  const reasoning = decodeReasoningEffort(body.reasoning_effort, unmapped);
+
   return {
     model,
     system,
@@ -68,7 +72,26 @@ export function decodeOpenaiRequest(body: unknown): ChatRequest {
     stream,
     includeUsage: isObject(streamOptions) && streamOptions.include_usage === true,
     user: typeof body.user === 'string' ? body.user : undefined,
+    ...(reasoning ? { reasoning } : {}),
+    unmapped,
   };
+}
+
+const EFFORTS = ['minimal', 'low', 'medium', 'high'] as const;
+
+/**
+ * `reasoning_effort` → canonical effort. `none` means no reasoning (the canonical default). Any
+ * other string (a newer level such as `xhigh`) is not refused, since an OpenAI upstream may accept
+ * it, but it is marked unmapped so translation refuses it.
+ * @see https://platform.openai.com/docs/api-reference/chat/create#chat-create-reasoning_effort
+ */
+function decodeReasoningEffort(v: unknown, unmapped: string[]): ChatRequest['reasoning'] {
+  if (v === undefined || v === null || v === 'none') return undefined;
+  if (typeof v !== 'string') throw invalid('reasoning_effort', "'reasoning_effort' must be a string.");
+  const effort = EFFORTS.find((e) => e === v);
+  if (effort) return { effort };
+  unmapped.push('reasoning_effort');
+  return undefined;
 }
 
 function decodeMessage(m: unknown, at: string, system: ContentPart[], out: ChatMessage[]): void {
@@ -127,6 +150,7 @@ function decodeContent(content: unknown, at: string, allowImages: boolean): Cont
       const m = /^data:([^;,]+);base64,(.*)$/s.exec(url);
       return m ? { type: 'image', source: { kind: 'base64', mediaType: m[1], data: m[2] } } : { type: 'image', source: { kind: 'url', url } };
     }
+    // Audio (`input_audio`) and `file` parts have no canonical form yet; refusing beats dropping them.
     throw invalid(`${p}.type`, `'${p}.type' ${JSON.stringify(part.type)} is not supported here.`);
   });
 }

@@ -2,7 +2,8 @@
  * Canonical StreamEvents → OpenAI `chat.completion.chunk` SSE. Invariants the SDKs rely on:
  * one id and created for every chunk, role on the first delta, tool-call fragments keyed by
  * index, finish_reason on the last choice chunk, the usage chunk (empty choices) only when the
- * caller asked with stream_options.include_usage, then `data: [DONE]`.
+ * caller asked with stream_options.include_usage, then `data: [DONE]`. Reasoning deltas go out as
+ * `reasoning_content` (the DeepSeek/vLLM convention); an error becomes `data: {"error": …}`.
  * @see https://platform.openai.com/docs/api-reference/chat-streaming
  */
 
@@ -39,15 +40,21 @@ export async function* encodeOpenaiStream(events: AsyncIterable<StreamEvent>, op
         break;
       case 'block_delta': {
         const d = ev.delta;
-        if (d.kind === 'text') yield chunk({ content: d.text });
-        else if (d.kind === 'reasoning') yield chunk({ reasoning_content: d.text });
-        else if (d.kind === 'tool_arguments') yield chunk({ tool_calls: [{ index: toolIndex.get(ev.index) ?? 0, function: { arguments: d.json } }] });
+        // Several text blocks (an Anthropic upstream) simply continue `content`.
+        if (d.kind === 'text') {
+          if (d.text) yield chunk({ content: d.text });
+        } else if (d.kind === 'reasoning') {
+          if (d.text) yield chunk({ reasoning_content: d.text });
+        } else if (d.kind === 'tool_arguments') {
+          if (d.json) yield chunk({ tool_calls: [{ index: toolIndex.get(ev.index) ?? 0, function: { arguments: d.json } }] });
+        }
         // Signatures have no place in the chat format.
         break;
       }
       case 'block_stop':
         break;
       case 'message_stop':
+        // `stopSequence` has no chat-format field.
         yield chunk({}, toOpenaiFinishReason(ev.finish));
         if (opts.includeUsage) yield sseData(`${head}[],"usage":${JSON.stringify(usageToOpenai(ev.usage))}}`);
         yield sseData('[DONE]');

@@ -56,4 +56,51 @@ describe('decodeOpenaiRequest', () => {
     expect(paramOf({ ...base, tools: [{ type: 'function' }] })).toBe('tools[0]');
     expect(paramOf({ ...base, tool_choice: 'sometimes' })).toBe('tool_choice');
   });
+
+  it('rejects audio and file content parts', () => {
+    expect(paramOf({ ...base, messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'AA==', format: 'wav' } }] }] })).toBe('messages[0].content[0].type');
+    expect(paramOf({ ...base, messages: [{ role: 'user', content: [{ type: 'file', file: { file_id: 'file-1' } }] }] })).toBe('messages[0].content[0].type');
+  });
+
+  it('maps reasoning_effort', () => {
+    expect(decodeOpenaiRequest({ ...base, reasoning_effort: 'minimal' }).reasoning).toEqual({ effort: 'minimal' });
+    expect(decodeOpenaiRequest({ ...base, reasoning_effort: 'high' }).reasoning).toEqual({ effort: 'high' });
+    expect(decodeOpenaiRequest({ ...base, reasoning_effort: 'none' }).reasoning).toBeUndefined();
+    expect(decodeOpenaiRequest(base).reasoning).toBeUndefined();
+    // A level the canonical model does not know passes through, but cannot be translated.
+    const newer = decodeOpenaiRequest({ ...base, reasoning_effort: 'xhigh' });
+    expect(newer.reasoning).toBeUndefined();
+    expect(newer.unmapped).toEqual(['reasoning_effort']);
+    expect(paramOf({ ...base, reasoning_effort: 3 })).toBe('reasoning_effort');
+  });
+});
+
+describe('decodeOpenaiRequest: unmapped fields', () => {
+  const unmapped = (extra: Record<string, unknown>) => decodeOpenaiRequest({ ...base, ...extra }).unmapped;
+
+  it('is empty for mapped fields, defaults, nulls and ignorable bookkeeping', () => {
+    expect(
+      unmapped({
+        stream: false, stream_options: null, max_tokens: 5, temperature: 1, top_p: 1, stop: null, user: 'u', parallel_tool_calls: true,
+        n: 1, logprobs: false, top_logprobs: 0, logit_bias: {}, presence_penalty: 0, frequency_penalty: 0,
+        response_format: { type: 'text' }, modalities: ['text'], functions: [], seed: null, audio: null, prediction: null,
+        store: true, metadata: { team: 'a' }, service_tier: 'flex',
+      }),
+    ).toEqual([]);
+  });
+
+  it('names every field with a non-default value and no canonical form', () => {
+    expect(
+      unmapped({
+        n: 2, logprobs: true, top_logprobs: 3, logit_bias: { '50256': -100 }, presence_penalty: 0.5, frequency_penalty: -0.5,
+        response_format: { type: 'json_object' }, seed: 42, audio: { voice: 'alloy', format: 'wav' }, modalities: ['text', 'audio'],
+        prediction: { type: 'content', content: 'x' }, web_search_options: {}, functions: [{ name: 'f' }], function_call: 'auto',
+      }),
+    ).toEqual(['n', 'logprobs', 'top_logprobs', 'logit_bias', 'presence_penalty', 'frequency_penalty', 'response_format', 'seed', 'audio', 'modalities', 'prediction', 'web_search_options', 'functions', 'function_call']);
+  });
+
+  it('names unknown top-level fields', () => {
+    expect(unmapped({ top_k: 40, repetition_penalty: 1.1 })).toEqual(['top_k', 'repetition_penalty']);
+    expect(unmapped({ response_format: { type: 'json_schema', json_schema: { name: 's', schema: {} } } })).toEqual(['response_format']);
+  });
 });

@@ -1,0 +1,143 @@
+/**
+ * Canonical ChatRequest → OpenAI chat-completions body for an upstream that speaks this format
+ * (OpenAI itself or an OpenAI-compatible server such as vLLM or Ollama). What the chat format
+ * cannot carry is refused with a 400 naming it, never dropped silently.
+ * @see https://platform.openai.com/docs/api-reference/chat/create
+ */
+
+import type { ChatMessage, ChatRequest, ContentPart, ImageSource, ToolChoice } from '../../core/canonical.js';
+import { GatewayError } from '../../core/errors.js';
+import type { EncodeTarget } from '../types.js';
+
+type Json = Record<string, unknown>;
+type TextOrImagePart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
+
+function invalid(param: string, message: string): GatewayError {
+  return new GatewayError('invalid_request', message, { param });
+}
+
+export function encodeOpenaiRequest(req: ChatRequest, target: EncodeTarget): Json {
+  if (req.topK !== undefined) throw invalid('top_k', 'top_k cannot be sent to an OpenAI-format model.');
+  if (req.unmapped.length > 0) {
+    const names = req.unmapped.join(', ');
+    throw invalid(req.unmapped[0], `The field(s) ${names} cannot be translated to the OpenAI chat format.`);
+  }
+
+  const body: Json = { model: target.model, messages: encodeMessages(req) };
+  if (req.tools.length > 0) {
+    body.tools = req.tools.map((t) => ({
+      type: 'function',
+      function: { name: t.name, ...(t.description !== undefined ? { description: t.description } : {}), parameters: t.parameters },
+    }));
+  }
+  if (req.toolChoice) body.tool_choice = encodeToolChoice(req.toolChoice);
+  // OpenAI rejects parallel_tool_calls on a request without tools.
+  if (req.parallelToolCalls !== undefined && req.tools.length > 0) body.parallel_tool_calls = req.parallelToolCalls;
+  // `max_tokens` rather than `max_completion_tokens`: every OpenAI-compatible server knows it.
+  if (req.maxTokens !== undefined) body.max_tokens = req.maxTokens;
+  if (req.temperature !== undefined) body.temperature = req.temperature;
+  if (req.topP !== undefined) body.top_p = req.topP;
+  if (req.stop !== undefined && req.stop.length > 0) body.stop = req.stop;
+  if (req.user !== undefined) body.user = req.user;
+  const effort = reasoningEffort(req.reasoning);
+  if (effort) body.reasoning_effort = effort;
+  if (req.stream) {
+    body.stream = true;
+    // The gateway always wants usage (budgets, logs), whatever the caller asked for.
+    body.stream_options = { include_usage: true };
+  }
+  return body;
+}
+
+/**
+ * An explicit effort wins; a thinking budget (Anthropic `thinking.budget_tokens`) becomes an
+ * effort by bucket: ≤ 2048 low, ≤ 8192 medium, above that high.
+ */
+function reasoningEffort(r: ChatRequest['reasoning']): string | undefined {
+  if (!r) return undefined;
+  if (r.effort) return r.effort;
+  if (r.budgetTokens === undefined) return undefined;
+  if (r.budgetTokens <= 2048) return 'low';
+  return r.budgetTokens <= 8192 ? 'medium' : 'high';
+}
+
+function encodeToolChoice(tc: ToolChoice): unknown {
+  return tc.type === 'tool' ? { type: 'function', function: { name: tc.name } } : tc.type;
+}
+
+function encodeMessages(req: ChatRequest): Json[] {
+  const out: Json[] = [];
+  if (req.system.length > 0) {
+    const parts = req.system.map((p, i) => {
+      if (p.type !== 'text') throw invalid(`system[${i}]`, `A system prompt part of type '${p.type}' cannot be sent to an OpenAI chat model.`);
+      return { type: 'text' as const, text: p.text };
+    });
+    out.push({ role: 'system', content: parts.length === 1 ? parts[0].text : parts });
+  }
+  req.messages.forEach((m, i) => {
+    if (m.role === 'user') encodeUserTurn(m, `messages[${i}]`, out);
+    else out.push(encodeAssistantTurn(m, `messages[${i}]`));
+  });
+  return out;
+}
+
+/**
+ * A user turn becomes its tool results first (one `role: tool` message each, in order, right
+ * after the assistant's tool calls as OpenAI requires), then a user message with the rest.
+ */
+function encodeUserTurn(m: ChatMessage, at: string, out: Json[]): void {
+  const rest: TextOrImagePart[] = [];
+  m.content.forEach((part, j) => {
+    const p = `${at}.content[${j}]`;
+    switch (part.type) {
+      case 'tool_result':
+        // `isError` has no field in the chat format; the text itself says what went wrong.
+        out.push({ role: 'tool', tool_call_id: part.toolCallId, content: toolResultText(part.content, p) });
+        break;
+      case 'text':
+        rest.push({ type: 'text', text: part.text });
+        break;
+      case 'image':
+        rest.push({ type: 'image_url', image_url: { url: imageUrl(part.source) } });
+        break;
+      default:
+        throw invalid(p, `A user message part of type '${part.type}' cannot be sent to an OpenAI chat model.`);
+    }
+  });
+  if (rest.length === 0) return;
+  const only = rest[0];
+  out.push({ role: 'user', content: rest.length === 1 && only.type === 'text' ? only.text : rest });
+}
+
+/** Chat-format tool messages carry text only. */
+function toolResultText(content: ContentPart[], at: string): string {
+  return content
+    .map((c, k) => {
+      if (c.type === 'text') return c.text;
+      throw invalid(`${at}.content[${k}]`, `Tool result '${at}' contains ${c.type === 'image' ? 'an image' : `a '${c.type}' part`}; OpenAI chat tool messages carry text only.`);
+    })
+    .join('\n');
+}
+
+/**
+ * Assistant history: text + tool calls. Reasoning parts are dropped: the chat format has no
+ * request field for earlier reasoning (OpenAI keeps it server-side; compatible servers ignore it).
+ */
+function encodeAssistantTurn(m: ChatMessage, at: string): Json {
+  let text = '';
+  const toolCalls: Json[] = [];
+  m.content.forEach((part, j) => {
+    if (part.type === 'text') text += part.text;
+    else if (part.type === 'tool_call') toolCalls.push({ id: part.id, type: 'function', function: { name: part.name, arguments: part.arguments } });
+    else if (part.type !== 'reasoning') {
+      throw invalid(`${at}.content[${j}]`, `An assistant message part of type '${part.type}' cannot be sent to an OpenAI chat model.`);
+    }
+  });
+  const msg: Json = { role: 'assistant', content: text.length === 0 && toolCalls.length > 0 ? null : text };
+  if (toolCalls.length > 0) msg.tool_calls = toolCalls;
+  return msg;
+}
+
+function imageUrl(src: ImageSource): string {
+  return src.kind === 'url' ? src.url : `data:${src.mediaType};base64,${src.data}`;
+}
