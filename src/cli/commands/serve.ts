@@ -55,7 +55,9 @@ export async function startServe(opts: ServeOptions, io: CliIO): Promise<Running
   const { config, display } = await requireConfig(opts.config, io);
   const host = opts.host ?? config.server.host;
   const port = opts.port ?? config.server.port;
-  const spinner = io.isTTY ? ora({ text: `starting gateway on ${host}:${port}`, stream: process.stderr }).start() : undefined;
+  // ora writes to stderr itself; it also needs a known width (a 0-column pty makes it loop).
+  const spinnerOk = io.isTTY && process.stderr.isTTY && (process.stderr.columns ?? 0) > 0;
+  const spinner = spinnerOk ? ora({ text: `starting gateway on ${host}:${port}`, stream: process.stderr }).start() : undefined;
   const logger = opts.logger ?? createLogger({ write: (line) => io.out(line.replace(/\n$/, '')) });
   const gateway = createGateway(config, { logger });
   let url: string;
