@@ -15,6 +15,11 @@ export interface PassThrough {
   errorMessage(body: unknown): string | undefined;
 }
 
+export interface DecodeOptions {
+  /** A token-counting request: generation settings such as `max_tokens` are not required. */
+  forCounting?: boolean;
+}
+
 /** What an encoder needs to know about the model the request goes to. */
 export interface EncodeTarget {
   /** The upstream model name. */
@@ -27,7 +32,7 @@ export interface EncodeTarget {
 export interface WireFormat {
   id: WireFormatId;
   /** Ingress: caller's body → canonical; throws GatewayError('invalid_request') naming the field. */
-  decodeRequest(body: unknown): ChatRequest;
+  decodeRequest(body: unknown, opts?: DecodeOptions): ChatRequest;
   /** Egress: canonical → body for an upstream that speaks this format; throws a 400 for what it cannot carry. */
   encodeRequest(req: ChatRequest, target: EncodeTarget): Record<string, unknown>;
   /** Upstream response body of this format → canonical. */

@@ -4,15 +4,26 @@ import type { RequestContext } from './context.js';
 
 /** Size limit, JSON.parse once, then the canonical view in the caller's format. */
 export const parseBody: Stage = async (ctx, next) => {
+  await readJson(ctx);
+  ctx.chat = ctx.format.decodeRequest(ctx.body);
+  await next();
+};
+
+/** The same for token counting, where the request has no `max_tokens`. */
+export const parseCountBody: Stage = async (ctx, next) => {
+  await readJson(ctx);
+  ctx.chat = ctx.format.decodeRequest(ctx.body, { forCounting: true });
+  await next();
+};
+
+async function readJson(ctx: RequestContext): Promise<void> {
   ctx.rawBody = await readBody(ctx);
   try {
     ctx.body = JSON.parse(ctx.rawBody.toString('utf8'));
   } catch {
     throw new GatewayError('invalid_json', 'The request body is not valid JSON.');
   }
-  ctx.chat = ctx.format.decodeRequest(ctx.body);
-  await next();
-};
+}
 
 async function readBody(ctx: RequestContext): Promise<Buffer> {
   const limit = ctx.config.server.bodyLimitBytes;

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type { GatewayConfig } from '../config/types.js';
 import { GatewayError } from '../core/errors.js';
 import { acceptCorrelationId, newCorrelationId } from '../core/ids.js';
+import type { WireFormat } from '../formats/types.js';
 import type { GatewayRuntime, RequestContext } from '../pipeline/context.js';
 import { writeError } from '../pipeline/render.js';
 import { createLogger, type Logger } from '../observe/logger.js';
@@ -26,6 +27,11 @@ export interface Gateway {
   listen(port?: number, host?: string): Promise<string>;
   /** Stops accepting, waits up to graceMs for in-flight requests, then closes everything. */
   close(graceMs?: number): Promise<void>;
+}
+
+function formatOf(route: Route | undefined, req: IncomingMessage): WireFormat | undefined {
+  if (!route) return undefined;
+  return typeof route.format === 'function' ? route.format(req) : route.format;
 }
 
 export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}): Gateway {
@@ -62,7 +68,7 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
       res,
       runtime,
       config: runtime.config,
-      format: route?.format ?? routes?.[0].format ?? formatForUnknownPath(path),
+      format: formatOf(route ?? routes?.[0], req) ?? formatForUnknownPath(path, req),
       endpoint: route ? `${route.method} ${route.path}` : 'unknown',
       startedAt: performance.now(),
       signal: abort.signal,

@@ -1,32 +1,47 @@
-import type { WireFormat } from '../formats/types.js';
+import type { IncomingMessage } from 'node:http';
+import { anthropicMessages } from '../formats/anthropic-messages/index.js';
 import { openaiChat } from '../formats/openai-chat/index.js';
+import type { WireFormat } from '../formats/types.js';
 import { authenticate } from '../pipeline/authenticate.js';
 import { authorise } from '../pipeline/authorise.js';
 import { compose, type Stage } from '../pipeline/compose.js';
 import type { RequestContext } from '../pipeline/context.js';
+import { countTokensReply } from '../pipeline/count-tokens-reply.js';
 import { dispatch } from '../pipeline/dispatch.js';
 import { listModelsReply } from '../pipeline/list-models-reply.js';
 import { observe } from '../pipeline/observe.js';
-import { parseBody } from '../pipeline/parse-body.js';
+import { parseBody, parseCountBody } from '../pipeline/parse-body.js';
 import { render } from '../pipeline/render.js';
 
 export interface Route {
   method: 'GET' | 'POST';
   path: string;
-  /** The wire format of the caller: requests are read and errors rendered in it. */
-  format: WireFormat;
+  /** The caller's wire format: requests are read, responses and errors rendered in it. */
+  format: WireFormat | ((req: IncomingMessage) => WireFormat);
   run: (ctx: RequestContext) => Promise<void>;
 }
 
-/** The stages every model request goes through, whatever its wire format. */
+/** The stages every model request goes through, whatever its wire format: one pipeline, no copies. */
 const MODEL_REQUEST: Stage[] = [observe, render, parseBody, authenticate, authorise, dispatch];
+
+/** Anthropic clients announce themselves with `anthropic-version`; everyone else gets OpenAI shapes. */
+export function callerFormat(req: IncomingMessage): WireFormat {
+  return req.headers['anthropic-version'] !== undefined ? anthropicMessages : openaiChat;
+}
 
 export const ROUTES: readonly Route[] = [
   { method: 'POST', path: '/v1/chat/completions', format: openaiChat, run: compose(MODEL_REQUEST) },
-  { method: 'GET', path: '/v1/models', format: openaiChat, run: compose([observe, render, authenticate, listModelsReply]) },
+  { method: 'POST', path: '/v1/messages', format: anthropicMessages, run: compose(MODEL_REQUEST) },
+  {
+    method: 'POST',
+    path: '/v1/messages/count_tokens',
+    format: anthropicMessages,
+    run: compose([observe, render, parseCountBody, authenticate, authorise, countTokensReply]),
+  },
+  { method: 'GET', path: '/v1/models', format: callerFormat, run: compose([observe, render, authenticate, listModelsReply]) },
 ];
 
 /** Format used for errors on paths no route owns. */
-export function formatForUnknownPath(_path: string): WireFormat {
-  return openaiChat;
+export function formatForUnknownPath(path: string, req: IncomingMessage): WireFormat {
+  return path.startsWith('/v1/messages') ? anthropicMessages : callerFormat(req);
 }

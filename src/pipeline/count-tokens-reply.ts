@@ -1,0 +1,53 @@
+import { GatewayError } from '../core/errors.js';
+import { WIRE_FORMATS } from '../formats/registry.js';
+import { HTTP_PROVIDERS } from '../providers/registry.js';
+import { countTokensLocal } from '../tokens/count-tokens.js';
+import { upstreamHttpError } from '../upstream/http-error.js';
+import type { Stage } from './compose.js';
+
+/** Fields Anthropic's count_tokens accepts; generation settings are not among them. */
+const COUNT_FIELDS = ['model', 'messages', 'system', 'tools', 'tool_choice', 'thinking'] as const;
+
+/**
+ * POST /v1/messages/count_tokens → `{ input_tokens }`. A model behind a provider with its own
+ * counting endpoint (Anthropic) gets the provider's exact count; any other model is counted
+ * locally with its family's tokenizer (see README, "Token counting", for the accuracy).
+ */
+export const countTokensReply: Stage = async (ctx) => {
+  const resolution = ctx.resolution!;
+  const chat = ctx.chat!;
+  const c = resolution.candidates.find((x) => x.provider.available);
+  if (!c) throw new GatewayError('no_available_provider', `No provider is available for "${resolution.id}".`);
+  ctx.served = c;
+  ctx.responseHeaders['x-gateway-model'] = c.model.id;
+  const kind = c.provider.api === 'mock' ? undefined : HTTP_PROVIDERS[c.provider.api];
+  const upstreamFormat = kind && WIRE_FORMATS[kind.speaks];
+  if (!kind?.countTokensPath || !upstreamFormat) {
+    const count = countTokensLocal(ctx.config, c.model.id, chat);
+    ctx.responseHeaders['x-gateway-token-count'] = count.exact ? 'local-exact' : 'local-approximate';
+    ctx.reply = { kind: 'json', status: 200, body: { input_tokens: count.inputTokens } };
+    return;
+  }
+  const encoded = upstreamFormat.encodeRequest({ ...chat, stream: false }, { model: c.model.upstreamName, maxOutputTokens: c.model.maxOutputTokens });
+  const body: Record<string, unknown> = {};
+  for (const f of COUNT_FIELDS) if (encoded[f] !== undefined) body[f] = encoded[f];
+  ctx.attempts += 1;
+  const up = await ctx.runtime.upstream.send({
+    provider: c.provider,
+    path: kind.countTokensPath,
+    headers: { ...c.provider.headers, ...kind.forwardHeaders?.(ctx.req.headers, ctx.format.id), 'content-type': 'application/json', 'x-correlation-id': ctx.id, ...kind.authHeaders(c.provider.apiKey) },
+    body: Buffer.from(JSON.stringify(body)),
+    signal: ctx.signal,
+  });
+  const text = await up.body.text();
+  let parsed: { input_tokens?: unknown } | undefined;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  if (up.status >= 400) throw upstreamHttpError(c.provider, up.status, text, upstreamFormat.passThrough.errorMessage(parsed));
+  if (typeof parsed?.input_tokens !== 'number') throw new GatewayError('upstream_error', `Provider "${c.provider.id}" sent an invalid token count.`);
+  ctx.responseHeaders['x-gateway-token-count'] = 'upstream';
+  ctx.reply = { kind: 'json', status: 200, body: { input_tokens: parsed.input_tokens } };
+};

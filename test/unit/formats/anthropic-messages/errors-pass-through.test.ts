@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import type { ChatRequest } from '../../../../src/core/canonical.js';
+import { GatewayError } from '../../../../src/core/errors.js';
+import { anthropicMessages } from '../../../../src/formats/anthropic-messages/index.js';
+import { anthropicStopReason } from '../../../../src/formats/anthropic-messages/stop-reason.js';
+import { parseSse } from './load-sse.js';
+
+const { passThrough } = anthropicMessages;
+
+describe('renderError / streamError', () => {
+  it('uses Anthropic error types by kind', () => {
+    const type = (err: GatewayError) => (anthropicMessages.renderError(err) as { error: { type: string } }).error.type;
+    expect(type(new GatewayError('invalid_request', 'bad', { param: 'model' }))).toBe('invalid_request_error');
+    expect(type(new GatewayError('invalid_api_key', 'no'))).toBe('authentication_error');
+    expect(type(new GatewayError('model_not_allowed', 'no'))).toBe('permission_error');
+    expect(type(new GatewayError('model_not_found', 'no'))).toBe('not_found_error');
+    expect(type(new GatewayError('body_too_large', 'no'))).toBe('request_too_large');
+    expect(type(new GatewayError('upstream_error', 'slow down', { status: 429, kind: 'rate_limit' }))).toBe('rate_limit_error');
+    expect(type(new GatewayError('internal_error', 'oops'))).toBe('api_error');
+    expect(type(new GatewayError('upstream_error', 'bad gateway'))).toBe('api_error');
+    expect(type(new GatewayError('upstream_timeout', 'slow'))).toBe('timeout_error');
+    expect(type(new GatewayError('no_available_provider', 'busy'))).toBe('overloaded_error');
+    expect(type(new GatewayError('upstream_error', 'busy', { status: 529, kind: 'overloaded' }))).toBe('overloaded_error');
+  });
+
+  it('renders the documented body, in a response and in a stream', () => {
+    const err = new GatewayError('invalid_request', "'max_tokens' is required.", { param: 'max_tokens' });
+    expect(anthropicMessages.renderError(err)).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: "'max_tokens' is required." } });
+    const text = anthropicMessages.streamError(err);
+    expect(text.endsWith('\n\n')).toBe(true);
+    expect(parseSse(text)).toEqual([{ event: 'error', data: JSON.stringify(anthropicMessages.renderError(err)), id: undefined }]);
+    expect(passThrough.errorMessage({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } })).toBe('Overloaded');
+    expect(passThrough.errorMessage({ nope: 1 })).toBeUndefined();
+  });
+});
+
+describe('anthropicStopReason', () => {
+  it('maps both ways', () => {
+    expect(anthropicStopReason.toCanonical('stop_sequence')).toBe('stop');
+    expect(anthropicStopReason.fromCanonical('stop', 'X')).toBe('stop_sequence');
+    for (const r of ['end_turn', 'max_tokens', 'tool_use', 'refusal'] as const) {
+      expect(anthropicStopReason.fromCanonical(anthropicStopReason.toCanonical(r))).toBe(r);
+    }
+  });
+});
+
+describe('passThrough', () => {
+  const chat = { stream: true } as ChatRequest;
+
+  it('rewrites only model', () => {
+    const raw = Buffer.from('{"model": "alias/fast", "max_tokens": 10,\n "messages":[{"role":"user","content":"hi"}], "service_tier":"standard_only"}');
+    const out = passThrough.prepareBody(raw, JSON.parse(raw.toString()), 'claude-real', chat);
+    expect(out.toString()).toBe('{"model": "claude-real", "max_tokens": 10,\n "messages":[{"role":"user","content":"hi"}], "service_tier":"standard_only"}');
+    expect(passThrough.hidesEvents(chat)).toBe(false);
+  });
+
+  it('taps usage from message_start and message_delta, each result complete so far', () => {
+    const c = { stream: true } as ChatRequest;
+    const ev = (event: string, data: unknown) => ({ event, data: JSON.stringify({ type: event, ...(data as object) }) });
+    expect(passThrough.tapEvent({ event: 'ping', data: '{"type":"ping"}' }, c)).toBeUndefined();
+    expect(passThrough.tapEvent(ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'usage' } }), c)).toBeUndefined();
+    const first = passThrough.tapEvent(ev('message_start', { message: { id: 'msg_1', usage: { input_tokens: 12, cache_creation_input_tokens: 0, cache_read_input_tokens: 300, output_tokens: 1 } } }), c);
+    expect(first).toEqual({ usage: { inputTokens: 12, outputTokens: 1, cacheReadTokens: 300 } });
+    // message_delta: cumulative output; input/cache omitted here, so message_start's stay.
+    const last = passThrough.tapEvent(ev('message_delta', { delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 42 } }), c);
+    expect(last).toEqual({ usage: { inputTokens: 12, outputTokens: 42, cacheReadTokens: 300 } });
+    // A later message_delta that reports input counters overrides them, field by field.
+    const again = passThrough.tapEvent(ev('message_delta', { delta: {}, usage: { input_tokens: 15, output_tokens: 50 } }), c);
+    expect(again).toEqual({ usage: { inputTokens: 15, outputTokens: 50, cacheReadTokens: 300 } });
+    // Another request is not affected.
+    const other = passThrough.tapEvent(ev('message_delta', { delta: {}, usage: { output_tokens: 7 } }), { stream: true } as ChatRequest);
+    expect(other).toEqual({ usage: { inputTokens: 0, outputTokens: 7 } });
+  });
+
+  it('reads usage from a message body', () => {
+    expect(passThrough.usageFromBody({ usage: { input_tokens: 3, output_tokens: 4, cache_creation_input_tokens: 5, cache_read_input_tokens: 0 } })).toEqual({ inputTokens: 3, outputTokens: 4, cacheWriteTokens: 5 });
+    expect(passThrough.usageFromBody({})).toBeUndefined();
+  });
+});
