@@ -14,6 +14,8 @@ export interface CliIO {
   isTTY: boolean;
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** Reads all of standard input (for commands taking `-`); absent when there is none. */
+  stdin?: () => Promise<string>;
 }
 
 export function processIO(): CliIO {
@@ -23,7 +25,15 @@ export function processIO(): CliIO {
     isTTY: process.stdout.isTTY === true,
     env: process.env,
     cwd: process.cwd(),
+    stdin: readProcessStdin,
   };
+}
+
+async function readProcessStdin(): Promise<string> {
+  if (process.stdin.isTTY) process.stderr.write('reading standard input (end it with Ctrl-D)\n');
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** Colours on a terminal, plain text otherwise (pipes, CI logs, tests); NO_COLOR is honoured. */

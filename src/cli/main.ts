@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { checkConfigCommand } from './commands/check-config.js';
+import { countTokensCommand } from './commands/count-tokens.js';
 import { modelsCommand } from './commands/models.js';
 import { serveCommand } from './commands/serve.js';
 import { CliExit, ExitCode } from './exit-codes.js';
@@ -29,7 +30,7 @@ export function createProgram(io: CliIO): Command {
     .showSuggestionAfterError();
   // addCommand does not pass settings down, so each command gets them itself: throw instead of
   // process.exit (tests run in-process) and write through io.
-  for (const cmd of [program, serveCommand(io), checkConfigCommand(io), modelsCommand(io)]) {
+  for (const cmd of [program, serveCommand(io), checkConfigCommand(io), modelsCommand(io), countTokensCommand(io)]) {
     cmd.exitOverride().configureOutput(output);
     if (cmd !== program) program.addCommand(cmd);
   }
