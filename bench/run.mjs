@@ -1,0 +1,188 @@
+/**
+ * Gateway benchmark: the same OpenAI-compatible upstream reached directly, through a bare
+ * node:http + undici proxy (the floor for a Node proxy) and through the gateway, each server in
+ * its own child process. Prints one table and the target verdicts; writes JSON to --out
+ * (default bench/.last-results.json). Exits 0 unless something crashed: a benchmark is a report.
+ *
+ *   node bench/run.mjs [--out file] [--quick] [--lanes bare,gateway] [--tests latency,stream,throughput,memory]
+ *                      [--chunks 100] [--pacing interval|tick|burst] [--dist dir]
+ *
+ * Everything talks to 127.0.0.1 only; every loop is bounded in count and in time.
+ * Lanes, processes and targets: lanes.mjs. Phases: phases.mjs.
+ */
+
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { args } from './child-common.mjs';
+import { killAllNow, machineCpu, startChild, stopAll } from './children.mjs';
+import { LANES, PROCS, TARGETS, TARGET_LANES } from './lanes.mjs';
+import { createClient } from './load.mjs';
+import { PHASES, validateAndWarm } from './phases.mjs';
+import { evaluateTargets, resultsTable, targetsTable } from './report.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const opts = args();
+opts.chunks = Number(opts.chunks ?? 100);
+opts.pacing = opts.pacing ?? 'interval';
+/** The gateway build under test (default: the repository's dist/). */
+opts.dist = resolve(opts.dist ?? resolve(here, '../dist'));
+const scale = opts.quick === 'true' ? 0.25 : 1;
+const outPath = resolve(opts.out ?? resolve(here, '.last-results.json'));
+
+/** Counts and time limits (ms) of each phase; --quick scales them down for a smoke run. */
+const PLAN = {
+  warmup: { concurrency: 32, requests: Math.ceil(2_000 * scale), streams: Math.ceil(60 * scale), maxMs: 3_000 * scale },
+  latency: { requests: Math.ceil(2_000 * scale), maxMs: 10_000 * scale, rounds: 5 },
+  stream: { requests: Math.ceil(200 * scale), maxMs: 8_000 * scale, rounds: 8 },
+  throughput: { concurrency: 32, maxRequests: 250_000, maxMs: 5_000 * scale, rounds: 4 },
+  memory: { concurrency: 128, maxRequests: 200_000, maxMs: 3_000 * scale },
+  /** Phases (and throughput/memory batches) not started by then are skipped. */
+  budgetMs: 150_000,
+};
+/** Load-generator connections per lane: the highest concurrency used. */
+const MAX_CONNECTIONS = 128;
+
+const log = (msg) => process.stderr.write(`[bench] ${msg}\n`);
+
+async function main() {
+  if (!existsSync(resolve(opts.dist, 'index.js'))) throw new Error(`${opts.dist}/index.js not found: run \`npm run build\` first (or \`npm run bench\`)`);
+  const t0 = Date.now();
+  const load0 = loadavg();
+  const machine0 = machineCpu();
+  const self0 = process.cpuUsage();
+  const wantedLanes = opts.lanes ? new Set(opts.lanes.split(',')) : undefined;
+  const wantedTests = opts.tests ? new Set(opts.tests.split(',')) : undefined;
+  const lanes = LANES.filter((l) => !wantedLanes || l.baseline || wantedLanes.has(l.id));
+  const baseline = lanes.find((l) => l.baseline);
+
+  // Processes: the upstream first, then every other process the selected lanes need, in parallel.
+  const procs = {};
+  procs.upstream = await startChild('upstream', PROCS.upstream.file, PROCS.upstream.args({ opts }));
+  const needed = [...new Set(lanes.map((l) => l.proc))].filter((p) => p !== 'upstream');
+  await Promise.all(
+    needed.map(async (p) => {
+      procs[p] = await startChild(p, PROCS[p].file, PROCS[p].args({ upstreamUrl: procs.upstream.url, opts }));
+    }),
+  );
+  log(`upstream ${procs.upstream.url} (pid ${procs.upstream.pid}); ` + needed.map((p) => `${p} ${procs[p].url} (pid ${procs[p].pid})`).join('; '));
+
+  const clients = new Map(lanes.map((l) => [l.id, createClient(procs[l.proc].url, MAX_CONNECTIONS)]));
+  const ctx = {
+    lanes,
+    clients,
+    procs,
+    baseline,
+    plan: PLAN,
+    opts,
+    log,
+    results: Object.fromEntries(lanes.map((l) => [l.id, {}])),
+    has: (lane, test) => lane.tests.includes(test) && (!wantedTests || wantedTests.has(test)),
+    overBudget(what) {
+      const over = Date.now() - t0 > PLAN.budgetMs;
+      if (over) log(`time budget spent: skipping ${what}`);
+      return over;
+    },
+  };
+  let foreignCores;
+  try {
+    await validateAndWarm(ctx);
+    for (const phase of PHASES) {
+      if (wantedTests && !wantedTests.has(phase.id)) continue;
+      if (ctx.overBudget(phase.id)) break;
+      await phase.run(ctx);
+    }
+    // CPU used by anything but this benchmark while it ran (other tests, builds…): a noise gauge.
+    const machine1 = machineCpu();
+    const self = process.cpuUsage(self0);
+    const children = await Promise.all(Object.values(procs).map((p) => p.stats()));
+    if (machine0 && machine1) {
+      const ours = self.user + self.system + children.reduce((n, s) => n + s.cpuUs, 0);
+      foreignCores = Math.max(0, machine1.busyUs - machine0.busyUs - ours) / 1000 / (Date.now() - t0);
+    }
+  } finally {
+    await Promise.all([...clients.values()].map((c) => c.close().catch(() => {})));
+  }
+  const { results } = ctx;
+
+  const targets = evaluateTargets(TARGETS, TARGET_LANES, results);
+  const meta = {
+    date: new Date().toISOString(),
+    node: process.version,
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model,
+    loadavgBefore: load0,
+    loadavgAfter: loadavg(),
+    foreignCores,
+    commit: gitCommit(),
+    dist: opts.dist,
+    plan: PLAN,
+    chunks: opts.chunks,
+    pacing: opts.pacing,
+    quick: scale !== 1,
+    durationMs: Date.now() - t0,
+  };
+
+  const out = [];
+  out.push(`Gateway benchmark  node ${meta.node}  ${meta.cpus} CPUs  commit ${meta.commit ?? '?'}  load avg before ${load0[0].toFixed(2)}  ${meta.quick ? '(QUICK) ' : ''}${(meta.durationMs / 1000).toFixed(1)} s`);
+  out.push('Every server is its own process on 127.0.0.1, sharing the machine with the load generator. Times in ms.');
+  out.push(`c=1: ${PLAN.latency.requests} sequential non-stream requests per lane; +p50/+p99 = lane minus direct.`);
+  out.push(`req/s and CPU ms/req (of the proxy process): non-stream at c=${PLAN.throughput.concurrency} for ${PLAN.throughput.maxMs / 1000} s.`);
+  const pacing = opts.pacing === 'interval' ? 'first event at once, then 10 events per ms' : `${opts.pacing} pacing`;
+  out.push(`TTFB/stream/stream CPU: ${PLAN.stream.requests} sequential ${opts.chunks}-chunk streams (${pacing}).`);
+  out.push(`Peak RSS: VmHWM over ${PLAN.memory.maxMs / 1000} s at c=${PLAN.memory.concurrency}, half non-stream half streams (includes the RSS already reached earlier in the run).`);
+  const noisy = Object.entries(results).filter(([, r]) => (r.throughput?.foreignCores ?? 0) > 0.25).map(([id, r]) => `${id} ${r.throughput.foreignCores.toFixed(2)}`);
+  if ((foreignCores ?? 0) > 0.15 || noisy.length > 0) {
+    out.push(`WARNING: other processes used ${foreignCores?.toFixed(2) ?? '?'} cores on average during the run${noisy.length ? ` (throughput batches: ${noisy.join(', ')} cores)` : ''}; rerun on a quiet machine before trusting the ratios.`);
+  } else if (foreignCores !== undefined) {
+    out.push(`Other processes used ${foreignCores.toFixed(2)} cores on average during the run (quiet enough).`);
+  }
+  const util = lanes.filter((l) => results[l.id].throughput?.proxyCpuUtilisation !== undefined).map((l) => [l.id, results[l.id].throughput.proxyCpuUtilisation]);
+  if (util.length > 0) {
+    const low = util.filter(([, u]) => u < 0.8).map(([id]) => id);
+    out.push(`Proxy CPU during c=${PLAN.throughput.concurrency} (cores): ${util.map(([id, u]) => `${id} ${u.toFixed(2)}`).join(', ')}` + (low.length ? ` — WARNING: ${low.join(', ')} not CPU-bound, so req/s is limited elsewhere (load generator, upstream, other processes).` : ' (each proxy was the bottleneck).'));
+  }
+  out.push('');
+  out.push(resultsTable(lanes, results));
+  out.push('');
+  out.push(targetsTable(targets));
+  const primary = targets.filter((t) => t.lane === TARGET_LANES[0] && !t.informational);
+  out.push('');
+  out.push(`${TARGET_LANES[0]}: ${primary.filter((t) => t.pass).length}/${primary.length} targets met.`);
+  process.stdout.write(out.join('\n') + '\n');
+
+  const json = { meta, lanes: lanes.map(({ id, label, proc, baseline: b, proxy, tests }) => ({ id, label, proc, baseline: !!b, proxy: !!proxy, tests })), results, targets };
+  mkdirSync(dirname(outPath), { recursive: true });
+  writeFileSync(outPath, JSON.stringify(json, null, 2) + '\n');
+  log(`results written to ${outPath}`);
+}
+
+function gitCommit() {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: here, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+  } catch {
+    return undefined;
+  }
+}
+
+// Children are killed by pid whatever happens: normal end, crash, Ctrl-C.
+process.on('exit', killAllNow);
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.once(sig, () => {
+    killAllNow();
+    process.exit(130);
+  });
+}
+
+let code = 0;
+try {
+  await main();
+} catch (err) {
+  code = 1;
+  process.stderr.write(`[bench] FAILED: ${err?.stack ?? err}\n`);
+} finally {
+  await stopAll();
+}
+process.exit(code);
