@@ -60,7 +60,7 @@ export async function attemptHttp(ctx: RequestContext, c: Candidate, kind: HttpP
     throw new GatewayError('upstream_error', `Provider "${c.provider.id}" answered a streaming request without an event stream.`);
   }
   const raw = Buffer.from(await up.body.arrayBuffer().catch((err: unknown) => {
-    throw upstreamFailure(err, c.provider, false);
+    throw upstreamFailure(err, c.provider);
   }));
   let parsed: unknown;
   try {
@@ -78,7 +78,7 @@ async function* guardBody(up: UpstreamResponse, c: Candidate): AsyncGenerator<Bu
   try {
     for await (const chunk of up.body as AsyncIterable<Buffer>) yield chunk;
   } catch (err) {
-    throw upstreamFailure(err, c.provider, false);
+    throw upstreamFailure(err, c.provider);
   }
 }
 
@@ -123,7 +123,7 @@ async function* relaySse(ctx: RequestContext, c: Candidate, up: UpstreamResponse
       yield chunk;
     }
   } catch (err) {
-    throw upstreamFailure(err, c.provider, false);
+    throw upstreamFailure(err, c.provider);
   }
   const tail = visit(decoder.end());
   if (reencode && tail) yield tail;

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { CancelSignal } from '../core/cancel.js';
 import type { ChatRequest, Usage } from '../core/canonical.js';
 import type { GatewayError } from '../core/errors.js';
 import type { GatewayConfig } from '../config/types.js';
@@ -39,7 +40,7 @@ export interface RequestContext {
   readonly endpoint: string;
   readonly startedAt: number;
   /** Aborted when the client goes away before the response is complete. */
-  readonly signal: AbortSignal;
+  readonly signal: CancelSignal;
 
   rawBody?: Buffer;
   body?: unknown;

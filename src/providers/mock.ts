@@ -5,7 +5,7 @@
  * several chunks, and can be slowed down with `mock.latency_ms` / `mock.chunk_delay_ms`.
  */
 
-import { setTimeout as sleep } from 'node:timers/promises';
+import { type CancelSignal, sleepUnlessCancelled, throwIfCancelled } from '../core/cancel.js';
 import type { MockSettings, ModelSpec } from '../config/types.js';
 import type { ChatRequest, ContentPart, FinishReason, StreamEvent } from '../core/canonical.js';
 import { randomId } from '../core/ids.js';
@@ -44,16 +44,18 @@ export function mockReply(chat: ChatRequest): { pieces: string[]; finish: Finish
   return { pieces, finish };
 }
 
-export async function* mockEvents(chat: ChatRequest, model: ModelSpec, settings: MockSettings | undefined, signal: AbortSignal): AsyncGenerator<StreamEvent> {
+export async function* mockEvents(chat: ChatRequest, model: ModelSpec, settings: MockSettings | undefined, signal: CancelSignal): AsyncGenerator<StreamEvent> {
   const latency = settings?.latencyMs ?? 0;
   const gap = settings?.chunkDelayMs ?? 0;
-  if (latency > 0) await sleep(latency, undefined, { signal });
+  if (latency > 0) await sleepUnlessCancelled(latency, signal);
+  throwIfCancelled(signal);
   const inputTokens = estimateInputTokens(chat);
   const { pieces, finish } = mockReply(chat);
   yield { type: 'message_start', id: randomId('chatcmpl-mock-'), model: model.upstreamName, created: Math.floor(Date.now() / 1000), usage: { inputTokens, outputTokens: 0 } };
   yield { type: 'block_start', index: 0, block: { kind: 'text' } };
   for (let i = 0; i < pieces.length; i++) {
-    if (gap > 0 && i > 0) await sleep(gap, undefined, { signal });
+    if (gap > 0 && i > 0) await sleepUnlessCancelled(gap, signal);
+    throwIfCancelled(signal);
     yield { type: 'block_delta', index: 0, delta: { kind: 'text', text: pieces[i] } };
   }
   yield { type: 'block_stop', index: 0 };

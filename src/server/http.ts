@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { GatewayConfig } from '../config/types.js';
+import { CancelSignal } from '../core/cancel.js';
 import { GatewayError } from '../core/errors.js';
 import { acceptCorrelationId, newCorrelationId } from '../core/ids.js';
 import type { WireFormat } from '../formats/types.js';
@@ -58,9 +59,9 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
     }
     const routes = byPath.get(path);
     const route = routes?.find((r) => r.method === req.method);
-    const abort = new AbortController();
+    const clientGone = new CancelSignal();
     res.on('close', () => {
-      if (!res.writableFinished) abort.abort();
+      if (!res.writableFinished) clientGone.abort(new Error('The client closed the connection.'));
     });
     const ctx: RequestContext = {
       id,
@@ -71,7 +72,7 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
       format: formatOf(route ?? routes?.[0], req) ?? formatForUnknownPath(path, req),
       endpoint: route ? `${route.method} ${route.path}` : 'unknown',
       startedAt: performance.now(),
-      signal: abort.signal,
+      signal: clientGone,
       responseHeaders: {},
       attempts: 0,
     };

@@ -5,6 +5,7 @@
 
 import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
 import type { ProviderConfig } from '../config/types.js';
+import { CancelSignal } from '../core/cancel.js';
 import { GatewayError } from '../core/errors.js';
 
 export interface UpstreamRequest {
@@ -14,7 +15,7 @@ export interface UpstreamRequest {
   headers: Record<string, string>;
   body: Buffer;
   /** The caller's abort signal (client disconnect). */
-  signal: AbortSignal;
+  signal: CancelSignal;
 }
 
 export interface UpstreamResponse {
@@ -23,55 +24,83 @@ export interface UpstreamResponse {
   body: Dispatcher.ResponseData['body'];
 }
 
-export class UpstreamPool {
-  private readonly agents = new Map<string, Agent>();
+/** Per provider: its pool and its base URL split once (no URL parsing per request). */
+interface Target {
+  agent: Agent;
+  origin: string;
+  basePath: string;
+}
 
-  private agentFor(p: ProviderConfig): Agent {
-    let agent = this.agents.get(p.id);
-    if (!agent) {
-      agent = new Agent({
-        keepAliveTimeout: 30_000,
-        keepAliveMaxTimeout: 600_000,
-        connect: { timeout: p.timeouts.connectMs, noDelay: true },
-      });
-      this.agents.set(p.id, agent);
+export class UpstreamPool {
+  private readonly targets = new Map<string, Target>();
+
+  private targetFor(p: ProviderConfig): Target {
+    let t = this.targets.get(p.id);
+    if (!t) {
+      const url = new URL(p.baseUrl ?? `http://provider-${p.id}.invalid`);
+      t = {
+        agent: new Agent({
+          keepAliveTimeout: 30_000,
+          keepAliveMaxTimeout: 600_000,
+          connect: { timeout: p.timeouts.connectMs, noDelay: true },
+        }),
+        origin: url.origin,
+        basePath: url.pathname.replace(/\/+$/, ''),
+      };
+      this.targets.set(p.id, t);
     }
-    return agent;
+    return t;
   }
 
+  /**
+   * One controller per attempt, aborted by the caller going away or by the total timeout, with a
+   * GatewayError as the reason so undici rejects (or destroys the body) with the catalogue error
+   * itself. The timer lives until the body is finished, so the total timeout covers streams.
+   */
   async send(r: UpstreamRequest): Promise<UpstreamResponse> {
     const p = r.provider;
-    const url = new URL(p.baseUrl + r.path);
-    const total = AbortSignal.timeout(p.timeouts.totalMs);
-    const signal = AbortSignal.any([r.signal, total]);
+    const t = this.targetFor(p);
+    const ac = new CancelSignal();
+    const onCallerGone = () => ac.abort(new GatewayError('upstream_unavailable', `The request to provider "${p.id}" was aborted: the client went away.`));
+    const timer = setTimeout(
+      () => ac.abort(new GatewayError('upstream_timeout', `The request to provider "${p.id}" exceeded its total timeout of ${p.timeouts.totalMs} ms.`)),
+      p.timeouts.totalMs,
+    );
+    const release = () => {
+      clearTimeout(timer);
+      r.signal.off('abort', onCallerGone);
+    };
+    if (r.signal.aborted) onCallerGone();
+    else r.signal.once('abort', onCallerGone);
     try {
-      const res = await this.agentFor(p).request({
-        origin: url.origin,
-        path: url.pathname + url.search,
+      const res = await t.agent.request({
+        origin: t.origin,
+        path: t.basePath + r.path,
         method: 'POST',
         headers: r.headers,
         body: r.body,
-        signal,
+        signal: ac,
         headersTimeout: p.timeouts.firstByteMs,
         bodyTimeout: p.timeouts.firstByteMs,
       });
+      res.body.once('close', release);
       return { status: res.statusCode, headers: res.headers, body: res.body };
     } catch (err) {
-      throw upstreamFailure(err, p, total.aborted);
+      release();
+      throw upstreamFailure(err, p);
     }
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.agents.values()].map((a) => a.close()));
-    this.agents.clear();
+    await Promise.all([...this.targets.values()].map((t) => t.agent.close()));
+    this.targets.clear();
   }
 }
 
 /** Transport failures → catalogue errors that name the provider and nothing secret. */
-export function upstreamFailure(err: unknown, p: ProviderConfig, totalTimedOut: boolean): GatewayError {
+export function upstreamFailure(err: unknown, p: ProviderConfig): GatewayError {
   if (err instanceof GatewayError) return err;
   const name = `provider "${p.id}"`;
-  if (totalTimedOut) return new GatewayError('upstream_timeout', `The request to ${name} exceeded its total timeout of ${p.timeouts.totalMs} ms.`, { cause: err });
   if (err instanceof undiciErrors.ConnectTimeoutError) {
     return new GatewayError('upstream_timeout', `Connecting to ${name} timed out after ${p.timeouts.connectMs} ms.`, { cause: err });
   }

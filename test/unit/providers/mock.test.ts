@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { StreamEvent } from '../../../src/core/canonical.js';
+import { CancelSignal } from '../../../src/core/cancel.js';
 import { foldStream } from '../../../src/core/fold-stream.js';
 import { decodeOpenaiRequest } from '../../../src/formats/openai-chat/request.js';
 import { mockEvents, mockReply } from '../../../src/providers/mock.js';
@@ -16,7 +17,7 @@ describe('mock provider', () => {
   });
   it('emits a well-formed event sequence with usage', async () => {
     const events: StreamEvent[] = [];
-    for await (const ev of mockEvents(req(), model, undefined, new AbortController().signal)) events.push(ev);
+    for await (const ev of mockEvents(req(), model, undefined, new CancelSignal())) events.push(ev);
     expect(events.map((e) => e.type)).toEqual(['message_start', 'block_start', ...Array(5).fill('block_delta'), 'block_stop', 'message_stop']);
     async function* replay() {
       yield* events;
@@ -27,8 +28,8 @@ describe('mock provider', () => {
     expect(folded.usage.inputTokens).toBeGreaterThan(0);
   });
   it('stops waiting when the caller goes away', async () => {
-    const ac = new AbortController();
-    const it = mockEvents(req(), model, { latencyMs: 60_000, chunkDelayMs: 0 }, ac.signal);
+    const ac = new CancelSignal();
+    const it = mockEvents(req(), model, { latencyMs: 60_000, chunkDelayMs: 0 }, ac);
     const first = it.next();
     ac.abort();
     await expect(first).rejects.toThrow();
