@@ -11,7 +11,8 @@ import type { WireFormat } from '../formats/types.js';
 import type { Reply, RequestContext } from '../pipeline/context.js';
 import type { HttpProviderKind } from '../providers/types.js';
 import type { Candidate } from '../routing/resolve-model.js';
-import { decodeSse, SseDecoder } from '../sse/decode.js';
+import { decodeSse, SseDecoder, type SseMessage } from '../sse/decode.js';
+import { SseEventSplitter } from '../sse/split.js';
 import { encodeSse } from '../sse/encode.js';
 import { upstreamFailure, type UpstreamResponse } from '../upstream/client.js';
 import { upstreamHttpError } from '../upstream/http-error.js';
@@ -83,51 +84,54 @@ async function* guardBody(up: UpstreamResponse, c: Candidate): AsyncGenerator<Bu
 }
 
 /**
- * Relays the upstream's SSE. When the caller sees every event, the upstream's chunks go through
- * untouched (usage tapped on the side); when some event must be hidden (the usage chunk it did
- * not ask for), complete events are re-encoded one by one. Nothing is yielded before the first
- * complete event, so the stream commits only once the upstream has really started answering.
+ * Relays the upstream's SSE as runs of whole events, forwarded as they came. Only runs that may
+ * carry usage are parsed (`mayTap`): their usage is tapped, and an event the caller must not see
+ * (the usage chunk it did not ask for) is cut by re-encoding that run without it. Nothing is
+ * yielded before the first complete event, so the stream commits only once the upstream has
+ * really started answering (comments and keep-alives before it do not count).
  */
 async function* relaySse(ctx: RequestContext, c: Candidate, up: UpstreamResponse, format: WireFormat): AsyncGenerator<string | Uint8Array> {
   const chat = ctx.chat!;
   const tap = format.passThrough;
-  const reencode = tap.hidesEvents(chat);
+  const splitter = new SseEventSplitter();
   const decoder = new SseDecoder();
-  let pending: Uint8Array[] = [];
+  let pending = '';
   let started = false;
-  const visit = (msgs: ReturnType<SseDecoder['push']>): string => {
-    let out = '';
-    for (const m of msgs) {
-      const seen = tap.tapEvent(m, chat);
+  /** The run as the caller must see it; `last` is the unterminated tail at the end of input. */
+  const visit = (run: string, last: boolean): string => {
+    if (started && !last && !tap.mayTap(run)) return run;
+    const msgs = decoder.push(run);
+    if (last) msgs.push(...decoder.end());
+    if (msgs.length > 0) started = true;
+    let keep: SseMessage[] | undefined;
+    for (let i = 0; i < msgs.length; i++) {
+      const seen = tap.tapEvent(msgs[i], chat);
       if (seen?.usage) ctx.usage = mergeUsage(ctx.usage, seen.usage);
-      if (reencode && !seen?.drop) out += encodeSse(m);
+      if (seen?.drop) keep ??= msgs.slice(0, i);
+      else keep?.push(msgs[i]);
     }
-    return out;
+    return keep ? keep.map(encodeSse).join('') : run;
   };
   try {
     for await (const chunk of up.body as AsyncIterable<Buffer>) {
-      const msgs = decoder.push(chunk);
-      const out = visit(msgs);
-      if (reencode) {
-        if (out) yield out;
-        continue;
-      }
+      const run = splitter.push(chunk);
+      if (!run) continue;
+      const out = visit(run, false);
       if (!started) {
-        pending.push(chunk);
-        if (msgs.length === 0) continue;
-        started = true;
-        yield pending.length === 1 ? pending[0] : Buffer.concat(pending);
-        pending = [];
+        pending += out;
         continue;
       }
-      yield chunk;
+      if (pending) {
+        yield pending + out;
+        pending = '';
+      } else if (out) yield out;
     }
   } catch (err) {
     throw upstreamFailure(err, c.provider);
   }
-  const tail = visit(decoder.end());
-  if (reencode && tail) yield tail;
-  else if (!started && pending.length > 0) yield Buffer.concat(pending);
+  const tail = splitter.end();
+  const out = pending + visit(tail, true);
+  if (out) yield out;
 }
 
 function header(up: UpstreamResponse, name: string): string | undefined {

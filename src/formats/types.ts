@@ -6,8 +6,11 @@ import type { SseMessage } from '../sse/decode.js';
 export interface PassThrough {
   /** The caller's body for the upstream: `model` rewritten, anything the gateway needs added. */
   prepareBody(raw: Buffer, parsed: unknown, upstreamModel: string, chat: ChatRequest): Buffer;
-  /** True when some upstream events must be hidden from this caller (events are then re-encoded). */
-  hidesEvents(chat: ChatRequest): boolean;
+  /**
+   * Cheap pre-check on a run of raw SSE text: false when none of its events can carry usage or
+   * need hiding, so the relay forwards it without parsing. Must never be false for such a run.
+   */
+  mayTap(run: string): boolean;
   /** Inspect one upstream SSE message: usage seen, and whether to hide it from the caller. */
   tapEvent(msg: SseMessage, chat: ChatRequest): { usage?: Usage; drop?: boolean } | undefined;
   usageFromBody(body: unknown): Usage | undefined;

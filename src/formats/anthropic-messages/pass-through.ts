@@ -23,8 +23,9 @@ export const anthropicPassThrough: PassThrough = {
     return spliceTopLevel(raw, { model: JSON.stringify(upstreamModel) });
   },
 
-  hidesEvents(): boolean {
-    return false;
+  /** Usage rides on message_start and message_delta only (the bulk of a stream is deltas). */
+  mayTap(run: string): boolean {
+    return run.includes('message_start') || run.includes('message_delta');
   },
 
   /**

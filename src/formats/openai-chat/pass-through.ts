@@ -18,8 +18,9 @@ export const openaiPassThrough = {
     return spliceTopLevel(raw, replace);
   },
 
-  hidesEvents(chat: ChatRequest): boolean {
-    return chat.stream && !chat.includeUsage;
+  /** Only the final usage chunk has a usage object; other chunks have none or `"usage":null`. */
+  mayTap(run: string): boolean {
+    return run.includes('"usage":{') || run.includes('"usage": {');
   },
 
   tapEvent(msg: SseMessage, chat: ChatRequest): { usage?: Usage; drop?: boolean } | undefined {

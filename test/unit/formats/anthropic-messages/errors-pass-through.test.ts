@@ -51,7 +51,12 @@ describe('passThrough', () => {
     const raw = Buffer.from('{"model": "alias/fast", "max_tokens": 10,\n "messages":[{"role":"user","content":"hi"}], "service_tier":"standard_only"}');
     const out = passThrough.prepareBody(raw, JSON.parse(raw.toString()), 'claude-real', chat);
     expect(out.toString()).toBe('{"model": "claude-real", "max_tokens": 10,\n "messages":[{"role":"user","content":"hi"}], "service_tier":"standard_only"}');
-    expect(passThrough.hidesEvents(chat)).toBe(false);
+  });
+
+  it('lets runs without message_start or message_delta through unparsed', () => {
+    expect(passThrough.mayTap('event: content_block_delta\ndata: {"type":"content_block_delta","delta":{"type":"text_delta","text":"hi"}}\n\n')).toBe(false);
+    expect(passThrough.mayTap('event: message_delta\ndata: {"type":"message_delta","usage":{"output_tokens":3}}\n\n')).toBe(true);
+    expect(passThrough.mayTap('data: {"type":"message_start","message":{"usage":{"input_tokens":3}}}\n\n')).toBe(true);
   });
 
   it('taps usage from message_start and message_delta, each result complete so far', () => {
