@@ -5,8 +5,8 @@
  */
 import { arr, entries, keyDigest, obj, parseBodyLimit, splitId, str } from './semantic.js';
 import type {
-  AliasConfig, BudgetConfig, BudgetScope, GatewayConfig, GuardrailConfig, KeyConfig, ModelSpec,
-  ProviderApi, ProviderConfig, RoleConfig,
+  AliasConfig, BudgetConfig, BudgetScope, CooldownPolicy, FailureMatch, GatewayConfig, GuardrailConfig,
+  KeyConfig, ModelSpec, ProviderApi, ProviderConfig, RoleConfig, RoutingPolicy, Timeouts,
 } from './types.js';
 
 export const DEFAULTS = {
@@ -18,13 +18,52 @@ export const DEFAULTS = {
   anthropicBaseUrl: 'https://api.anthropic.com',
   webhookTimeoutMs: 2000,
   webhookOnError: 'fail_closed',
+  routing: {
+    maxAttempts: 5,
+    retry: { maxRetries: 1, initialBackoffMs: 250, maxBackoffMs: 4000, maxRetryAfterMs: 20_000 },
+    retryOn: ['connect', 'timeout', 429, '5xx'],
+    fallbackOn: ['connect', 'timeout', 429, '5xx', 'auth'],
+  } satisfies RoutingPolicy,
+  cooldown: { failures: 3, windowMs: 30_000, cooldownMs: 30_000 } satisfies CooldownPolicy,
 } as const;
 
 type Obj = Record<string, unknown>;
 const num = (v: unknown, d: number): number => (typeof v === 'number' ? v : d);
 
-function normaliseProvider(id: string, p: Obj, unavailable: Map<string, string>): ProviderConfig {
+function normaliseTimeouts(raw: unknown, base: Timeouts): Timeouts {
+  const t = obj(raw) ?? {};
+  return {
+    connectMs: num(t.connect_ms, base.connectMs),
+    firstByteMs: num(t.first_byte_ms, base.firstByteMs),
+    totalMs: num(t.total_ms, base.totalMs),
+  };
+}
+
+function normaliseCooldown(raw: unknown, base: CooldownPolicy): CooldownPolicy {
+  const c = obj(raw) ?? {};
+  return { failures: num(c.failures, base.failures), windowMs: num(c.window_ms, base.windowMs), cooldownMs: num(c.cooldown_ms, base.cooldownMs) };
+}
+
+/** `routing:` at the top level, or an alias's overrides of it (same snake_case fields). */
+function normaliseRouting(raw: Obj, base: RoutingPolicy): RoutingPolicy {
+  const r = obj(raw.retry) ?? {};
+  const list = (v: unknown, d: readonly FailureMatch[]) => (Array.isArray(v) ? (v as FailureMatch[]) : d);
+  return {
+    maxAttempts: num(raw.max_attempts, base.maxAttempts),
+    retry: {
+      maxRetries: num(r.max_retries, base.retry.maxRetries),
+      initialBackoffMs: num(r.initial_backoff_ms, base.retry.initialBackoffMs),
+      maxBackoffMs: num(r.max_backoff_ms, base.retry.maxBackoffMs),
+      maxRetryAfterMs: num(r.max_retry_after_ms, base.retry.maxRetryAfterMs),
+    },
+    retryOn: list(raw.retry_on, base.retryOn),
+    fallbackOn: list(raw.fallback_on, base.fallbackOn),
+  };
+}
+
+function normaliseProvider(id: string, p: Obj, unavailable: Map<string, string>, cooldown: CooldownPolicy): ProviderConfig {
   const api = p.api as ProviderApi;
+  const timeouts = normaliseTimeouts(p.timeouts, DEFAULTS.timeouts);
   const models = new Map<string, ModelSpec>();
   for (const [name, raw] of entries(p.models)) {
     const m = raw as Obj;
@@ -35,6 +74,7 @@ function normaliseProvider(id: string, p: Obj, unavailable: Map<string, string>)
       name,
       upstreamName: str(m.upstream_name) ?? name,
       contextWindow: m.context_window as number,
+      timeouts: normaliseTimeouts(m.timeouts, timeouts),
       ...(typeof m.max_output_tokens === 'number' ? { maxOutputTokens: m.max_output_tokens } : {}),
       ...(price
         ? {
@@ -48,7 +88,6 @@ function normaliseProvider(id: string, p: Obj, unavailable: Map<string, string>)
         : {}),
     });
   }
-  const t = obj(p.timeouts) ?? {};
   const baseUrl = str(p.base_url) ?? (api === 'anthropic' ? DEFAULTS.anthropicBaseUrl : undefined);
   const reason = unavailable.get(id);
   const apiKey = reason === undefined ? str(p.api_key) : undefined;
@@ -60,13 +99,10 @@ function normaliseProvider(id: string, p: Obj, unavailable: Map<string, string>)
     ...(apiKey !== undefined ? { apiKey } : {}),
     available: reason === undefined,
     ...(reason !== undefined ? { unavailableReason: reason } : {}),
-    timeouts: {
-      connectMs: num(t.connect_ms, DEFAULTS.timeouts.connectMs),
-      firstByteMs: num(t.first_byte_ms, DEFAULTS.timeouts.firstByteMs),
-      totalMs: num(t.total_ms, DEFAULTS.timeouts.totalMs),
-    },
+    timeouts,
     headers: { ...((obj(p.headers) ?? {}) as Record<string, string>) },
     byok: (str(p.byok) ?? 'never') as ProviderConfig['byok'],
+    cooldown: normaliseCooldown(p.cooldown, cooldown),
     ...(api === 'mock' ? { mock: { latencyMs: num(mock.latency_ms, 0), chunkDelayMs: num(mock.chunk_delay_ms, 0) } } : {}),
     models,
   };
@@ -104,10 +140,13 @@ function normaliseCheck(c: Obj): GuardrailConfig['check'] {
 
 export function normalise(data: Obj, source: string, unavailable: Map<string, string>): GatewayConfig {
   const server = obj(data.server) ?? {};
+  const routingRaw = obj(data.routing) ?? {};
+  const routing = normaliseRouting(routingRaw, DEFAULTS.routing);
+  const cooldown = normaliseCooldown(routingRaw.cooldown, DEFAULTS.cooldown);
   const providers = new Map<string, ProviderConfig>();
   const models = new Map<string, ModelSpec>();
   for (const [id, p] of entries(data.providers)) {
-    const pc = normaliseProvider(id, p as Obj, unavailable);
+    const pc = normaliseProvider(id, p as Obj, unavailable, cooldown);
     providers.set(id, pc);
     for (const m of pc.models.values()) models.set(m.id, m);
   }
@@ -125,6 +164,8 @@ export function normalise(data: Obj, source: string, unavailable: Map<string, st
       strategy: (str(a.strategy) ?? 'weighted') as AliasConfig['strategy'],
       targets,
       fallbacks: arr(a.fallbacks).map(String),
+      routing: normaliseRouting(a, routing),
+      byokFallback: (str(a.byok_fallback) ?? 'same_provider') as AliasConfig['byokFallback'],
     });
   }
 
@@ -173,7 +214,7 @@ export function normalise(data: Obj, source: string, unavailable: Map<string, st
       bodyLimitBytes: server.body_limit === undefined ? DEFAULTS.bodyLimitBytes : parseBodyLimit(server.body_limit as string | number),
       shutdownGraceMs: num(server.shutdown_grace_ms, DEFAULTS.shutdownGraceMs),
     },
-    providers, models, aliases, roles, keys, budgets, guardrails,
+    providers, models, aliases, roles, keys, routing, budgets, guardrails,
   });
 }
 

@@ -113,6 +113,8 @@ export function semanticChecks(data: Obj, file: string, locate: Locate, missingP
   checkServer(ctx, data);
   checkProviders(ctx, data);
   checkAliases(ctx, data);
+  checkRoutingPolicy(ctx, obj(data.routing), ['routing']);
+  for (const [aid, a] of entries(data.aliases)) checkRoutingPolicy(ctx, obj(a), ['aliases', aid]);
   const roles = new Set(entries(data.roles).map(([r]) => r));
   for (const [rid, r] of entries(data.roles)) {
     arr(obj(r)?.models).forEach((p, i) => checkPattern(ctx, str(p), ['roles', rid, 'models', i]));
@@ -184,6 +186,20 @@ function checkAliases({ c, report }: Ctx, data: Obj): void {
     });
   }
   checkFallbackCycles({ c, report });
+}
+
+/** Settings ajv accepts one by one but that make no sense together. */
+function checkRoutingPolicy({ report }: Ctx, r: Obj | undefined, at: PathSeg[]): void {
+  if (!r) return;
+  arr(r.retry_on).forEach((m, i) => {
+    if (m === 'auth') report('error', [...at, 'retry_on', i], 'a rejected credential does not get better by retrying: use "auth" in fallback_on only');
+  });
+  const retry = obj(r.retry);
+  const initial = retry?.initial_backoff_ms;
+  const max = retry?.max_backoff_ms;
+  if (typeof initial === 'number' && typeof max === 'number' && max < initial) {
+    report('error', [...at, 'retry', 'max_backoff_ms'], `must be at least initial_backoff_ms (${initial})`);
+  }
 }
 
 /** Depth-first search over alias → alias fallback edges; each cycle is reported once. */

@@ -24,6 +24,8 @@ export interface ModelSpec {
   contextWindow: number;
   maxOutputTokens?: number;
   price?: Price;
+  /** The provider's timeouts with this model's overrides applied. */
+  timeouts: Timeouts;
 }
 
 export interface Timeouts {
@@ -55,9 +57,46 @@ export interface ProviderConfig {
   /** Extra headers sent upstream on every request. */
   headers: Readonly<Record<string, string>>;
   byok: 'never' | 'optional' | 'required';
+  cooldown: CooldownPolicy;
   mock?: MockSettings;
   /** Keyed by model name (the part after `<provider>/`); GatewayConfig.models is keyed by id. */
   models: ReadonlyMap<string, ModelSpec>;
+}
+
+/**
+ * Which failed attempts lead on (to a retry, or to the next target or fallback): a class or an
+ * exact upstream status. `connect`: the provider could not be reached or dropped the connection;
+ * `timeout`: connect, first-byte or total timeout; `5xx`: any 500–599 (529 included); `auth`:
+ * the provider refused the credential (401/403).
+ */
+export type FailureMatch = 'connect' | 'timeout' | '5xx' | 'auth' | number;
+
+export interface RetryPolicy {
+  /** Retries of the same target after its first attempt. */
+  maxRetries: number;
+  initialBackoffMs: number;
+  maxBackoffMs: number;
+  /** A `retry-after` longer than this is not waited for: the request moves on instead. */
+  maxRetryAfterMs: number;
+}
+
+export interface RoutingPolicy {
+  /** Upstream attempts per request at most: retries, targets and fallbacks together. */
+  maxAttempts: number;
+  retry: RetryPolicy;
+  /** Failures that retry the same target (while it has retries left). */
+  retryOn: readonly FailureMatch[];
+  /** Failures that move on to the next target or fallback. */
+  fallbackOn: readonly FailureMatch[];
+}
+
+/** Circuit breaker for one target (a concrete model), or a provider's credential. */
+export interface CooldownPolicy {
+  /** Failures within `windowMs` that open the circuit. */
+  failures: number;
+  windowMs: number;
+  /** How long an open circuit skips the target before one probe request is let through. */
+  cooldownMs: number;
 }
 
 export interface AliasTarget {
@@ -75,6 +114,13 @@ export interface AliasConfig {
   targets: readonly AliasTarget[];
   /** Concrete model ids or other alias ids, tried in order after the targets. */
   fallbacks: readonly string[];
+  /** The global routing policy with this alias's overrides applied. */
+  routing: RoutingPolicy;
+  /**
+   * With a caller's provider key (BYOK): `same_provider` keeps every attempt on providers that
+   * key belongs to; `configured_keys` may also fall back to other providers with their configured keys.
+   */
+  byokFallback: 'same_provider' | 'configured_keys';
 }
 
 export interface RoleConfig {
@@ -130,6 +176,8 @@ export interface GatewayConfig {
   aliases: ReadonlyMap<string, AliasConfig>;
   roles: ReadonlyMap<string, RoleConfig>;
   keys: readonly KeyConfig[];
+  /** Routing defaults; requests for a concrete model id use these. */
+  routing: RoutingPolicy;
   budgets: readonly BudgetConfig[];
   guardrails: readonly GuardrailConfig[];
 }

@@ -15,6 +15,9 @@ export type ErrorCode =
   | 'route_not_found'
   | 'method_not_allowed'
   | 'no_available_provider'
+  | 'provider_key_not_allowed'
+  | 'provider_key_required'
+  | 'provider_key_rejected'
   | 'upstream_error'
   | 'upstream_unavailable'
   | 'upstream_timeout'
@@ -51,6 +54,9 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, CatalogueEntry>> = {
   route_not_found: { status: 404, kind: 'not_found', retryable: false },
   method_not_allowed: { status: 405, kind: 'invalid_request', retryable: false },
   no_available_provider: { status: 503, kind: 'overloaded', retryable: true },
+  provider_key_not_allowed: { status: 400, kind: 'invalid_request', retryable: false },
+  provider_key_required: { status: 401, kind: 'authentication', retryable: false },
+  provider_key_rejected: { status: 401, kind: 'authentication', retryable: false },
   upstream_error: { status: 502, kind: 'upstream', retryable: true },
   upstream_unavailable: { status: 502, kind: 'upstream', retryable: true },
   upstream_timeout: { status: 504, kind: 'timeout', retryable: true },
@@ -66,7 +72,15 @@ export interface GatewayErrorOptions {
   retryable?: boolean;
   /** Extra response headers (e.g. retry-after passed on from upstream). */
   headers?: Record<string, string>;
+  /** What the provider answered, for routing decisions (never rendered). */
+  upstream?: UpstreamFailureInfo;
   cause?: unknown;
+}
+
+export interface UpstreamFailureInfo {
+  /** The provider's own HTTP status (before any mapping, e.g. 401 rendered as 502). */
+  status?: number;
+  retryAfterMs?: number;
 }
 
 export class GatewayError extends Error {
@@ -76,6 +90,7 @@ export class GatewayError extends Error {
   readonly retryable: boolean;
   readonly param?: string;
   readonly headers?: Record<string, string>;
+  readonly upstream?: UpstreamFailureInfo;
 
   constructor(code: ErrorCode, message: string, opts: GatewayErrorOptions = {}) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
@@ -87,6 +102,7 @@ export class GatewayError extends Error {
     this.retryable = opts.retryable ?? entry.retryable;
     this.param = opts.param;
     this.headers = opts.headers;
+    this.upstream = opts.upstream;
   }
 }
 

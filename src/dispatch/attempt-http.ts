@@ -19,7 +19,8 @@ import { upstreamHttpError } from '../upstream/http-error.js';
 import { primeStream } from './prime.js';
 import { mergeUsage, replyFromEvents, replyFromResponse } from './reply-from-events.js';
 
-export async function attemptHttp(ctx: RequestContext, c: Candidate, kind: HttpProviderKind): Promise<Reply> {
+/** `apiKey`: the provider key for this attempt (the configured one, or the caller's own). */
+export async function attemptHttp(ctx: RequestContext, c: Candidate, kind: HttpProviderKind, apiKey: string | undefined): Promise<Reply> {
   const upstreamFormat = WIRE_FORMATS[kind.speaks];
   if (!upstreamFormat) throw new GatewayError('internal_error', `No wire format "${kind.speaks}" is registered.`);
   const chat = ctx.chat!;
@@ -33,9 +34,9 @@ export async function attemptHttp(ctx: RequestContext, c: Candidate, kind: HttpP
     'content-type': 'application/json',
     accept: chat.stream ? 'text/event-stream' : 'application/json',
     'x-correlation-id': ctx.id,
-    ...kind.authHeaders(c.provider.apiKey),
+    ...kind.authHeaders(apiKey),
   };
-  const up = await ctx.runtime.upstream.send({ provider: c.provider, path: kind.chatPath, headers, body, signal: ctx.signal });
+  const up = await ctx.runtime.upstream.send({ provider: c.provider, path: kind.chatPath, headers, body, timeouts: c.model.timeouts, signal: ctx.signal });
   ctx.firstByteAt = performance.now();
   const upstreamId = header(up, 'x-request-id') ?? header(up, 'request-id');
   if (upstreamId) ctx.responseHeaders['x-upstream-request-id'] = upstreamId;
@@ -48,7 +49,7 @@ export async function attemptHttp(ctx: RequestContext, c: Candidate, kind: HttpP
     } catch {
       message = undefined;
     }
-    throw upstreamHttpError(c.provider, up.status, text, message, header(up, 'retry-after'));
+    throw upstreamHttpError(c.provider, up.status, text, message, { retryAfter: header(up, 'retry-after'), retryAfterMs: header(up, 'retry-after-ms'), secrets: [apiKey] });
   }
 
   const isSse = (header(up, 'content-type') ?? '').includes('text/event-stream');
@@ -61,7 +62,7 @@ export async function attemptHttp(ctx: RequestContext, c: Candidate, kind: HttpP
     throw new GatewayError('upstream_error', `Provider "${c.provider.id}" answered a streaming request without an event stream.`);
   }
   const raw = Buffer.from(await up.body.arrayBuffer().catch((err: unknown) => {
-    throw upstreamFailure(err, c.provider);
+    throw upstreamFailure(err, c.provider, c.model.timeouts);
   }));
   let parsed: unknown;
   try {
@@ -79,7 +80,7 @@ async function* guardBody(up: UpstreamResponse, c: Candidate): AsyncGenerator<Bu
   try {
     for await (const chunk of up.body as AsyncIterable<Buffer>) yield chunk;
   } catch (err) {
-    throw upstreamFailure(err, c.provider);
+    throw upstreamFailure(err, c.provider, c.model.timeouts);
   }
 }
 
@@ -127,7 +128,7 @@ async function* relaySse(ctx: RequestContext, c: Candidate, up: UpstreamResponse
       } else if (out) yield out;
     }
   } catch (err) {
-    throw upstreamFailure(err, c.provider);
+    throw upstreamFailure(err, c.provider, c.model.timeouts);
   }
   const tail = splitter.end();
   const out = pending + visit(tail, true);

@@ -6,6 +6,7 @@ import type { GatewayConfig } from '../config/types.js';
 import type { WireFormat } from '../formats/types.js';
 import type { Candidate, Resolution } from '../routing/resolve-model.js';
 import type { Logger } from '../observe/logger.js';
+import type { Breakers } from '../routing/cooldown.js';
 import type { UpstreamPool } from '../upstream/client.js';
 
 export interface Principal {
@@ -26,6 +27,8 @@ export interface GatewayRuntime {
   logger: Logger;
   /** When this gateway started (the `created` of configured models). */
   startedAtEpochMs: number;
+  /** Circuit breakers of targets and provider credentials (per process). */
+  breakers: Breakers;
 }
 
 export interface RequestContext {
@@ -54,6 +57,8 @@ export interface RequestContext {
 
   // Outcome, for observation.
   served?: Candidate;
+  /** True when the caller's own provider key served the request. */
+  byok?: boolean;
   attempts: number;
   usage?: Usage;
   status?: number;

@@ -3,6 +3,8 @@ import { WIRE_FORMATS } from '../formats/registry.js';
 import { HTTP_PROVIDERS } from '../providers/registry.js';
 import { countTokensLocal } from '../tokens/count-tokens.js';
 import { upstreamHttpError } from '../upstream/http-error.js';
+import { callerProviderKey, CredentialPlan, type Credential } from '../routing/byok.js';
+import type { Candidate } from '../routing/resolve-model.js';
 import type { Stage } from './compose.js';
 
 /** Fields Anthropic's count_tokens accepts; generation settings are not among them. */
@@ -16,8 +18,18 @@ const COUNT_FIELDS = ['model', 'messages', 'system', 'tools', 'tool_choice', 'th
 export const countTokensReply: Stage = async (ctx) => {
   const resolution = ctx.resolution!;
   const chat = ctx.chat!;
-  const c = resolution.candidates.find((x) => x.provider.available);
-  if (!c) throw new GatewayError('no_available_provider', `No provider is available for "${resolution.id}".`);
+  const callerKey = callerProviderKey(ctx.req.headers);
+  CredentialPlan.check(resolution.candidates, callerKey);
+  const plan = new CredentialPlan(callerKey, 'same_provider');
+  let c: Candidate | undefined;
+  let cred: Credential | undefined;
+  for (const x of resolution.candidates) {
+    const r = plan.credentialFor(x);
+    if ('skip' in r) continue;
+    [c, cred] = [x, r];
+    break;
+  }
+  if (!c || !cred) throw new GatewayError('no_available_provider', `No provider is available for "${resolution.id}".`);
   ctx.served = c;
   ctx.responseHeaders['x-gateway-model'] = c.model.id;
   const kind = c.provider.api === 'mock' ? undefined : HTTP_PROVIDERS[c.provider.api];
@@ -35,8 +47,9 @@ export const countTokensReply: Stage = async (ctx) => {
   const up = await ctx.runtime.upstream.send({
     provider: c.provider,
     path: kind.countTokensPath,
-    headers: { ...c.provider.headers, ...kind.forwardHeaders?.(ctx.req.headers, ctx.format.id), 'content-type': 'application/json', 'x-correlation-id': ctx.id, ...kind.authHeaders(c.provider.apiKey) },
+    headers: { ...c.provider.headers, ...kind.forwardHeaders?.(ctx.req.headers, ctx.format.id), 'content-type': 'application/json', 'x-correlation-id': ctx.id, ...kind.authHeaders(cred.apiKey) },
     body: Buffer.from(JSON.stringify(body)),
+    timeouts: c.model.timeouts,
     signal: ctx.signal,
   });
   const text = await up.body.text();
@@ -46,7 +59,7 @@ export const countTokensReply: Stage = async (ctx) => {
   } catch {
     parsed = undefined;
   }
-  if (up.status >= 400) throw upstreamHttpError(c.provider, up.status, text, upstreamFormat.passThrough.errorMessage(parsed));
+  if (up.status >= 400) throw upstreamHttpError(c.provider, up.status, text, upstreamFormat.passThrough.errorMessage(parsed), { secrets: [cred.apiKey] });
   if (typeof parsed?.input_tokens !== 'number') throw new GatewayError('upstream_error', `Provider "${c.provider.id}" sent an invalid token count.`);
   ctx.responseHeaders['x-gateway-token-count'] = 'upstream';
   ctx.reply = { kind: 'json', status: 200, body: { input_tokens: parsed.input_tokens } };

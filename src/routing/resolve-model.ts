@@ -15,10 +15,11 @@ export type Resolution =
 
 /**
  * A concrete id `<provider>/<model>` or an alias `<namespace>/<alias>` → the ordered candidate
- * list: an alias's targets (in the order its strategy gives; config order here), then its
- * fallbacks, expanded recursively (each concrete model at most once). Undefined when unknown.
+ * list: an alias's targets in the order its strategy gives, then its fallbacks in config order,
+ * expanded recursively (a fallback alias's targets in its own strategy's order; each concrete
+ * model at most once). Undefined when unknown. `random` is injectable for tests.
  */
-export function resolveModel(config: GatewayConfig, name: string): Resolution | undefined {
+export function resolveModel(config: GatewayConfig, name: string, random: () => number = Math.random): Resolution | undefined {
   const model = config.models.get(name);
   if (model) {
     return { kind: 'model', id: name, candidates: [{ model, provider: config.providers.get(model.provider)!, fallback: false }] };
@@ -27,11 +28,11 @@ export function resolveModel(config: GatewayConfig, name: string): Resolution | 
   if (!alias) return undefined;
   const out: Candidate[] = [];
   const seen = new Set<string>();
-  expandAlias(config, alias, false, out, seen, new Set());
+  expandAlias(config, alias, false, out, seen, new Set(), random);
   return { kind: 'alias', id: name, alias, candidates: out };
 }
 
-function expandAlias(config: GatewayConfig, alias: AliasConfig, fallback: boolean, out: Candidate[], seen: Set<string>, visiting: Set<string>): void {
+function expandAlias(config: GatewayConfig, alias: AliasConfig, fallback: boolean, out: Candidate[], seen: Set<string>, visiting: Set<string>, random: () => number): void {
   if (visiting.has(alias.id)) return; // check-config rejects cycles; stay safe anyway
   visiting.add(alias.id);
   const add = (id: string, isFallback: boolean) => {
@@ -43,9 +44,24 @@ function expandAlias(config: GatewayConfig, alias: AliasConfig, fallback: boolea
       return;
     }
     const next = config.aliases.get(id);
-    if (next) expandAlias(config, next, true, out, seen, visiting);
+    if (next) expandAlias(config, next, true, out, seen, visiting, random);
   };
-  for (const t of alias.targets) add(t.model, fallback);
+  const targets = alias.strategy === 'ordered' ? alias.targets : weightedOrder(alias.targets, random);
+  for (const t of targets) add(t.model, fallback);
   for (const f of alias.fallbacks) add(f, true);
   visiting.delete(alias.id);
+}
+
+/**
+ * A random order in which each target comes first with probability weight / total, and so on
+ * for the rest (weighted sampling without replacement, Efraimidis–Spirakis: sort by
+ * u^(1/weight) descending). Skipping unhealthy targets in this order is a weighted choice
+ * among the healthy ones.
+ */
+export function weightedOrder<T extends { weight: number }>(items: readonly T[], random: () => number = Math.random): T[] {
+  if (items.length < 2) return [...items];
+  return items
+    .map((item) => ({ item, key: Math.pow(random(), 1 / item.weight) }))
+    .sort((a, b) => b.key - a.key)
+    .map((x) => x.item);
 }

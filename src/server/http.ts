@@ -14,6 +14,7 @@ import type { GatewayRuntime, RequestContext } from '../pipeline/context.js';
 import { writeError } from '../pipeline/render.js';
 import { createLogger, type Logger } from '../observe/logger.js';
 import { UpstreamPool } from '../upstream/client.js';
+import { Breakers } from '../routing/cooldown.js';
 import { formatForUnknownPath, ROUTES, type Route } from './routes.js';
 import { writeJson } from './write.js';
 
@@ -41,6 +42,7 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
     upstream: new UpstreamPool(),
     logger: opts.logger ?? createLogger(),
     startedAtEpochMs: Date.now(),
+    breakers: new Breakers(),
   };
   const byPath = new Map<string, Route[]>();
   for (const r of ROUTES) byPath.set(r.path, [...(byPath.get(r.path) ?? []), r]);

@@ -4,7 +4,7 @@
  */
 
 import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
-import type { ProviderConfig } from '../config/types.js';
+import type { ProviderConfig, Timeouts } from '../config/types.js';
 import { CancelSignal } from '../core/cancel.js';
 import { GatewayError } from '../core/errors.js';
 
@@ -14,6 +14,8 @@ export interface UpstreamRequest {
   path: string;
   headers: Record<string, string>;
   body: Buffer;
+  /** The model's timeouts (the provider's, with the model's overrides). */
+  timeouts: Timeouts;
   /** The caller's abort signal (client disconnect). */
   signal: CancelSignal;
 }
@@ -34,20 +36,22 @@ interface Target {
 export class UpstreamPool {
   private readonly targets = new Map<string, Target>();
 
-  private targetFor(p: ProviderConfig): Target {
-    let t = this.targets.get(p.id);
+  /** One pool per provider and connect timeout (a pool's connect timeout is fixed). */
+  private targetFor(p: ProviderConfig, connectMs: number): Target {
+    const key = `${p.id} ${connectMs}`;
+    let t = this.targets.get(key);
     if (!t) {
       const url = new URL(p.baseUrl ?? `http://provider-${p.id}.invalid`);
       t = {
         agent: new Agent({
           keepAliveTimeout: 30_000,
           keepAliveMaxTimeout: 600_000,
-          connect: { timeout: p.timeouts.connectMs, noDelay: true },
+          connect: { timeout: connectMs, noDelay: true },
         }),
         origin: url.origin,
         basePath: url.pathname.replace(/\/+$/, ''),
       };
-      this.targets.set(p.id, t);
+      this.targets.set(key, t);
     }
     return t;
   }
@@ -59,12 +63,13 @@ export class UpstreamPool {
    */
   async send(r: UpstreamRequest): Promise<UpstreamResponse> {
     const p = r.provider;
-    const t = this.targetFor(p);
+    const tm = r.timeouts;
+    const t = this.targetFor(p, tm.connectMs);
     const ac = new CancelSignal();
     const onCallerGone = () => ac.abort(new GatewayError('upstream_unavailable', `The request to provider "${p.id}" was aborted: the client went away.`));
     const timer = setTimeout(
-      () => ac.abort(new GatewayError('upstream_timeout', `The request to provider "${p.id}" exceeded its total timeout of ${p.timeouts.totalMs} ms.`)),
-      p.timeouts.totalMs,
+      () => ac.abort(new GatewayError('upstream_timeout', `The request to provider "${p.id}" exceeded its total timeout of ${tm.totalMs} ms.`)),
+      tm.totalMs,
     );
     const release = () => {
       clearTimeout(timer);
@@ -80,14 +85,14 @@ export class UpstreamPool {
         headers: r.headers,
         body: r.body,
         signal: ac,
-        headersTimeout: p.timeouts.firstByteMs,
-        bodyTimeout: p.timeouts.firstByteMs,
+        headersTimeout: tm.firstByteMs,
+        bodyTimeout: tm.firstByteMs,
       });
       res.body.once('close', release);
       return { status: res.statusCode, headers: res.headers, body: res.body };
     } catch (err) {
       release();
-      throw upstreamFailure(err, p);
+      throw upstreamFailure(err, p, tm);
     }
   }
 
@@ -98,14 +103,14 @@ export class UpstreamPool {
 }
 
 /** Transport failures → catalogue errors that name the provider and nothing secret. */
-export function upstreamFailure(err: unknown, p: ProviderConfig): GatewayError {
+export function upstreamFailure(err: unknown, p: ProviderConfig, tm: Timeouts = p.timeouts): GatewayError {
   if (err instanceof GatewayError) return err;
   const name = `provider "${p.id}"`;
   if (err instanceof undiciErrors.ConnectTimeoutError) {
-    return new GatewayError('upstream_timeout', `Connecting to ${name} timed out after ${p.timeouts.connectMs} ms.`, { cause: err });
+    return new GatewayError('upstream_timeout', `Connecting to ${name} timed out after ${tm.connectMs} ms.`, { cause: err });
   }
   if (err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) {
-    return new GatewayError('upstream_timeout', `${cap(name)} sent nothing for ${p.timeouts.firstByteMs} ms.`, { cause: err });
+    return new GatewayError('upstream_timeout', `${cap(name)} sent nothing for ${tm.firstByteMs} ms.`, { cause: err });
   }
   const code = (err as { code?: string } | null)?.code;
   if (code === 'UND_ERR_ABORTED' || (err as Error | null)?.name === 'AbortError') {

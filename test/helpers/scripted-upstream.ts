@@ -423,6 +423,8 @@ export const ANT_SECRET = 'sk-ant-provider-secret-000222';
 export function scriptedConfigYaml(upstreamUrl: string, opts: { bodyLimit?: string } = {}): string {
   return `
 server: { host: 127.0.0.1, port: 0, body_limit: ${opts.bodyLimit ?? '1mb'}, shutdown_grace_ms: 2000 }
+# Format tests: one upstream call per request, and no circuit opened by scripted failures.
+routing: { retry: { max_retries: 0 }, cooldown: { failures: 1000, cooldown_ms: 1 } }
 providers:
   oai:
     api: openai

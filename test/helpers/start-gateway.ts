@@ -11,6 +11,8 @@ export const PROVIDER_SECRET = 'sk-provider-secret-value-123456';
 export function testConfigYaml(upstreamUrl: string, extra = ''): string {
   return `
 server: { host: 127.0.0.1, port: 0, body_limit: 2kb, shutdown_grace_ms: 2000 }
+# Format tests: one upstream call per request, and no circuit opened by scripted failures.
+routing: { retry: { max_retries: 0 }, cooldown: { failures: 1000, cooldown_ms: 1 } }
 providers:
   up:
     api: openai
@@ -31,7 +33,7 @@ providers:
     models:
       m: { context_window: 1000 }
 aliases:
-  team/fast: { targets: [ { model: up/gpt-test, weight: 1 }, local/echo ] }
+  team/fast: { strategy: ordered, targets: [ { model: up/gpt-test, weight: 1 }, local/echo ] }
   team/dead: { targets: [ offline/m ] }
 roles:
   developer: { models: ["team/*", "local/*", "up/gpt-test", "offline/*"] }

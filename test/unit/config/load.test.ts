@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, loadConfigText } from '../../../src/config/load.js';
+import { DEFAULTS } from '../../../src/config/normalise.js';
 
 const FIXTURES = new URL('../../fixtures/config/', import.meta.url);
 const fixture = (name: string) => new URL(name, FIXTURES).pathname;
@@ -58,6 +59,7 @@ describe('loadConfig: valid full config', async () => {
       contextWindow: 128_000,
       maxOutputTokens: 16_384,
       price: { input: 0.15, output: 0.6, cacheRead: 0.075, cacheWrite: 0 },
+      timeouts: { connectMs: 5000, firstByteMs: 60_000, totalMs: 600_000 },
     });
     expect([...config.models.keys()]).toEqual([
       'openai/gpt-4o-mini', 'claude/claude-3-5-haiku', 'local/echo', 'local/meta-llama/llama-3',
@@ -74,6 +76,8 @@ describe('loadConfig: valid full config', async () => {
       strategy: 'weighted',
       targets: [{ model: 'openai/gpt-4o-mini', weight: 3 }, { model: 'claude/claude-3-5-haiku', weight: 1 }],
       fallbacks: ['local/echo'],
+      routing: DEFAULTS.routing,
+      byokFallback: 'same_provider',
     });
     expect(config.aliases.get('team/safe')).toMatchObject({ strategy: 'ordered', fallbacks: ['team/fast'] });
   });

@@ -5,7 +5,7 @@ import { foldStream } from '../../../src/core/fold-stream.js';
 import { decodeOpenaiRequest } from '../../../src/formats/openai-chat/request.js';
 import { mockEvents, mockReply } from '../../../src/providers/mock.js';
 
-const model = { id: 'local/echo', provider: 'local', name: 'echo', upstreamName: 'echo', contextWindow: 100 };
+const model = { id: 'local/echo', provider: 'local', name: 'echo', upstreamName: 'echo', contextWindow: 100, timeouts: { connectMs: 1000, firstByteMs: 1000, totalMs: 1000 } };
 const req = (extra: object = {}) => decodeOpenaiRequest({ model: 'local/echo', messages: [{ role: 'user', content: 'alpha beta gamma STOP delta' }], ...extra });
 
 describe('mock provider', () => {

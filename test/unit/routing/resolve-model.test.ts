@@ -34,7 +34,9 @@ describe('resolveModel', () => {
     expect(r.candidates.map((c) => [c.provider.id, c.model.name])).toEqual([['a', 'org/z']]);
   });
   it('expands an alias to targets then fallbacks, recursively, each model once', () => {
-    const r = resolveModel(config, 'ns/one')!;
+    // random 0.9 for a/x (weight 1) beats 0.5^(1/2) ≈ 0.71 for a/y (weight 2)
+    const draws = [0.9, 0.5];
+    const r = resolveModel(config, 'ns/one', () => draws.shift() ?? 0.5)!;
     expect(r.kind).toBe('alias');
     expect(r.candidates.map((c) => [c.model.id, c.fallback])).toEqual([
       ['a/x', false],
@@ -42,6 +44,27 @@ describe('resolveModel', () => {
       ['b/w', true],
       ['a/org/z', true],
     ]);
+  });
+  it('orders weighted targets so each comes first with probability weight / total', () => {
+    let seed = 42;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    let yFirst = 0;
+    const n = 3000;
+    for (let i = 0; i < n; i++) if (resolveModel(config, 'ns/one', random)!.candidates[0].model.id === 'a/y') yFirst++;
+    // a/y has weight 2 of 3: expect about 2000; a 5-sigma band keeps this deterministic seed far from the edges
+    expect(yFirst).toBeGreaterThan(2000 - 130);
+    expect(yFirst).toBeLessThan(2000 + 130);
+  });
+  it('keeps config order for strategy ordered', () => {
+    const ordered = loadTestConfig(`
+providers:
+  a: { api: mock, models: { x: { context_window: 100 }, y: { context_window: 50 } } }
+aliases:
+  ns/o: { strategy: ordered, targets: [ { model: a/y, weight: 1 }, { model: a/x, weight: 100 } ] }
+roles: { r: { models: ["*"] } }
+keys: [ { id: k, key: "key-key-key-key", role: r } ]
+`);
+    for (let i = 0; i < 20; i++) expect(resolveModel(ordered, 'ns/o')!.candidates.map((c) => c.model.id)).toEqual(['a/y', 'a/x']);
   });
   it('returns undefined for an unknown name', () => {
     expect(resolveModel(config, 'ns/three')).toBeUndefined();

@@ -15,7 +15,7 @@ import {
 } from '../../../src/tokens/count-local.js';
 
 function spec(upstreamName: string): ModelSpec {
-  return { id: `p/${upstreamName}`, provider: 'p', name: upstreamName, upstreamName, contextWindow: 128_000 };
+  return { id: `p/${upstreamName}`, provider: 'p', name: upstreamName, upstreamName, contextWindow: 128_000, timeouts: { connectMs: 1000, firstByteMs: 1000, totalMs: 1000 } };
 }
 
 function chat(messages: ChatMessage[], extra: Partial<ChatRequest> = {}): ChatRequest {

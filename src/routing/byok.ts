@@ -1,0 +1,77 @@
+/**
+ * Bring your own key. The caller may send its own provider key in `x-provider-api-key`; one
+ * header that names no provider, applied to the provider that serves the request. Per provider
+ * `byok: never | optional | required`.
+ *
+ * Which providers a caller's key "belongs to": the provider of the first attempt made with it,
+ * and every provider with the same `api` and `base_url` (the same account, configured twice).
+ * Later attempts (retries, other targets, fallbacks) with the caller's key stay on those; a
+ * candidate elsewhere is skipped, or, when the alias says `byok_fallback: configured_keys`,
+ * served with that provider's configured key. The caller's key never goes to another provider.
+ */
+
+import type { AliasConfig, ProviderConfig } from '../config/types.js';
+import { GatewayError } from '../core/errors.js';
+import type { Candidate } from './resolve-model.js';
+
+export const PROVIDER_KEY_HEADER = 'x-provider-api-key';
+
+/** The caller's provider key, if it sent one (never logged, never echoed). */
+export function callerProviderKey(headers: Record<string, string | string[] | undefined>): string | undefined {
+  const v = headers[PROVIDER_KEY_HEADER];
+  const s = (Array.isArray(v) ? v[0] : v)?.trim();
+  return s ? s : undefined;
+}
+
+export interface Credential {
+  /** The key to send; undefined for the mock (or a provider configured without one). */
+  apiKey: string | undefined;
+  byok: boolean;
+}
+
+function account(p: ProviderConfig): string {
+  return `${p.api} ${p.baseUrl ?? p.id}`;
+}
+
+/** Decides, attempt by attempt, which key a candidate is called with, or that it is skipped. */
+export class CredentialPlan {
+  private lockedAccount: string | undefined;
+
+  constructor(
+    private readonly callerKey: string | undefined,
+    private readonly byokFallback: AliasConfig['byokFallback'],
+  ) {}
+
+  /**
+   * Checks up front that some candidate can take the request as sent: with a caller key, one
+   * that accepts caller keys (else 400: a key is never silently ignored); without one, one that
+   * does not require it (else 401).
+   */
+  static check(candidates: readonly Candidate[], callerKey: string | undefined): void {
+    const providers = [...new Set(candidates.map((c) => c.provider))];
+    const names = (ps: ProviderConfig[]) => ps.map((p) => `"${p.id}"`).join(', ');
+    if (callerKey !== undefined) {
+      if (!providers.some((p) => p.byok !== 'never')) {
+        throw new GatewayError('provider_key_not_allowed', `Provider ${names(providers)} does not accept a caller's own key: remove the ${PROVIDER_KEY_HEADER} header.`);
+      }
+    } else if (providers.every((p) => p.byok === 'required')) {
+      throw new GatewayError('provider_key_required', `Provider ${names(providers)} requires your own provider key in the ${PROVIDER_KEY_HEADER} header.`);
+    }
+  }
+
+  /** The credential for this candidate now, or undefined to skip it (with the reason). */
+  credentialFor(c: Candidate): Credential | { skip: string } {
+    const p = c.provider;
+    if (this.callerKey === undefined) {
+      if (p.byok === 'required') return { skip: `provider "${p.id}" requires the caller's own key` };
+      return p.available ? { apiKey: p.apiKey, byok: false } : { skip: `provider "${p.id}": ${p.unavailableReason ?? 'unavailable'}` };
+    }
+    const ownAccount = this.lockedAccount === undefined || this.lockedAccount === account(p);
+    if (p.byok !== 'never' && ownAccount) {
+      this.lockedAccount = account(p);
+      return { apiKey: this.callerKey, byok: true };
+    }
+    if (this.byokFallback === 'configured_keys' && p.byok !== 'required' && p.available) return { apiKey: p.apiKey, byok: false };
+    return { skip: `provider "${p.id}" is not where the caller's key belongs` };
+  }
+}
