@@ -188,12 +188,23 @@ function checkAliases({ c, report }: Ctx, data: Obj): void {
   checkFallbackCycles({ c, report });
 }
 
+function isFailureMatch(m: unknown): boolean {
+  if (typeof m === 'string') return ['connect', 'timeout', '5xx', 'auth'].includes(m);
+  return typeof m === 'number' && Number.isInteger(m) && ([408, 409, 425, 429].includes(m) || (m >= 500 && m <= 599));
+}
+
 /** Settings ajv accepts one by one but that make no sense together. */
 function checkRoutingPolicy({ report }: Ctx, r: Obj | undefined, at: PathSeg[]): void {
   if (!r) return;
-  arr(r.retry_on).forEach((m, i) => {
-    if (m === 'auth') report('error', [...at, 'retry_on', i], 'a rejected credential does not get better by retrying: use "auth" in fallback_on only');
-  });
+  for (const list of ['retry_on', 'fallback_on']) {
+    arr(r[list]).forEach((m, i) => {
+      if (!isFailureMatch(m)) {
+        report('error', [...at, list, i], `${JSON.stringify(m)} is not a failure class or status: use connect, timeout, 5xx, auth, or a status among 408, 409, 425, 429, 500-599`);
+      } else if (list === 'retry_on' && m === 'auth') {
+        report('error', [...at, list, i], 'a rejected credential does not get better by retrying: use "auth" in fallback_on only');
+      }
+    });
+  }
   const retry = obj(r.retry);
   const initial = retry?.initial_backoff_ms;
   const max = retry?.max_backoff_ms;

@@ -129,3 +129,44 @@ describe('reporting', () => {
     expect(formatIssue({ ...base, severity: 'error', path: '' })).toBe('gw.yaml:3:7  bad');
   });
 });
+
+describe('routing settings', () => {
+  it('bounds, backoff order, failure lists, cooldown and timeouts, alias overrides', async () => {
+    const listHelp = 'is not a failure class or status: use connect, timeout, 5xx, auth, or a status among 408, 409, 425, 429, 500-599';
+    const noAuthRetry = 'a rejected credential does not get better by retrying: use "auth" in fallback_on only';
+    expect(errors((await load('routing.yaml')).issues)).toEqual([
+      [2, 17, 'routing.max_attempts', 'must be >= 1'],
+      [3, 69, 'routing.retry.max_backoff_ms', 'must be at least initial_backoff_ms (500)'],
+      [4, 23, 'routing.retry_on[1]', noAuthRetry],
+      [4, 29, 'routing.retry_on[2]', `404 ${listHelp}`],
+      [5, 22, 'routing.fallback_on[1]', `"sometimes" ${listHelp}`],
+      [6, 28, 'routing.cooldown', 'unknown property "cooldwn_ms" (did you mean "cooldown_ms"?)'],
+      [10, 27, 'providers.local.cooldown.failures', 'must be >= 1'],
+      [12, 64, 'providers.local.models.echo.timeouts.first_byte_ms', 'must be >= 1'],
+      [14, 52, 'aliases.team/fast.retry_on[0]', noAuthRetry],
+      [14, 74, 'aliases.team/fast.byok_fallback', 'must be one of "same_provider", "configured_keys"'],
+    ]);
+  });
+
+  it('alias overrides apply over the routing defaults; model timeouts over the provider', () => {
+    const { config } = loadConfigText(`
+routing: { max_attempts: 4, retry: { max_retries: 3 }, cooldown: { failures: 5 } }
+providers:
+  p: { api: openai, base_url: "http://127.0.0.1:1/v1", timeouts: { connect_ms: 100, total_ms: 900 }, byok: optional,
+       models: { m: { context_window: 10, timeouts: { total_ms: 500 } }, n: { context_window: 10 } } }
+aliases:
+  a/b: { targets: [ p/m ], retry: { initial_backoff_ms: 7 }, fallback_on: [5xx], byok_fallback: configured_keys }
+roles: { r: { models: ["*"] } }
+keys: [ { id: k, key: "key-key-key-key", role: r } ]
+`, 'f.yaml', {});
+    expect(config!.routing).toMatchObject({ maxAttempts: 4, retry: { maxRetries: 3, initialBackoffMs: 250 } });
+    expect(config!.aliases.get('a/b')).toMatchObject({
+      routing: { maxAttempts: 4, retry: { maxRetries: 3, initialBackoffMs: 7 }, retryOn: ['connect', 'timeout', 429, '5xx'], fallbackOn: ['5xx'] },
+      byokFallback: 'configured_keys',
+    });
+    const p = config!.providers.get('p')!;
+    expect(p.cooldown).toEqual({ failures: 5, windowMs: 30_000, cooldownMs: 30_000 });
+    expect(p.models.get('m')!.timeouts).toEqual({ connectMs: 100, firstByteMs: 60_000, totalMs: 500 });
+    expect(p.models.get('n')!.timeouts).toEqual({ connectMs: 100, firstByteMs: 60_000, totalMs: 900 });
+  });
+});
