@@ -1,6 +1,7 @@
 /**
  * The gateway under test, in its own process, built from ../dist (run `npm run build` first).
- * One OpenAI-compatible provider `up` at `--upstream`, one key, one role.
+ * Two providers at `--upstream` (OpenAI-format `up`, Anthropic-format `anth`), one key, one role
+ * (gateway-config.mjs).
  *   --log error  (default) level error, lines discarded: logging costs nothing measurable
  *   --log info   every request's info line is formatted (JSON.stringify) and then discarded,
  *                which shows what request logging costs without any I/O

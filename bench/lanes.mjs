@@ -1,12 +1,16 @@
 /**
  * What is measured: the processes to start, the lanes (a way of sending the same logical request
- * to the same upstream) and the targets. To add a lane (e.g. an Anthropic-format caller through
- * the gateway to the OpenAI upstream, or a gateway with budgets/guardrails configured), add a
- * process if it needs its own (gateway-child.mjs takes `--extra <base64 YAML>`), then a lane with
- * its request shapes and validators; the runner and the report pick it up.
+ * to an upstream) and the targets. To add a lane (e.g. a gateway with budgets/guardrails
+ * configured), add a process if it needs its own (gateway-child.mjs takes `--extra <base64 YAML>`),
+ * then a lane with its request shapes and validators; the runner and the report pick it up.
+ *
+ * Lanes come in two families, by the format of the upstream leg (the one upstream process serves
+ * both): OpenAI-format upstream (`direct`, `bare`, `gateway*`, `tr-a2o`) and Anthropic-format
+ * upstream (`direct-anth`, `anth-pass`, `tr-o2a`). A lane's added latency is measured against the
+ * direct lane of its family (`direct:`), so it is what the proxy adds to that upstream's own time.
  */
 
-import { GATEWAY_KEY, GATEWAY_MODEL } from './gateway-config.mjs';
+import { GATEWAY_ANTHROPIC_MODEL, GATEWAY_KEY, GATEWAY_MODEL } from './gateway-config.mjs';
 
 /** Tests a lane can take part in. */
 export const TESTS = ['latency', 'stream', 'throughput', 'memory'];
@@ -19,10 +23,24 @@ export const PROCS = {
   'gateway-info': { file: './gateway-child.mjs', args: ({ upstreamUrl, opts }) => ['--upstream', upstreamUrl, '--log', 'info', '--dist', opts.dist] },
 };
 
+const SYSTEM = 'You are a concise assistant used for load testing.';
+const USER = 'Say hello in one short sentence, then stop. This prompt is padded a little so that the body is realistic.';
 const PROMPT = [
-  { role: 'system', content: 'You are a concise assistant used for load testing.' },
-  { role: 'user', content: 'Say hello in one short sentence, then stop. This prompt is padded a little so that the body is realistic.' },
+  { role: 'system', content: SYSTEM },
+  { role: 'user', content: USER },
 ];
+
+/** What the upstream answers (upstream.mjs), in either format. */
+const REPLY = 'Hello! This is a canned benchmark reply.';
+/** The text of a stream of `n` content deltas: " tok1 tok2 … tokn". */
+const streamText = (n) => Array.from({ length: n }, (_, i) => ` tok${i + 1}`).join('');
+/**
+ * Content deltas per upstream stream of --chunks events. The OpenAI upstream's first chunk is the
+ * role (content "") and its last the finish_reason, so it carries chunks-2 text deltas; the
+ * Anthropic upstream sends --chunks content_block_delta events.
+ */
+const OPENAI_UPSTREAM_DELTAS = (chunks) => chunks - 2;
+const ANTHROPIC_UPSTREAM_DELTAS = (chunks) => chunks;
 
 /** An OpenAI chat-completions caller. */
 function openaiRequest({ model, key, streamOptions }) {
@@ -35,22 +53,108 @@ function openaiRequest({ model, key, streamOptions }) {
   };
 }
 
-/** Validators return an error message, or undefined when the response is what the caller expects. */
-function openaiValidators({ expectUsageChunk }) {
+/** An Anthropic messages caller (`x-api-key` and `anthropic-version`, as the SDK sends them). */
+function anthropicRequest({ model, key }) {
+  const base = { model, max_tokens: 64, temperature: 0.2, system: SYSTEM, messages: [{ role: 'user', content: USER }] };
+  return {
+    path: '/v1/messages',
+    headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', 'x-api-key': key },
+    json: Buffer.from(JSON.stringify(base)),
+    stream: Buffer.from(JSON.stringify({ ...base, stream: true })),
+    streamEnd: 'event: message_stop\ndata: {"type":"message_stop"}\n\n',
+  };
+}
+
+/**
+ * Validators return an error message, or undefined when the response is what the caller expects.
+ * `choiceChunks(chunks)`: how many chunks with choices the stream must have (default: --chunks,
+ * what the OpenAI upstream sends). With `strict`, also the role on the first chunk, the content
+ * text (`deltas(chunks)` deltas of " tokN"), finish_reason "stop" on the last, and the JSON reply's
+ * text, finish_reason and usage: for translated lanes, where the gateway writes every byte.
+ */
+function openaiValidators({ expectUsageChunk, choiceChunks = (c) => c, strict = false, deltas }) {
   return {
     json(text) {
       const body = JSON.parse(text);
       if (body.object !== 'chat.completion' || typeof body.choices?.[0]?.message?.content !== 'string') return `unexpected body: ${text.slice(0, 200)}`;
+      if (strict) {
+        const c = body.choices[0];
+        if (body.choices.length !== 1 || c.message.role !== 'assistant' || c.message.content !== REPLY || c.finish_reason !== 'stop') return `unexpected choice: ${JSON.stringify(c).slice(0, 200)}`;
+        if (!(body.usage?.prompt_tokens > 0 && body.usage?.completion_tokens > 0 && body.usage?.total_tokens === body.usage.prompt_tokens + body.usage.completion_tokens)) return `bad usage: ${JSON.stringify(body.usage)}`;
+        if (typeof body.id !== 'string' || typeof body.created !== 'number' || typeof body.model !== 'string') return `missing id/created/model: ${text.slice(0, 200)}`;
+      }
       return undefined;
     },
     stream(text, { chunks }) {
       const events = text.split('\n\n').filter((e) => e.length > 0);
       if (events.at(-1) !== 'data: [DONE]') return `stream does not end with [DONE]: …${text.slice(-80)}`;
       const parsed = events.slice(0, -1).map((e) => JSON.parse(e.replace(/^data: /, '')));
-      const content = parsed.filter((c) => c.choices?.length > 0).length;
+      const withChoices = parsed.filter((c) => c.choices?.length > 0);
+      const content = withChoices.length;
       const usage = parsed.filter((c) => c.choices?.length === 0 && c.usage).length;
-      if (content !== chunks) return `expected ${chunks} content chunks, got ${content}`;
+      if (content !== choiceChunks(chunks)) return `expected ${choiceChunks(chunks)} content chunks, got ${content}`;
       if (usage !== (expectUsageChunk ? 1 : 0)) return `expected ${expectUsageChunk ? 1 : 0} usage chunk(s), got ${usage}`;
+      if (strict) {
+        if (parsed.some((c) => c.object !== 'chat.completion.chunk' || c.id !== parsed[0].id || c.created !== parsed[0].created)) return 'chunks differ in object/id/created';
+        if (withChoices[0].choices[0].delta?.role !== 'assistant') return `first chunk has no role: ${JSON.stringify(withChoices[0])}`;
+        if (withChoices.at(-1).choices[0].finish_reason !== 'stop') return `last chunk has no finish_reason "stop": ${JSON.stringify(withChoices.at(-1))}`;
+        const got = withChoices.map((c) => c.choices[0].delta?.content ?? '').join('');
+        if (got !== streamText(deltas(chunks))) return `streamed text differs: ${got.slice(0, 60)}…${got.slice(-40)}`;
+      }
+      return undefined;
+    },
+  };
+}
+
+/**
+ * What an Anthropic SDK needs (it accumulates by position): JSON — a `message` with one text block,
+ * stop_reason and usage; stream — every event as `event: X` + `data: {"type":"X",…}`, in the
+ * documented order: message_start, content_block_start (index 0, text), `deltas(chunks)`
+ * text_delta events for index 0 whose text is " tok1 … tokN", content_block_stop, message_delta
+ * (stop_reason end_turn, output usage), message_stop, nothing after it. `ping` may appear anywhere.
+ */
+function anthropicValidators({ deltas }) {
+  return {
+    json(text) {
+      const b = JSON.parse(text);
+      if (b.type !== 'message' || b.role !== 'assistant' || typeof b.id !== 'string' || !b.id.startsWith('msg_') || typeof b.model !== 'string') return `not an Anthropic message: ${text.slice(0, 200)}`;
+      if (!Array.isArray(b.content) || b.content.length !== 1 || b.content[0].type !== 'text' || b.content[0].text !== REPLY) return `unexpected content: ${JSON.stringify(b.content).slice(0, 200)}`;
+      if (b.stop_reason !== 'end_turn' || b.stop_sequence !== null) return `unexpected stop_reason/stop_sequence: ${b.stop_reason}/${b.stop_sequence}`;
+      if (!(b.usage?.input_tokens > 0 && b.usage?.output_tokens > 0)) return `bad usage: ${JSON.stringify(b.usage)}`;
+      return undefined;
+    },
+    stream(text, { chunks }) {
+      if (!text.endsWith('\n\n')) return `stream does not end with a blank line: …${JSON.stringify(text.slice(-60))}`;
+      const events = [];
+      for (const block of text.slice(0, -2).split('\n\n')) {
+        const m = /^event: ([a-z_]+)\ndata: (.*)$/.exec(block);
+        if (!m) return `malformed event: ${JSON.stringify(block.slice(0, 120))}`;
+        const data = JSON.parse(m[2]);
+        if (data.type !== m[1]) return `event ${m[1]} carries type ${data.type}`;
+        if (m[1] !== 'ping') events.push(data);
+      }
+      const want = deltas(chunks);
+      let i = 0;
+      const next = () => events[i++] ?? { type: '(end of stream)' };
+      let e = next();
+      if (e.type !== 'message_start' || e.message?.type !== 'message' || e.message.role !== 'assistant' || !String(e.message.id).startsWith('msg_') || !Array.isArray(e.message.content) || e.message.content.length !== 0 || !(e.message.usage?.input_tokens >= 0)) return `bad message_start: ${JSON.stringify(e).slice(0, 200)}`;
+      e = next();
+      if (e.type !== 'content_block_start' || e.index !== 0 || e.content_block?.type !== 'text' || e.content_block.text !== '') return `bad content_block_start: ${JSON.stringify(e).slice(0, 200)}`;
+      let got = '';
+      let n = 0;
+      for (e = next(); e.type === 'content_block_delta'; e = next()) {
+        if (e.index !== 0 || e.delta?.type !== 'text_delta' || typeof e.delta.text !== 'string') return `bad content_block_delta: ${JSON.stringify(e).slice(0, 200)}`;
+        got += e.delta.text;
+        n++;
+      }
+      if (n !== want) return `expected ${want} text deltas, got ${n}`;
+      if (got !== streamText(want)) return `streamed text differs: ${got.slice(0, 60)}…${got.slice(-40)}`;
+      if (e.type !== 'content_block_stop' || e.index !== 0) return `expected content_block_stop, got ${JSON.stringify(e).slice(0, 200)}`;
+      e = next();
+      if (e.type !== 'message_delta' || e.delta?.stop_reason !== 'end_turn' || !(e.usage?.output_tokens > 0)) return `bad message_delta: ${JSON.stringify(e).slice(0, 200)}`;
+      e = next();
+      if (e.type !== 'message_stop') return `expected message_stop, got ${JSON.stringify(e).slice(0, 200)}`;
+      if (i !== events.length) return `${events.length - i} event(s) after message_stop`;
       return undefined;
     },
   };
@@ -58,8 +162,13 @@ function openaiValidators({ expectUsageChunk }) {
 
 const ALL = ['latency', 'stream', 'throughput'];
 
+/** The baseline lanes default to (`direct:`); the runner always includes it. */
+export const DEFAULT_BASELINE = 'direct';
+
 /**
- * `baseline: true` marks the lane added latency is measured against (exactly one).
+ * `baseline: true` marks a direct lane (to the upstream, no proxy): added latency and added stream
+ * time are measured against one. `direct: <lane>` names the baseline a lane is measured against
+ * (default DEFAULT_BASELINE); selecting a lane with --lanes brings its baseline along.
  * `proxy: true` means the lane's process is a proxy whose CPU per request is reported.
  */
 export const LANES = [
@@ -111,11 +220,72 @@ export const LANES = [
     validate: openaiValidators({ expectUsageChunk: true }),
     tests: ['stream'],
   },
+  // Translation, Anthropic caller → OpenAI upstream: same gateway process and provider as
+  // `gateway`, but the request is decoded and re-encoded, and the upstream's JSON or chunks are
+  // decoded into canonical events and re-encoded as an Anthropic message or Anthropic events.
+  // Measured against `direct` (the OpenAI upstream leg), like `gateway`.
+  {
+    id: 'tr-a2o',
+    label: 'translate a→o: Anthropic caller → gateway → OpenAI upstream',
+    proc: 'gateway',
+    proxy: true,
+    request: anthropicRequest({ model: GATEWAY_MODEL, key: GATEWAY_KEY }),
+    validate: anthropicValidators({ deltas: OPENAI_UPSTREAM_DELTAS }),
+    tests: ALL,
+  },
+  // The Anthropic-format upstream leg on its own: the baseline of the lanes below.
+  {
+    id: 'direct-anth',
+    label: 'direct to upstream, Anthropic format (/v1/messages)',
+    proc: 'upstream',
+    baseline: true,
+    request: anthropicRequest({ model: 'claude-bench-upstream', key: 'sk-ant-bench-upstream-secret-0001' }),
+    validate: anthropicValidators({ deltas: ANTHROPIC_UPSTREAM_DELTAS }),
+    // No throughput: no target uses the upstream's own req/s in this format.
+    tests: ['latency', 'stream'],
+  },
+  // Pass-through in the messages format: Anthropic caller → gateway → Anthropic upstream (bytes
+  // relayed, `model` rewritten, usage tapped). The reference for tr-o2a.
+  {
+    id: 'anth-pass',
+    label: 'gateway pass-through, Anthropic caller → Anthropic upstream',
+    proc: 'gateway',
+    proxy: true,
+    direct: 'direct-anth',
+    request: anthropicRequest({ model: GATEWAY_ANTHROPIC_MODEL, key: GATEWAY_KEY }),
+    validate: anthropicValidators({ deltas: ANTHROPIC_UPSTREAM_DELTAS }),
+    tests: ALL,
+  },
+  // Translation, OpenAI caller → Anthropic upstream; measured against `direct-anth`.
+  {
+    id: 'tr-o2a',
+    label: 'translate o→a: OpenAI caller → gateway → Anthropic upstream',
+    proc: 'gateway',
+    proxy: true,
+    direct: 'direct-anth',
+    request: openaiRequest({ model: GATEWAY_ANTHROPIC_MODEL, key: GATEWAY_KEY }),
+    // Role chunk + one chunk per upstream text delta + finish chunk; no usage chunk (not asked for).
+    validate: openaiValidators({ expectUsageChunk: false, choiceChunks: (c) => ANTHROPIC_UPSTREAM_DELTAS(c) + 2, strict: true, deltas: ANTHROPIC_UPSTREAM_DELTAS }),
+    tests: ALL,
+  },
 ];
 
 /**
- * Targets, checked for each lane in `lanes` against the lane `vs` (ratio = lane / vs), or
- * against an absolute `limit` when `vs` is absent. `metric` reads a lane's results.
+ * Targets, checked for each lane in the target's `lanes` (default TARGET_LANES) against the lane
+ * `vs` (ratio = lane / vs), or against an absolute `limit` when `vs` is absent. `metric` reads a
+ * lane's results.
+ *
+ * Translation targets (the issue: "translation costs at most 1.5× the pass-through's added
+ * latency, and a 100-chunk translated stream adds under 2 ms end to end"):
+ * - a→o is compared with `gateway`: the same gateway, the same OpenAI upstream leg, the same
+ *   `direct` subtracted, so the ratio is translation vs relaying bytes for that upstream.
+ * - o→a is compared with `anth-pass`, for the same reason: it is the pass-through the gateway
+ *   would do for that (Anthropic) upstream, and both subtract `direct-anth`, so what the
+ *   Anthropic upstream costs in itself (bigger bodies, its stream) is not counted as translation.
+ *   Against `gateway` instead, the ratio would also carry the difference between the two
+ *   pass-through paths; it is shown as information, so a slow anth-pass cannot flatter o→a.
+ * - stream: the lane's stream p50 minus its direct lane's (absolute, ms): each translated
+ *   stream is compared with the same upstream stream fetched directly.
  */
 export const TARGETS = [
   { id: 'throughput', text: 'throughput c=32 >= 60% of bare', metric: (r) => r.throughput?.rps, unit: 'req/s', vs: 'bare', cmp: '>=', limit: 0.6 },
@@ -124,7 +294,14 @@ export const TARGETS = [
   { id: 'latency-p99', text: 'added latency p99 c=1 <= 1.5x bare', metric: (r) => r.latency?.addedP99, unit: 'ms', vs: 'bare', cmp: '<=', limit: 1.5, floor: 0.005, informational: true },
   { id: 'ttfb', text: 'stream TTFB p50 <= 1.3x bare', metric: (r) => r.stream?.ttfbP50, unit: 'ms', vs: 'bare', cmp: '<=', limit: 1.3 },
   { id: 'rss', text: 'peak RSS at c=128 < 150 MB', metric: (r) => r.memory?.peakRssMB, unit: 'MB', cmp: '<', limit: 150 },
+  { id: 'stream-added', text: 'stream p50 - direct < 2 ms (pass-through)', metric: (r) => r.stream?.addedTotalP50, unit: 'ms', cmp: '<', limit: 2, lanes: ['gateway', 'anth-pass'], informational: true },
+  { id: 'tr-latency', text: 'translation added p50 c=1 <= 1.5x pass-through', metric: (r) => r.latency?.addedP50, unit: 'ms', vs: 'gateway', cmp: '<=', limit: 1.5, floor: 0.005, lanes: ['tr-a2o'] },
+  { id: 'tr-latency', text: 'translation added p50 c=1 <= 1.5x pass-through', metric: (r) => r.latency?.addedP50, unit: 'ms', vs: 'anth-pass', cmp: '<=', limit: 1.5, floor: 0.005, lanes: ['tr-o2a'] },
+  { id: 'tr-latency-gw', text: 'translation added p50 c=1 <= 1.5x OpenAI pass-through', metric: (r) => r.latency?.addedP50, unit: 'ms', vs: 'gateway', cmp: '<=', limit: 1.5, floor: 0.005, lanes: ['tr-o2a'], informational: true },
+  { id: 'tr-stream', text: 'translated stream p50 - direct < 2 ms', metric: (r) => r.stream?.addedTotalP50, unit: 'ms', cmp: '<', limit: 2, lanes: ['tr-a2o', 'tr-o2a'] },
 ];
 
-/** Lanes the targets are evaluated for (the first is the one the verdict is about). */
+/** Lanes the targets without `lanes` are evaluated for (the first is the one the verdict is about). */
 export const TARGET_LANES = ['gateway', 'gateway-info', 'gateway-usage'];
+/** The translation lanes: their targets get a verdict line of their own. */
+export const TRANSLATION_LANES = ['tr-a2o', 'tr-o2a'];

@@ -40,7 +40,10 @@ export async function jsonCall(client, req, keepBody = false) {
 
 const DONE_TAIL = 'data: [DONE]\n\n';
 
-/** One stream request: time to the first body byte and to the end; ok when it ends in [DONE]. */
+/**
+ * One stream request: time to the first body byte and to the end; ok when the body ends with
+ * `req.streamEnd` (default `data: [DONE]`, the OpenAI end; Anthropic streams end in message_stop).
+ */
 export async function streamCall(client, req, keepBody = false) {
   const t0 = now();
   const { statusCode, body } = await client.request({ path: req.path, method: 'POST', headers: req.headers, body: req.stream });
@@ -58,7 +61,7 @@ export async function streamCall(client, req, keepBody = false) {
   const end = now();
   const tail = last ? Buffer.concat(prev ? [prev, last] : [last]).toString('utf8') : '';
   return {
-    ok: statusCode === 200 && tail.endsWith(DONE_TAIL),
+    ok: statusCode === 200 && tail.endsWith(req.streamEnd ?? DONE_TAIL),
     status: statusCode,
     ttfbMs: first ? Number(first - t0) / NS_PER_MS : NaN,
     totalMs: Number(end - t0) / NS_PER_MS,

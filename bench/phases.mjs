@@ -1,7 +1,8 @@
 /**
  * The measurement phases. Each takes the run context
- *   { lanes, clients, procs, results, plan, opts, log, has(lane, test), baseline }
- * and fills `results[lane.id][test]`. Lanes are interleaved in rounds with a rotating order, so
+ *   { lanes, clients, procs, results, plan, opts, log, has(lane, test), directOf(lane) }
+ * and fills `results[lane.id][test]` (`directOf` is the id of the baseline lane a lane's added
+ * latency and added stream time are measured against). Lanes are interleaved in rounds with a rotating order, so
  * drift on a shared machine (other processes, CPU frequency) hits every lane alike.
  */
 
@@ -55,9 +56,9 @@ export async function validateAndWarm(ctx) {
   log(`validated and warmed ${lanes.length} lanes`);
 }
 
-/** Sequential non-stream requests; added latency = lane percentile − baseline percentile. */
+/** Sequential non-stream requests; added latency = lane percentile − its baseline's percentile. */
 export async function latency(ctx) {
-  const { clients, results, plan, log, has, baseline } = ctx;
+  const { clients, results, plan, log, has, directOf } = ctx;
   const lanes = ctx.lanes.filter((l) => has(l, 'latency'));
   if (lanes.length === 0) return;
   const { requests, maxMs, rounds } = plan.latency;
@@ -73,9 +74,9 @@ export async function latency(ctx) {
     const { samples: s, errors } = acc.get(lane.id);
     results[lane.id].latency = { n: s.length, errors, p50: percentile(s, 50), p90: percentile(s, 90), p99: percentile(s, 99), mean: s.reduce((x, y) => x + y, 0) / s.length };
   }
-  const base = results[baseline.id].latency;
   for (const lane of lanes) {
     const l = results[lane.id].latency;
+    const base = lane.baseline ? undefined : results[directOf(lane)]?.latency;
     if (base) {
       l.addedP50 = l.p50 - base.p50;
       l.addedP99 = l.p99 - base.p99;
@@ -84,9 +85,12 @@ export async function latency(ctx) {
   log('latency done');
 }
 
-/** Sequential streams: time to first body byte, total time, and the proxy's CPU per stream. */
+/**
+ * Sequential streams: time to first body byte, total time, and the proxy's CPU per stream; added
+ * stream time = total p50 − its baseline's total p50 (what the proxy adds end to end).
+ */
 export async function stream(ctx) {
-  const { clients, procs, results, plan, opts, log, has } = ctx;
+  const { clients, procs, results, plan, opts, log, has, directOf } = ctx;
   const lanes = ctx.lanes.filter((l) => has(l, 'stream'));
   if (lanes.length === 0) return;
   const { requests, maxMs, rounds } = plan.stream;
@@ -129,6 +133,14 @@ export async function stream(ctx) {
       readsP50: percentile(a.reads, 50),
       proxyCpuMsPerStream: lane.proxy && a.completed > 0 ? a.cpuUs / 1000 / a.completed : undefined,
     };
+  }
+  for (const lane of lanes) {
+    const base = lane.baseline ? undefined : results[directOf(lane)]?.stream;
+    if (base) {
+      const st = results[lane.id].stream;
+      st.addedTotalP50 = st.totalP50 - base.totalP50;
+      st.addedTtfbP50 = st.ttfbP50 - base.ttfbP50;
+    }
   }
   log('stream done');
 }

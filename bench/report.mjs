@@ -10,7 +10,7 @@ function table(headers, rows, alignLeft = new Set([0])) {
 }
 
 export function resultsTable(lanes, results) {
-  const headers = ['lane', 'c=1 p50', 'c=1 p99', '+p50', '+p99', 'req/s c=32', 'CPU ms/req', 'TTFB p50', 'TTFB p99', 'stream p50', 'stream CPU', 'peak RSS MB', 'errors'];
+  const headers = ['lane', 'c=1 p50', 'c=1 p99', '+p50', '+p99', 'req/s c=32', 'CPU ms/req', 'TTFB p50', 'TTFB p99', 'stream p50', '+stream', 'stream CPU', 'peak RSS MB', 'errors'];
   const rows = lanes.map((lane) => {
     const r = results[lane.id] ?? {};
     const errors = ['latency', 'stream', 'throughput', 'memory'].reduce((n, t) => n + (r[t]?.errors ?? 0), 0) + (r.invalid ? 1 : 0);
@@ -25,22 +25,28 @@ export function resultsTable(lanes, results) {
       fmt(r.stream?.ttfbP50, 3),
       fmt(r.stream?.ttfbP99, 3),
       fmt(r.stream?.totalP50, 3),
+      lane.baseline ? '' : fmt(r.stream?.addedTotalP50, 3),
       lane.proxy ? fmt(r.stream?.proxyCpuMsPerStream, 3) : '',
       r.memory ? fmt(r.memory.peakRssMB, 1) : '',
       String(errors),
     ];
   });
-  const legend = lanes.map((l) => `  ${l.id.padEnd(Math.max(...lanes.map((x) => x.id.length)))}  ${l.label}`).join('\n');
+  const legend = lanes.map((l) => `  ${l.id.padEnd(Math.max(...lanes.map((x) => x.id.length)))}  ${l.label}${l.direct ? ` (+ columns vs ${l.direct})` : ''}`).join('\n');
   return `${table(headers, rows)}\n${legend}`;
 }
 
-/** Evaluates every target for every lane that has the metric; returns rows for JSON and print. */
-export function evaluateTargets(targets, targetLanes, results) {
+/**
+ * Evaluates every target for each of its lanes (`t.lanes`, default `targetLanes`) that has the
+ * metric; rows are grouped by lane, in `order` (the lanes' run order) after `targetLanes`.
+ */
+export function evaluateTargets(targets, targetLanes, results, order = []) {
   const out = [];
-  for (const laneId of targetLanes) {
+  const laneIds = [...new Set([...targetLanes, ...order])];
+  for (const laneId of laneIds) {
     const r = results[laneId];
     if (!r) continue;
     for (const t of targets) {
+      if (!(t.lanes ?? targetLanes).includes(laneId)) continue;
       const value = t.metric(r);
       if (value === undefined || Number.isNaN(value)) continue;
       let base;
@@ -55,22 +61,23 @@ export function evaluateTargets(targets, targetLanes, results) {
         measured = ratio;
       }
       const pass = t.cmp === '>=' ? measured >= t.limit : t.cmp === '<=' ? measured <= t.limit : measured < t.limit;
-      out.push({ lane: laneId, target: t.id, text: t.text, value, base, ratio, limit: t.limit, cmp: t.cmp, unit: t.unit, informational: !!t.informational, pass });
+      out.push({ lane: laneId, target: t.id, text: t.text, value, vs: t.vs, base, ratio, limit: t.limit, cmp: t.cmp, unit: t.unit, informational: !!t.informational, pass });
     }
   }
   return out;
 }
 
 export function targetsTable(rows) {
-  const headers = ['lane', 'target', 'lane value', 'bare value', 'ratio', 'limit', 'result'];
+  const headers = ['lane', 'target', 'lane value', 'vs', 'vs value', 'ratio', 'limit', 'result'];
   const body = rows.map((t) => [
     t.lane,
     t.text,
     `${t.unit === 'req/s' ? int(t.value) : fmt(t.value, t.unit === 'MB' ? 1 : 3)} ${t.unit}`,
+    t.vs ?? '',
     t.base === undefined ? '' : `${t.unit === 'req/s' ? int(t.base) : fmt(t.base, 3)} ${t.unit}`,
     t.ratio === undefined ? '' : fmt(t.ratio, 2),
     `${t.cmp} ${t.limit}${t.ratio === undefined ? ' ' + t.unit : ''}`,
     (t.pass ? 'PASS' : 'FAIL') + (t.informational ? ' (info)' : ''),
   ]);
-  return table(headers, body, new Set([0, 1]));
+  return table(headers, body, new Set([0, 1, 3]));
 }

@@ -1,7 +1,8 @@
 /**
  * Gateway benchmark: the same OpenAI-compatible upstream reached directly, through a bare
  * node:http + undici proxy (the floor for a Node proxy) and through the gateway, each server in
- * its own child process. Prints one table and the target verdicts; writes JSON to --out
+ * its own child process; plus the translation lanes (Anthropic caller → OpenAI upstream and the
+ * reverse) beside the Anthropic-format pass-through and direct lanes (the upstream speaks both). Prints one table and the target verdicts; writes JSON to --out
  * (default bench/.last-results.json). Exits 0 unless something crashed: a benchmark is a report.
  *
  *   node bench/run.mjs [--out file] [--quick] [--lanes bare,gateway] [--tests latency,stream,throughput,memory]
@@ -18,7 +19,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { args } from './child-common.mjs';
 import { killAllNow, machineCpu, startChild, stopAll } from './children.mjs';
-import { LANES, PROCS, TARGETS, TARGET_LANES } from './lanes.mjs';
+import { DEFAULT_BASELINE, LANES, PROCS, TARGETS, TARGET_LANES, TRANSLATION_LANES } from './lanes.mjs';
 import { createClient } from './load.mjs';
 import { PHASES, validateAndWarm } from './phases.mjs';
 import { evaluateTargets, resultsTable, targetsTable } from './report.mjs';
@@ -55,8 +56,13 @@ async function main() {
   const self0 = process.cpuUsage();
   const wantedLanes = opts.lanes ? new Set(opts.lanes.split(',')) : undefined;
   const wantedTests = opts.tests ? new Set(opts.tests.split(',')) : undefined;
-  const lanes = LANES.filter((l) => !wantedLanes || l.baseline || wantedLanes.has(l.id));
-  const baseline = lanes.find((l) => l.baseline);
+  const directOf = (lane) => lane.direct ?? DEFAULT_BASELINE;
+  // The wanted lanes, plus the default baseline and the baseline each of them is measured against.
+  const wanted = LANES.filter((l) => !wantedLanes || wantedLanes.has(l.id));
+  const unknown = wantedLanes ? [...wantedLanes].filter((id) => !LANES.some((l) => l.id === id)) : [];
+  if (unknown.length > 0) throw new Error(`unknown lane(s): ${unknown.join(', ')} (lanes: ${LANES.map((l) => l.id).join(', ')})`);
+  const keep = new Set([DEFAULT_BASELINE, ...wanted.map((l) => l.id), ...wanted.map(directOf)]);
+  const lanes = LANES.filter((l) => keep.has(l.id));
 
   // Processes: the upstream first, then every other process the selected lanes need, in parallel.
   const procs = {};
@@ -74,7 +80,7 @@ async function main() {
     lanes,
     clients,
     procs,
-    baseline,
+    directOf: (lane) => directOf(lane),
     plan: PLAN,
     opts,
     log,
@@ -107,7 +113,7 @@ async function main() {
   }
   const { results } = ctx;
 
-  const targets = evaluateTargets(TARGETS, TARGET_LANES, results);
+  const targets = evaluateTargets(TARGETS, TARGET_LANES, results, lanes.map((l) => l.id));
   const meta = {
     date: new Date().toISOString(),
     node: process.version,
@@ -128,10 +134,10 @@ async function main() {
   const out = [];
   out.push(`Gateway benchmark  node ${meta.node}  ${meta.cpus} CPUs  commit ${meta.commit ?? '?'}  load avg before ${load0[0].toFixed(2)}  ${meta.quick ? '(QUICK) ' : ''}${(meta.durationMs / 1000).toFixed(1)} s`);
   out.push('Every server is its own process on 127.0.0.1, sharing the machine with the load generator. Times in ms.');
-  out.push(`c=1: ${PLAN.latency.requests} sequential non-stream requests per lane; +p50/+p99 = lane minus direct.`);
+  out.push(`c=1: ${PLAN.latency.requests} sequential non-stream requests per lane; +p50/+p99 = lane minus its direct lane (direct-anth for lanes whose upstream leg is Anthropic-format, else direct).`);
   out.push(`req/s and CPU ms/req (of the proxy process): non-stream at c=${PLAN.throughput.concurrency} for ${PLAN.throughput.maxMs / 1000} s.`);
   const pacing = opts.pacing === 'interval' ? 'first event at once, then 10 events per ms' : `${opts.pacing} pacing`;
-  out.push(`TTFB/stream/stream CPU: ${PLAN.stream.requests} sequential ${opts.chunks}-chunk streams (${pacing}).`);
+  out.push(`TTFB/stream/stream CPU: ${PLAN.stream.requests} sequential ${opts.chunks}-chunk streams (${pacing}); +stream = stream p50 minus its direct lane's.`);
   out.push(`Peak RSS: VmHWM over ${PLAN.memory.maxMs / 1000} s at c=${PLAN.memory.concurrency}, half non-stream half streams (includes the RSS already reached earlier in the run).`);
   const noisy = Object.entries(results).filter(([, r]) => (r.throughput?.foreignCores ?? 0) > 0.25).map(([id, r]) => `${id} ${r.throughput.foreignCores.toFixed(2)}`);
   if ((foreignCores ?? 0) > 0.15 || noisy.length > 0) {
@@ -149,11 +155,13 @@ async function main() {
   out.push('');
   out.push(targetsTable(targets));
   const primary = targets.filter((t) => t.lane === TARGET_LANES[0] && !t.informational);
+  const translation = targets.filter((t) => TRANSLATION_LANES.includes(t.lane) && !t.informational);
   out.push('');
-  out.push(`${TARGET_LANES[0]}: ${primary.filter((t) => t.pass).length}/${primary.length} targets met.`);
+  if (primary.length > 0) out.push(`${TARGET_LANES[0]}: ${primary.filter((t) => t.pass).length}/${primary.length} targets met.`);
+  if (translation.length > 0) out.push(`translation (${TRANSLATION_LANES.join(', ')}): ${translation.filter((t) => t.pass).length}/${translation.length} targets met.`);
   process.stdout.write(out.join('\n') + '\n');
 
-  const json = { meta, lanes: lanes.map(({ id, label, proc, baseline: b, proxy, tests }) => ({ id, label, proc, baseline: !!b, proxy: !!proxy, tests })), results, targets };
+  const json = { meta, lanes: lanes.map((l) => ({ id: l.id, label: l.label, proc: l.proc, baseline: !!l.baseline, direct: l.baseline ? undefined : directOf(l), proxy: !!l.proxy, tests: l.tests })), results, targets };
   mkdirSync(dirname(outPath), { recursive: true });
   writeFileSync(outPath, JSON.stringify(json, null, 2) + '\n');
   log(`results written to ${outPath}`);
