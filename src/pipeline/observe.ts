@@ -21,6 +21,8 @@ export const observe: Stage = async (ctx, next) => {
       provider: ctx.served?.provider.id,
       served_model: ctx.served?.model.id,
       attempts: ctx.attempts,
+      fallback: ctx.served?.fallback,
+      byok: ctx.byok,
       stream: ctx.chat?.stream,
       input_tokens: ctx.usage?.inputTokens,
       output_tokens: ctx.usage?.outputTokens,
