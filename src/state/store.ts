@@ -1,0 +1,48 @@
+/**
+ * Shared state for budgets and rate limits: integer counters with atomic reserve/add. Two
+ * implementations: the embedded MemoryStore (one machine, persisted to a file) and RedisStore
+ * (several gateway instances). Amounts are integers (nano-USD for spend, tokens, requests).
+ */
+
+export interface CounterOp {
+  key: string;
+  /** Added to the counter (may be negative when settling or releasing). */
+  amount: number;
+  /**
+   * reserve(): the whole reservation is refused when this counter's value + amount would be
+   * above `limit`. Ignored by add(). Undefined: no check (e.g. a budget in warn mode).
+   */
+  limit?: number;
+  /** Epoch ms after which the counter may be dropped (its window is over); undefined: kept. */
+  expiresAt?: number;
+}
+
+export interface ReserveResult {
+  ok: boolean;
+  /** Index in the ops of the first counter that refused (when !ok). */
+  refused?: number;
+  /** Each counter's value after the reservation (or, when refused, as it stands unchanged). */
+  values: number[];
+}
+
+export interface StateStore {
+  readonly kind: 'memory' | 'redis';
+  /** All-or-nothing: if every op with a limit fits, adds every amount; else changes nothing. */
+  reserve(ops: readonly CounterOp[]): Promise<ReserveResult>;
+  /** Adds every amount unconditionally (settling a reservation, releasing a slot). */
+  add(ops: readonly CounterOp[]): Promise<void>;
+  /** Current values (0 for counters that do not exist or have expired). */
+  get(keys: readonly string[]): Promise<number[]>;
+  /** Resolves when the store can be used now (for /ready), rejects otherwise. */
+  ping(): Promise<void>;
+  /** Flushes what must survive (the embedded store's file) and releases connections. */
+  close(): Promise<void>;
+}
+
+/** Thrown by a store that cannot be reached; the configured policy decides what happens. */
+export class StoreUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreUnavailableError';
+  }
+}
