@@ -16,7 +16,7 @@ describe('costNanoUsd', () => {
     expect(costNanoUsd({ inputTokens: 1000, outputTokens: 1000 }, undefined)).toBe(0);
   });
   it('OpenAI usage: prompt_tokens includes cached_tokens, which are priced at the cache-read price', () => {
-    const u = usageFromOpenai({ prompt_tokens: 1200, completion_tokens: 100, total_tokens: 1300, prompt_tokens_details: { cached_tokens: 1000 } });
+    const u = usageFromOpenai({ prompt_tokens: 1200, completion_tokens: 100, prompt_tokens_details: { cached_tokens: 1000 } });
     // 200 uncached × 2.5 + 1000 cached × 1.25 + 100 × 10 (per million) = 500 + 1250 + 1000 = 2750 µ$ … in nano: ×1000
     expect(costNanoUsd(u, price)).toBe(2_750_000);
   });

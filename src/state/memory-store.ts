@@ -1,0 +1,133 @@
+/**
+ * The embedded store: counters in memory, persisted to a JSON file so that a restart (or a
+ * `kill -9`) loses at most the last `flushMs` of changes. Writes are asynchronous and crash-safe
+ * (write a temporary file, then rename it over the old one); the request path never touches the
+ * disk. Counters past their expiry are dropped. Reading the file happens once, at start-up.
+ */
+
+import { readFileSync } from 'node:fs';
+import { rename, writeFile } from 'node:fs/promises';
+import type { CounterOp, ReserveResult, StateStore } from './store.js';
+
+interface Counter {
+  value: number;
+  expiresAt?: number;
+}
+
+interface FileShape {
+  version: 1;
+  savedAt: number;
+  counters: Record<string, Counter>;
+}
+
+export interface MemoryStoreOptions {
+  /** The state file; undefined keeps everything in memory only (tests, `--no-state`). */
+  path?: string;
+  /** How often changes are written (the most a crash can lose). */
+  flushMs?: number;
+  now?: () => number;
+}
+
+export class MemoryStore implements StateStore {
+  readonly kind = 'memory' as const;
+  private readonly counters = new Map<string, Counter>();
+  private readonly now: () => number;
+  private dirty = false;
+  private timer: NodeJS.Timeout | undefined;
+  private writing: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(private readonly opts: MemoryStoreOptions = {}) {
+    this.now = opts.now ?? Date.now;
+    if (opts.path) {
+      this.load(opts.path);
+      this.timer = setInterval(() => void this.flush(), opts.flushMs ?? 1000);
+      this.timer.unref();
+    }
+  }
+
+  private load(path: string): void {
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw err;
+    }
+    const data = JSON.parse(text) as FileShape;
+    const now = this.now();
+    for (const [k, c] of Object.entries(data.counters ?? {})) {
+      if (c.expiresAt === undefined || c.expiresAt > now) this.counters.set(k, c);
+    }
+  }
+
+  private live(key: string, now: number): Counter | undefined {
+    const c = this.counters.get(key);
+    if (c && c.expiresAt !== undefined && c.expiresAt <= now) {
+      this.counters.delete(key);
+      return undefined;
+    }
+    return c;
+  }
+
+  private apply(op: CounterOp, now: number): number {
+    const c = this.live(op.key, now);
+    const value = (c?.value ?? 0) + op.amount;
+    this.counters.set(op.key, { value, ...(op.expiresAt !== undefined ? { expiresAt: op.expiresAt } : c?.expiresAt !== undefined ? { expiresAt: c.expiresAt } : {}) });
+    this.dirty = true;
+    return value;
+  }
+
+  async reserve(ops: readonly CounterOp[]): Promise<ReserveResult> {
+    const now = this.now();
+    const current = ops.map((op) => this.live(op.key, now)?.value ?? 0);
+    for (let i = 0; i < ops.length; i++) {
+      const limit = ops[i].limit;
+      if (limit !== undefined && current[i] + ops[i].amount > limit) return { ok: false, refused: i, values: current };
+    }
+    return { ok: true, values: ops.map((op) => this.apply(op, now)) };
+  }
+
+  async add(ops: readonly CounterOp[]): Promise<void> {
+    const now = this.now();
+    for (const op of ops) this.apply(op, now);
+  }
+
+  async get(keys: readonly string[]): Promise<number[]> {
+    const now = this.now();
+    return keys.map((k) => this.live(k, now)?.value ?? 0);
+  }
+
+  async ping(): Promise<void> {}
+
+  /** Writes the counters if they changed since the last write (one write at a time). */
+  async flush(): Promise<void> {
+    const path = this.opts.path;
+    if (!path || !this.dirty) return this.writing;
+    if (this.writing) await this.writing;
+    if (!this.dirty) return;
+    this.dirty = false;
+    const now = this.now();
+    const counters: Record<string, Counter> = {};
+    for (const [k, c] of this.counters) if (c.expiresAt === undefined || c.expiresAt > now) counters[k] = c;
+    const body = JSON.stringify({ version: 1, savedAt: now, counters } satisfies FileShape);
+    const tmp = `${path}.${process.pid}.tmp`;
+    this.writing = writeFile(tmp, body)
+      .then(() => rename(tmp, path))
+      .catch((err: unknown) => {
+        this.dirty = true; // try again next time
+        throw err;
+      })
+      .finally(() => {
+        this.writing = undefined;
+      });
+    return this.writing;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.flush();
+  }
+}
