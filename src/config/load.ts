@@ -5,6 +5,7 @@
  * error (warnings alone still yield a config).
  */
 import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import { interpolateConfig } from './interpolate.js';
 import { ajvErrorsToIssues, createLocator } from './issues.js';
@@ -31,11 +32,11 @@ export async function loadConfig(file: string, env: NodeJS.ProcessEnv = process.
     }
     throw e;
   }
-  return loadConfigText(text, file, env);
+  return loadConfigText(text, file, env, resolve(file));
 }
 
 /** Pure: loads config text as if read from `file` (used for messages and `config.source`). */
-export function loadConfigText(text: string, file: string, env: NodeJS.ProcessEnv = process.env): LoadResult {
+export function loadConfigText(text: string, file: string, env: NodeJS.ProcessEnv = process.env, absolutePath?: string): LoadResult {
   const lineCounter = new LineCounter();
   // prettyErrors off: we format positions ourselves, without yaml's code-frame suffix.
   const doc = parseDocument(text, { lineCounter, prettyErrors: false });
@@ -61,7 +62,7 @@ export function loadConfigText(text: string, file: string, env: NodeJS.ProcessEn
 
   const sorted = sortIssues(issues);
   if (!data || sorted.some((i) => i.severity === 'error')) return { issues: sorted };
-  return { config: normalise(data, file, interpolated.unavailable), issues: sorted };
+  return { config: normalise(data, file, interpolated.unavailable, absolutePath), issues: sorted };
 }
 
 /**

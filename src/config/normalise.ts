@@ -1,3 +1,4 @@
+import { dirname, join } from 'node:path';
 /**
  * Snake-case YAML data (schema-valid, interpolated, cross-checked) → the frozen GatewayConfig.
  * Only called when there are no errors, so the shape can be trusted here; defaults live here
@@ -6,7 +7,8 @@
 import { arr, entries, keyDigest, obj, parseBodyLimit, splitId, str } from './semantic.js';
 import type {
   AliasConfig, BudgetConfig, BudgetScope, CooldownPolicy, FailureMatch, GatewayConfig, GuardrailConfig,
-  KeyConfig, ModelSpec, ProviderApi, ProviderConfig, RoleConfig, RoutingPolicy, Timeouts,
+  KeyConfig, LimitScope, ModelSpec, ProviderApi, ProviderConfig, RateLimitConfig, RoleConfig, RoutingPolicy,
+  StateConfig, Timeouts,
 } from './types.js';
 
 export const DEFAULTS = {
@@ -108,7 +110,8 @@ function normaliseProvider(id: string, p: Obj, unavailable: Map<string, string>,
   };
 }
 
-function normaliseScope(s: Obj): BudgetScope {
+function normaliseScope(s: Obj): LimitScope {
+  if (typeof s.model === 'string') return { kind: 'model', model: s.model };
   if (typeof s.key === 'string') return { kind: 'key', key: s.key };
   if (typeof s.role === 'string') return { kind: 'role', role: s.role };
   if (typeof s.each_key_of_role === 'string') return { kind: 'each_key_of_role', role: s.each_key_of_role };
@@ -138,7 +141,8 @@ function normaliseCheck(c: Obj): GuardrailConfig['check'] {
   }
 }
 
-export function normalise(data: Obj, source: string, unavailable: Map<string, string>): GatewayConfig {
+/** `absolutePath`: where the file was read from, when it was (locates the default state file). */
+export function normalise(data: Obj, source: string, unavailable: Map<string, string>, absolutePath?: string): GatewayConfig {
   const server = obj(data.server) ?? {};
   const routingRaw = obj(data.routing) ?? {};
   const routing = normaliseRouting(routingRaw, DEFAULTS.routing);
@@ -181,13 +185,36 @@ export function normalise(data: Obj, source: string, unavailable: Map<string, st
     const b = raw as Obj;
     return {
       id: String(b.id),
-      scope: normaliseScope(obj(b.scope) ?? {}),
+      scope: normaliseScope(obj(b.scope) ?? {}) as BudgetScope,
       limitUsd: b.limit_usd as number,
       period: b.period as BudgetConfig['period'],
       mode: (str(b.mode) ?? 'enforce') as BudgetConfig['mode'],
       timezone: str(b.timezone) ?? 'UTC',
     };
   });
+
+  const rateLimits: RateLimitConfig[] = arr(data.rate_limits).map((raw) => {
+    const r = raw as Obj;
+    return {
+      id: String(r.id),
+      scope: normaliseScope(obj(r.scope) ?? {}),
+      ...(typeof r.requests_per_minute === 'number' ? { requestsPerMinute: r.requests_per_minute } : {}),
+      ...(typeof r.tokens_per_minute === 'number' ? { tokensPerMinute: r.tokens_per_minute } : {}),
+      ...(typeof r.max_concurrent === 'number' ? { maxConcurrent: r.max_concurrent } : {}),
+    };
+  });
+
+  const st = obj(data.state) ?? {};
+  const store = (str(st.store) ?? 'memory') as StateConfig['store'];
+  const statePath = store === 'memory' && st.persist !== false ? (str(st.path) ?? defaultStatePath(absolutePath)) : undefined;
+  const state: StateConfig = {
+    store,
+    ...(statePath !== undefined ? { path: statePath } : {}),
+    flushMs: num(st.flush_ms, 1000),
+    ...(typeof st.url === 'string' ? { url: st.url } : {}),
+    keyPrefix: str(st.key_prefix) ?? 'gateway:',
+    onUnavailable: (str(st.on_unavailable) ?? 'fail_closed') as StateConfig['onUnavailable'],
+  };
 
   const guardrails: GuardrailConfig[] = arr(data.guardrails).map((raw) => {
     const g = raw as Obj;
@@ -214,8 +241,16 @@ export function normalise(data: Obj, source: string, unavailable: Map<string, st
       bodyLimitBytes: server.body_limit === undefined ? DEFAULTS.bodyLimitBytes : parseBodyLimit(server.body_limit as string | number),
       shutdownGraceMs: num(server.shutdown_grace_ms, DEFAULTS.shutdownGraceMs),
     },
-    providers, models, aliases, roles, keys, routing, budgets, guardrails,
+    providers, models, aliases, roles, keys, routing, budgets, rateLimits, state, guardrails,
   });
+}
+
+/**
+ * The embedded store's default file: `.gateway-state.json` next to the config file. A config
+ * given as text (tests, embedding) has no file: state then stays in memory unless `state.path` is set.
+ */
+function defaultStatePath(absolutePath: string | undefined): string | undefined {
+  return absolutePath === undefined ? undefined : join(dirname(absolutePath), '.gateway-state.json');
 }
 
 /**

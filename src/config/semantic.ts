@@ -96,7 +96,7 @@ function patternMatches(c: Catalog, pattern: string): boolean {
  * Budgets and guardrails are parsed and checked, but this version does not apply them yet.
  * Delete this constant (and its use in semanticChecks) once they are enforced.
  */
-export const NOT_YET_ENFORCED_SECTIONS = ['budgets', 'guardrails'] as const;
+export const NOT_YET_ENFORCED_SECTIONS = ['guardrails'] as const;
 
 interface Ctx {
   c: Catalog;
@@ -121,6 +121,8 @@ export function semanticChecks(data: Obj, file: string, locate: Locate, missingP
   }
   const keyRoles = checkKeys(ctx, data, roles, missingPaths);
   checkBudgets(ctx, data, roles, keyRoles);
+  checkRateLimits(ctx, data, roles, keyRoles);
+  checkState(ctx, obj(data.state));
   checkGuardrails(ctx, data, roles, keyRoles);
   for (const section of NOT_YET_ENFORCED_SECTIONS) {
     if (arr(data[section]).length > 0) {
@@ -302,6 +304,35 @@ function isTimeZone(tz: string): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+function checkRateLimits(ctx: Ctx, data: Obj, roles: Set<string>, keyRoles: Map<string, string>): void {
+  const { c, report } = ctx;
+  const limits = arr(data.rate_limits);
+  checkUniqueIds(ctx, 'rate_limits', limits);
+  limits.forEach((l, i) => {
+    const scope = obj(obj(l)?.scope) ?? {};
+    const key = str(scope.key);
+    if (key !== undefined && !keyRoles.has(key)) report('error', ['rate_limits', i, 'scope', 'key'], `unknown key id "${key}"${hint(key, keyRoles.keys())}`);
+    for (const field of ['role', 'each_key_of_role']) {
+      const role = str(scope[field]);
+      if (role !== undefined && !roles.has(role)) report('error', ['rate_limits', i, 'scope', field], `unknown role "${role}"${hint(role, roles)}`);
+    }
+    const model = str(scope.model);
+    if (model !== undefined && !c.models.has(model) && !c.aliases.has(model)) {
+      report('error', ['rate_limits', i, 'scope', 'model'], `unknown model or alias "${model}"${hint(model, [...c.models.keys(), ...c.aliases.keys()])}`);
+    }
+  });
+}
+
+function checkState({ report }: Ctx, st: Obj | undefined): void {
+  if (!st) return;
+  const store = str(st.store) ?? 'memory';
+  if (store === 'redis' && st.url === undefined) report('error', ['state'], 'store "redis" needs a url (redis://host:port)', 'key');
+  if (store === 'memory' && st.url !== undefined) report('warning', ['state', 'url'], 'url is only used with store "redis"', 'key');
+  if (store === 'redis') {
+    for (const f of ['path', 'persist', 'flush_ms']) if (st[f] !== undefined) report('warning', ['state', f], `${f} is only used with store "memory"`, 'key');
   }
 }
 

@@ -142,6 +142,27 @@ export type BudgetScope =
   | { kind: 'role'; role: string }
   | { kind: 'each_key_of_role'; role: string };
 
+export type LimitScope = BudgetScope | { kind: 'model'; model: string };
+
+export interface RateLimitConfig {
+  id: string;
+  scope: LimitScope;
+  requestsPerMinute?: number;
+  tokensPerMinute?: number;
+  maxConcurrent?: number;
+}
+
+export interface StateConfig {
+  store: 'memory' | 'redis';
+  /** memory: the state file; undefined keeps state in memory only. */
+  path?: string;
+  flushMs: number;
+  /** redis: connection URL (may hold a password: never print it). */
+  url?: string;
+  keyPrefix: string;
+  onUnavailable: 'fail_closed' | 'fail_open';
+}
+
 export interface BudgetConfig {
   id: string;
   scope: BudgetScope;
@@ -179,6 +200,8 @@ export interface GatewayConfig {
   /** Routing defaults; requests for a concrete model id use these. */
   routing: RoutingPolicy;
   budgets: readonly BudgetConfig[];
+  rateLimits: readonly RateLimitConfig[];
+  state: StateConfig;
   guardrails: readonly GuardrailConfig[];
 }
 

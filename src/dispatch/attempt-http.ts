@@ -103,7 +103,12 @@ async function* relaySse(ctx: RequestContext, c: Candidate, up: UpstreamResponse
     if (started && !last && !tap.mayTap(run)) return run;
     const msgs = decoder.push(run);
     if (last) msgs.push(...decoder.end());
-    if (msgs.length > 0) started = true;
+    if (!started && msgs.length > 0) {
+      // An upstream whose first event is an error has not started answering: fail (and maybe move on).
+      const err = tap.errorOf(msgs[0]);
+      if (err) throw err;
+      started = true;
+    }
     let keep: SseMessage[] | undefined;
     for (let i = 0; i < msgs.length; i++) {
       const seen = tap.tapEvent(msgs[i], chat);

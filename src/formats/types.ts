@@ -11,6 +11,8 @@ export interface PassThrough {
    * need hiding, so the relay forwards it without parsing. Must never be false for such a run.
    */
   mayTap(run: string): boolean;
+  /** The error an upstream SSE message reports, if it is an error event (checked before the stream commits). */
+  errorOf(msg: SseMessage): GatewayError | undefined;
   /** Inspect one upstream SSE message: usage seen, and whether to hide it from the caller. */
   tapEvent(msg: SseMessage, chat: ChatRequest): { usage?: Usage; drop?: boolean } | undefined;
   usageFromBody(body: unknown): Usage | undefined;

@@ -7,6 +7,7 @@ import type { WireFormat } from '../formats/types.js';
 import type { Candidate, Resolution } from '../routing/resolve-model.js';
 import type { Logger } from '../observe/logger.js';
 import type { Breakers } from '../routing/cooldown.js';
+import type { StateStore } from '../state/store.js';
 import type { UpstreamPool } from '../upstream/client.js';
 
 export interface Principal {
@@ -29,6 +30,8 @@ export interface GatewayRuntime {
   startedAtEpochMs: number;
   /** Circuit breakers of targets and provider credentials (per process). */
   breakers: Breakers;
+  /** Budget and rate-limit counters (embedded or Redis). */
+  limits: StateStore;
 }
 
 export interface RequestContext {
@@ -57,6 +60,10 @@ export interface RequestContext {
 
   // Outcome, for observation.
   served?: Candidate;
+  /** What the request cost, once settled (nano-USD). */
+  costNano?: number;
+  /** Run once the response has been written or abandoned (settling reservations); errors are logged. */
+  onDone: Array<() => Promise<void>>;
   /** True when the caller's own provider key served the request. */
   byok?: boolean;
   attempts: number;

@@ -47,14 +47,26 @@ export const dispatch: Stage = async (ctx) => {
         continue;
       }
       const probing = gates.includes('probe');
+      plan.used(c, cred);
       for (let retry = 0; ; retry++) {
         ctx.attempts += 1;
         try {
           const reply = await attempt(ctx, c, cred);
-          breakers.success(c.model.id);
+          // The credential worked; the target's health is known once the reply is complete.
           if (!cred.byok) breakers.success(credentialKey);
           served(ctx, c, cred);
-          ctx.reply = reply.kind === 'sse' ? { ...reply, chunks: reportStreamFailure(reply.chunks, () => breakers.failure(c.model.id, c.provider.cooldown)) } : reply;
+          if (reply.kind === 'sse') {
+            // Safety net: a stream never iterated (caller gone first) must not leave a probe open.
+            ctx.onDone.push(async () => breakers.release(c.model.id));
+            ctx.reply = { ...reply, chunks: reportStreamOutcome(reply.chunks, (o) => {
+              if (o === 'completed') breakers.success(c.model.id);
+              else if (o === 'failed') breakers.failure(c.model.id, c.provider.cooldown);
+              else breakers.release(c.model.id);
+            }) };
+          } else {
+            breakers.success(c.model.id);
+            ctx.reply = reply;
+          }
           return;
         } catch (e) {
           const err = toGatewayError(e);
@@ -87,7 +99,10 @@ export const dispatch: Stage = async (ctx) => {
             if (ctx.signal.aborted) throw err;
             continue;
           }
-          if (!failureMatches(policy.fallbackOn, failure)) throw err;
+          if (!failureMatches(policy.fallbackOn, failure)) {
+            // The caller's own mistakes come back as they are; provider failures name the alias.
+            throw isProviderFault(failure) || failure.cls === 'auth' ? exhausted(resolution.id, resolution.kind === 'alias', ctx.attempts, err, skipped, 0) : err;
+          }
           break;
         }
       }
@@ -139,12 +154,21 @@ export function attempt(ctx: RequestContext, c: Candidate, cred: Credential): Pr
   return attemptHttp(ctx, c, kind, cred.apiKey);
 }
 
-/** A committed stream that fails later still counts against its target's circuit. */
-async function* reportStreamFailure<T>(chunks: AsyncIterable<T>, onFailure: () => void): AsyncGenerator<T> {
+/**
+ * A committed stream counts for its target's circuit when it ends: a success only once it has
+ * completed, a failure when it breaks later (a caller leaving early counts as neither).
+ */
+async function* reportStreamOutcome<T>(chunks: AsyncIterable<T>, outcome: (o: 'completed' | 'failed' | 'abandoned') => void): AsyncGenerator<T> {
+  let settled = false;
   try {
     yield* chunks;
+    settled = true;
+    outcome('completed');
   } catch (err) {
-    onFailure();
+    settled = true;
+    outcome('failed');
     throw err;
+  } finally {
+    if (!settled) outcome('abandoned');
   }
 }

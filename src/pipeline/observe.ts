@@ -8,6 +8,13 @@ export const observe: Stage = async (ctx, next) => {
   try {
     await next();
   } finally {
+    for (const done of ctx.onDone.splice(0)) {
+      try {
+        await done();
+      } catch (err) {
+        ctx.runtime.logger.log('error', 'settling the request failed', { correlation_id: ctx.id, error: (err as Error).message });
+      }
+    }
     const ms = (t: number | undefined) => (t === undefined ? undefined : Math.round((t - ctx.startedAt) * 100) / 100);
     const err = ctx.error;
     const level = !err ? 'info' : err.status >= 500 ? 'error' : 'warn';
@@ -27,6 +34,8 @@ export const observe: Stage = async (ctx, next) => {
       input_tokens: ctx.usage?.inputTokens,
       output_tokens: ctx.usage?.outputTokens,
       cache_read_tokens: ctx.usage?.cacheReadTokens,
+      cache_write_tokens: ctx.usage?.cacheWriteTokens,
+      cost_usd: ctx.costNano !== undefined ? ctx.costNano / 1e9 : undefined,
       latency_ms: ms(performance.now()),
       upstream_first_byte_ms: ms(ctx.firstByteAt),
       client_aborted: ctx.signal.aborted || undefined,

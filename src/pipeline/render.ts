@@ -1,4 +1,6 @@
-import { toGatewayError, type GatewayError } from '../core/errors.js';
+import { GatewayError, toGatewayError } from '../core/errors.js';
+import { redactSecrets } from '../observe/redact.js';
+import { callerProviderKey } from '../routing/byok.js';
 import { SSE_HEADERS, waitForDrain, writeJson } from '../server/write.js';
 import type { Stage } from './compose.js';
 import type { RequestContext } from './context.js';
@@ -28,7 +30,22 @@ export const render: Stage = async (ctx, next) => {
   await writeSse(ctx, reply.chunks, reply.headers);
 };
 
-export function writeError(ctx: RequestContext, err: GatewayError): void {
+/**
+ * Last line of defence: whatever an error message carries from upstream, the provider keys in
+ * use (configured, or the caller's own) never leave the gateway.
+ */
+export function withoutSecrets(ctx: RequestContext, err: GatewayError): GatewayError {
+  const secrets: string[] = [];
+  for (const p of ctx.config.providers.values()) if (p.apiKey) secrets.push(p.apiKey);
+  const own = callerProviderKey(ctx.req.headers);
+  if (own) secrets.push(own);
+  const message = redactSecrets(err.message, secrets);
+  if (message === err.message) return err;
+  return new GatewayError(err.code, message, { status: err.status, kind: err.kind, retryable: err.retryable, param: err.param, headers: err.headers, upstream: err.upstream, cause: err });
+}
+
+export function writeError(ctx: RequestContext, original: GatewayError): void {
+  const err = withoutSecrets(ctx, original);
   ctx.error = err;
   ctx.status = err.status;
   const headers: Record<string, string> = { ...ctx.responseHeaders, 'x-should-retry': String(err.retryable), ...err.headers };
@@ -53,7 +70,7 @@ async function writeSse(ctx: RequestContext, chunks: AsyncIterable<string | Uint
     }
   } catch (err) {
     finished = true;
-    const e = toGatewayError(err);
+    const e = withoutSecrets(ctx, toGatewayError(err));
     ctx.error = e;
     if (!res.destroyed) res.write(ctx.format.streamError(e));
   } finally {

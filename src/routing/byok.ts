@@ -59,7 +59,10 @@ export class CredentialPlan {
     }
   }
 
-  /** The credential for this candidate now, or undefined to skip it (with the reason). */
+  /**
+   * The credential for this candidate now, or the reason to skip it. Pure: the caller's key is
+   * tied to an account only by `used()`, once an attempt is really made with it.
+   */
   credentialFor(c: Candidate): Credential | { skip: string } {
     const p = c.provider;
     if (this.callerKey === undefined) {
@@ -67,11 +70,16 @@ export class CredentialPlan {
       return p.available ? { apiKey: p.apiKey, byok: false } : { skip: `provider "${p.id}": ${p.unavailableReason ?? 'unavailable'}` };
     }
     const ownAccount = this.lockedAccount === undefined || this.lockedAccount === account(p);
-    if (p.byok !== 'never' && ownAccount) {
-      this.lockedAccount = account(p);
-      return { apiKey: this.callerKey, byok: true };
+    if (p.byok !== 'never' && ownAccount) return { apiKey: this.callerKey, byok: true };
+    // Other providers only after the caller's key has been used, so it is never ignored outright.
+    if (this.byokFallback === 'configured_keys' && this.lockedAccount !== undefined && p.byok !== 'required' && p.available) {
+      return { apiKey: p.apiKey, byok: false };
     }
-    if (this.byokFallback === 'configured_keys' && p.byok !== 'required' && p.available) return { apiKey: p.apiKey, byok: false };
     return { skip: `provider "${p.id}" is not where the caller's key belongs` };
+  }
+
+  /** An attempt is being made with this credential: the caller's key now belongs to that account. */
+  used(c: Candidate, cred: Credential): void {
+    if (cred.byok) this.lockedAccount ??= account(c.provider);
   }
 }

@@ -15,11 +15,15 @@ import { writeError } from '../pipeline/render.js';
 import { createLogger, type Logger } from '../observe/logger.js';
 import { UpstreamPool } from '../upstream/client.js';
 import { Breakers } from '../routing/cooldown.js';
+import { createStore } from '../state/create-store.js';
+import type { StateStore } from '../state/store.js';
 import { formatForUnknownPath, ROUTES, type Route } from './routes.js';
 import { writeJson } from './write.js';
 
 export interface GatewayOptions {
   logger?: Logger;
+  /** Budget and rate-limit state; default: the one `config.state` describes. */
+  store?: StateStore;
 }
 
 export interface Gateway {
@@ -43,6 +47,7 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
     logger: opts.logger ?? createLogger(),
     startedAtEpochMs: Date.now(),
     breakers: new Breakers(),
+    limits: opts.store ?? createStore(config.state),
   };
   const byPath = new Map<string, Route[]>();
   for (const r of ROUTES) byPath.set(r.path, [...(byPath.get(r.path) ?? []), r]);
@@ -77,6 +82,7 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
       signal: clientGone,
       responseHeaders: {},
       attempts: 0,
+      onDone: [],
     };
     if (!route) {
       const err = routes
@@ -127,6 +133,7 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
       server.closeAllConnections();
       await closed;
       await runtime.upstream.close();
+      await runtime.limits.close();
     },
   };
 }

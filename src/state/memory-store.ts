@@ -80,10 +80,15 @@ export class MemoryStore implements StateStore {
 
   async reserve(ops: readonly CounterOp[]): Promise<ReserveResult> {
     const now = this.now();
-    const current = ops.map((op) => this.live(op.key, now)?.value ?? 0);
+    // Checked as if applied in order, so two ops on one counter add up (as in RedisStore).
+    const pending = new Map<string, number>();
     for (let i = 0; i < ops.length; i++) {
-      const limit = ops[i].limit;
-      if (limit !== undefined && current[i] + ops[i].amount > limit) return { ok: false, refused: i, values: current };
+      const op = ops[i];
+      const value = (pending.get(op.key) ?? this.live(op.key, now)?.value ?? 0) + op.amount;
+      if (op.limit !== undefined && value > op.limit) {
+        return { ok: false, refused: i, values: ops.map((o) => this.live(o.key, now)?.value ?? 0) };
+      }
+      pending.set(op.key, value);
     }
     return { ok: true, values: ops.map((op) => this.apply(op, now)) };
   }

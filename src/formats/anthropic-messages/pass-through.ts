@@ -8,7 +8,8 @@ import type { ChatRequest, Usage } from '../../core/canonical.js';
 import { spliceTopLevel } from '../../core/json-splice.js';
 import type { SseMessage } from '../../sse/decode.js';
 import type { PassThrough } from '../types.js';
-import { anthropicErrorMessage } from './errors.js';
+import { anthropicErrorMessage, upstreamStreamError } from './errors.js';
+import type { GatewayError } from '../../core/errors.js';
 import { combineUsage, partialUsageFromAnthropic, usageFromAnthropic } from './usage.js';
 
 /**
@@ -21,6 +22,17 @@ const seen = new WeakMap<ChatRequest, Partial<Usage>>();
 export const anthropicPassThrough: PassThrough = {
   prepareBody(raw: Buffer, _parsed: unknown, upstreamModel: string): Buffer {
     return spliceTopLevel(raw, { model: JSON.stringify(upstreamModel) });
+  },
+
+  errorOf(msg: SseMessage): GatewayError | undefined {
+    if (msg.event !== 'error' && !msg.data.includes('"error"')) return undefined;
+    try {
+      const data = JSON.parse(msg.data) as { type?: unknown } | null;
+      if (msg.event === 'error' || data?.type === 'error') return upstreamStreamError(data);
+    } catch {
+      return undefined;
+    }
+    return undefined;
   },
 
   /** Usage rides on message_start and message_delta only (the bulk of a stream is deltas). */

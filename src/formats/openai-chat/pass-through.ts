@@ -2,6 +2,8 @@ import type { ChatRequest, Usage } from '../../core/canonical.js';
 import { spliceTopLevel } from '../../core/json-splice.js';
 import type { SseMessage } from '../../sse/decode.js';
 import { usageFromOpenai } from './usage.js';
+import { upstreamStreamError } from './errors.js';
+import type { GatewayError } from '../../core/errors.js';
 
 /**
  * OpenAI → OpenAI. Streams ask the upstream for `stream_options.include_usage` so the gateway
@@ -16,6 +18,17 @@ export const openaiPassThrough = {
       replace.stream_options = JSON.stringify({ ...(options ?? {}), include_usage: true });
     }
     return spliceTopLevel(raw, replace);
+  },
+
+  errorOf(msg: SseMessage): GatewayError | undefined {
+    if (msg.event !== 'error' && !msg.data.includes('"error"')) return undefined;
+    try {
+      const chunk = JSON.parse(msg.data) as { error?: unknown } | null;
+      if (msg.event === 'error' || (chunk && chunk.error !== undefined && chunk.error !== null)) return upstreamStreamError(chunk?.error ?? chunk);
+    } catch {
+      return undefined;
+    }
+    return undefined;
   },
 
   /** Only the final usage chunk has a usage object; other chunks have none or `"usage":null`. */

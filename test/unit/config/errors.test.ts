@@ -93,7 +93,6 @@ describe('semantic errors', () => {
       [26, 30, 'guardrails[1].check', 'unknown property "word" for a "keywords" check (did you mean "words"?)'],
     ]);
     expect(issues.filter((i) => i.severity === 'warning').map((i) => [i.line, i.col, i.path, i.message])).toEqual([
-      [10, 1, 'budgets', 'budgets are validated but not yet enforced by this version'],
       [16, 5, 'budgets[1]', "models in this budget's reach have no price and will count as costing nothing: local/echo"],
       [20, 1, 'guardrails', 'guardrails are validated but not yet enforced by this version'],
     ]);

@@ -28,6 +28,18 @@ describe('callerProviderKey', () => {
 });
 
 describe('CredentialPlan', () => {
+  it("does not tie the caller's key to a provider before an attempt is made there", () => {
+    const plan = new CredentialPlan('sk-mine', 'same_provider');
+    const [east, west] = candidates('t/spread');
+    expect(plan.credentialFor(east)).toEqual({ apiKey: 'sk-mine', byok: true }); // e.g. skipped: cooling down
+    expect(plan.credentialFor(west)).toEqual({ apiKey: 'sk-mine', byok: true });
+  });
+
+  it('with configured_keys, never serves with a configured key before the caller key was used', () => {
+    const plan = new CredentialPlan('sk-mine', 'configured_keys');
+    expect(plan.credentialFor(candidates('fixed/m')[0])).toMatchObject({ skip: expect.any(String) });
+  });
+
   it('rejects a key nobody may take (400) and a missing key everyone requires (401)', () => {
     expect(() => CredentialPlan.check(candidates('fixed/m'), 'sk-mine')).toThrow(expect.objectContaining({ code: 'provider_key_not_allowed', status: 400 }));
     expect(() => CredentialPlan.check(candidates('own/m'), undefined)).toThrow(expect.objectContaining({ code: 'provider_key_required', status: 401 }));
@@ -42,7 +54,12 @@ describe('CredentialPlan', () => {
 
   it("keeps the caller's key on the account of its first use (same api and base_url)", () => {
     const plan = new CredentialPlan('sk-mine', 'same_provider');
-    const used = candidates('t/spread').map((c) => [c.provider.id, plan.credentialFor(c)]);
+    const attempt = (c: ReturnType<typeof candidates>[number]) => {
+      const cred = plan.credentialFor(c);
+      if (!('skip' in cred)) plan.used(c, cred);
+      return cred;
+    };
+    const used = candidates('t/spread').map((c) => [c.provider.id, attempt(c)]);
     expect(used).toEqual([
       ['east', { apiKey: 'sk-mine', byok: true }],
       ['west', { skip: expect.any(String) }],
@@ -53,7 +70,11 @@ describe('CredentialPlan', () => {
 
   it('with byok_fallback: configured_keys, other providers are tried with their own configured key', () => {
     const plan = new CredentialPlan('sk-mine', 'configured_keys');
-    const used = candidates('t/spread-any').map((c) => plan.credentialFor(c));
+    const used = candidates('t/spread-any').map((c) => {
+      const cred = plan.credentialFor(c);
+      if (!('skip' in cred)) plan.used(c, cred);
+      return cred;
+    });
     expect(used).toEqual([
       { apiKey: 'sk-mine', byok: true },
       { apiKey: 'sk-west-configured', byok: false },

@@ -55,3 +55,11 @@ describe('MemoryStore', () => {
     expect(() => new MemoryStore({ path })).toThrow();
   });
 });
+
+describe('MemoryStore reserve on one counter twice', () => {
+  it('adds the ops up before checking, as RedisStore does', async () => {
+    const s = new MemoryStore();
+    expect((await s.reserve([{ key: 'k', amount: 6, limit: 10 }, { key: 'k', amount: 6, limit: 10 }])).ok).toBe(false);
+    expect(await s.get(['k'])).toEqual([0]);
+  });
+});

@@ -1,0 +1,139 @@
+/**
+ * Which budget and rate-limit counters a request touches, what it reserves up front and how it
+ * settles. Pure: the limits stage runs it against a StateStore.
+ *
+ * Reservation (before any upstream call): the estimated maximum cost, i.e. estimated input
+ * tokens at the input price plus `max_tokens` (else the model's output limit, else 4096) at the
+ * output price, of the most expensive candidate; tokens per minute likewise; one request per
+ * minute; one slot in flight. Settlement (when the response or stream ends, fails or is cut
+ * off): the reservation is replaced by what the provider reported (usage seen so far counts).
+ */
+
+import type { BudgetConfig, GatewayConfig, LimitScope, RateLimitConfig } from '../config/types.js';
+import type { Usage } from '../core/canonical.js';
+import type { Principal } from '../pipeline/context.js';
+import type { Candidate } from '../routing/resolve-model.js';
+import type { CounterOp } from '../state/store.js';
+import { costNanoUsd } from './cost.js';
+import { periodWindow } from './periods.js';
+
+export const DEFAULT_OUTPUT_ESTIMATE = 4096;
+/** A request's input tokens are estimated from its body size: at most one token per 3 bytes in practice. */
+export const BYTES_PER_TOKEN_ESTIMATE = 3;
+const MINUTE = 60_000;
+/** In-flight counters expire if nothing touches them for this long (a crashed instance's slots). */
+const INFLIGHT_TTL_MS = 15 * MINUTE;
+
+export type Limiter =
+  | { kind: 'budget'; budget: BudgetConfig; periodId: string; resetMs?: number }
+  | { kind: 'requests' | 'tokens'; limit: RateLimitConfig; max: number; resetMs: number }
+  | { kind: 'concurrent'; limit: RateLimitConfig; max: number };
+
+export interface LimitPlan {
+  /** Reserved now (index-aligned with `limiters`). */
+  ops: CounterOp[];
+  limiters: Limiter[];
+  estimateNano: number;
+  estimateTokens: number;
+}
+
+function scopeApplies(scope: LimitScope, p: Principal, modelId: string): string | undefined {
+  switch (scope.kind) {
+    case 'global':
+      return '*';
+    case 'key':
+      return scope.key === p.keyId ? '*' : undefined;
+    case 'role':
+      return scope.role === p.role ? '*' : undefined;
+    case 'each_key_of_role':
+      return scope.role === p.role ? p.keyId : undefined;
+    case 'model':
+      return scope.model === modelId ? '*' : undefined;
+  }
+}
+
+export function describeScope(scope: LimitScope, instance: string): string {
+  switch (scope.kind) {
+    case 'global':
+      return 'global';
+    case 'key':
+      return `key "${scope.key}"`;
+    case 'role':
+      return `role "${scope.role}"`;
+    case 'each_key_of_role':
+      return `key "${instance}" (each key of role "${scope.role}")`;
+    case 'model':
+      return `model "${scope.model}"`;
+  }
+}
+
+export interface PlanInput {
+  config: GatewayConfig;
+  principal: Principal;
+  /** The model id or alias the caller asked for. */
+  modelId: string;
+  candidates: readonly Candidate[];
+  bodyBytes: number;
+  maxTokens?: number;
+  now: number;
+}
+
+/** Undefined when nothing limits this request (the common case costs nothing). */
+export function planLimits(i: PlanInput): LimitPlan | undefined {
+  const budgets = i.config.budgets.map((b) => [b, scopeApplies(b.scope, i.principal, i.modelId)] as const).filter(([, inst]) => inst !== undefined);
+  const limits = i.config.rateLimits.map((l) => [l, scopeApplies(l.scope, i.principal, i.modelId)] as const).filter(([, inst]) => inst !== undefined);
+  if (budgets.length === 0 && limits.length === 0) return undefined;
+
+  const inputTokens = Math.ceil(i.bodyBytes / BYTES_PER_TOKEN_ESTIMATE);
+  let outputTokens = 0;
+  let estimateNano = 0;
+  for (const c of i.candidates) {
+    const out = i.maxTokens ?? c.model.maxOutputTokens ?? DEFAULT_OUTPUT_ESTIMATE;
+    outputTokens = Math.max(outputTokens, out);
+    estimateNano = Math.max(estimateNano, costNanoUsd({ inputTokens, outputTokens: out }, c.model.price));
+  }
+  const estimateTokens = inputTokens + outputTokens;
+
+  const ops: CounterOp[] = [];
+  const limiters: Limiter[] = [];
+  for (const [b, inst] of budgets) {
+    const w = periodWindow(b.period, b.timezone, i.now);
+    ops.push({
+      key: `budget:${b.id}:${inst}:${w.id}`,
+      amount: estimateNano,
+      ...(b.mode === 'enforce' ? { limit: Math.round(b.limitUsd * 1e9) } : {}),
+      ...(w.endMs !== undefined ? { expiresAt: w.endMs + 7 * 24 * 3600_000 } : {}),
+    });
+    limiters.push({ kind: 'budget', budget: b, periodId: w.id, ...(w.endMs !== undefined ? { resetMs: w.endMs } : {}) });
+  }
+  const minute = Math.floor(i.now / MINUTE) * MINUTE;
+  for (const [l, inst] of limits) {
+    const base = `rl:${l.id}:${inst}`;
+    if (l.requestsPerMinute !== undefined) {
+      ops.push({ key: `${base}:req:${minute}`, amount: 1, limit: l.requestsPerMinute, expiresAt: minute + 2 * MINUTE });
+      limiters.push({ kind: 'requests', limit: l, max: l.requestsPerMinute, resetMs: minute + MINUTE });
+    }
+    if (l.tokensPerMinute !== undefined) {
+      ops.push({ key: `${base}:tok:${minute}`, amount: estimateTokens, limit: l.tokensPerMinute, expiresAt: minute + 2 * MINUTE });
+      limiters.push({ kind: 'tokens', limit: l, max: l.tokensPerMinute, resetMs: minute + MINUTE });
+    }
+    if (l.maxConcurrent !== undefined) {
+      ops.push({ key: `${base}:inflight`, amount: 1, limit: l.maxConcurrent, expiresAt: i.now + INFLIGHT_TTL_MS });
+      limiters.push({ kind: 'concurrent', limit: l, max: l.maxConcurrent });
+    }
+  }
+  return { ops, limiters, estimateNano, estimateTokens };
+}
+
+/** The corrections that replace the reservation by what was actually used. */
+export function settlementOps(plan: LimitPlan, actualNano: number, usage: Usage | undefined): CounterOp[] {
+  const actualTokens = usage ? usage.inputTokens + usage.outputTokens + (usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0) : 0;
+  const out: CounterOp[] = [];
+  plan.limiters.forEach((l, i) => {
+    const key = plan.ops[i].key;
+    if (l.kind === 'budget' && actualNano !== plan.estimateNano) out.push({ key, amount: actualNano - plan.estimateNano });
+    else if (l.kind === 'tokens' && actualTokens !== plan.estimateTokens) out.push({ key, amount: actualTokens - plan.estimateTokens });
+    else if (l.kind === 'concurrent') out.push({ key, amount: -1 });
+  });
+  return out;
+}

@@ -1,0 +1,147 @@
+/**
+ * Budgets and rate limits around the provider call: reserve before (refusing with 429, no
+ * upstream call, when a limit would be passed), settle after the response or stream has ended,
+ * failed or been cut off. Settling is idempotent and also runs from `ctx.onDone`, so a reply
+ * that is never written (the caller left first) still gives its reservation back.
+ */
+
+import { costNanoUsd, formatUsd, nanoToUsd } from '../budget/cost.js';
+import { describeScope, planLimits, settlementOps, type Limiter, type LimitPlan } from '../budget/plan.js';
+import { GatewayError } from '../core/errors.js';
+import type { CounterOp, ReserveResult } from '../state/store.js';
+import type { Stage } from './compose.js';
+import type { RequestContext } from './context.js';
+
+export const COST_HEADER = 'x-gateway-cost-usd';
+/** A budget period ending within this long gets a `retry-after`. */
+const SOON_MS = 3600_000;
+
+export const limits: Stage = async (ctx, next) => {
+  const resolution = ctx.resolution!;
+  const now = Date.now();
+  const plan: LimitPlan = planLimits({
+    config: ctx.config,
+    principal: ctx.principal!,
+    modelId: resolution.id,
+    candidates: resolution.candidates,
+    bodyBytes: ctx.rawBody?.length ?? 0,
+    maxTokens: ctx.chat?.maxTokens,
+    now,
+  }) ?? { ops: [], limiters: [], estimateNano: 0, estimateTokens: 0 };
+
+  const reserved = plan.ops.length > 0 ? await reserve(ctx, plan.ops) : { ok: true, values: [] };
+  if (reserved && !reserved.ok) throw refusal(plan.limiters[reserved.refused!], reserved.values[reserved.refused!], plan, now);
+  if (reserved) {
+    rateLimitHeaders(ctx, plan, reserved.values);
+    warnBudgets(ctx, plan, reserved.values);
+  }
+
+  let settled = false;
+  const settle = async (): Promise<void> => {
+    if (settled) return;
+    settled = true;
+    const actual = costNanoUsd(ctx.usage, ctx.served?.model.price);
+    ctx.costNano = actual;
+    // Without a reservation (fail_open while the store was down) the full amounts are recorded.
+    const ops = reserved ? settlementOps(plan, actual, ctx.usage) : settlementOps({ ...plan, estimateNano: 0, estimateTokens: 0 }, actual, ctx.usage).filter((o) => o.amount > 0);
+    if (ops.length > 0) await ctx.runtime.limits.add(ops);
+  };
+  ctx.onDone.push(settle);
+
+  try {
+    await next();
+  } catch (err) {
+    await settle();
+    throw err;
+  }
+  const reply = ctx.reply;
+  if (reply?.kind === 'sse') {
+    // The cost of a stream is known at its end: sent as an HTTP trailer.
+    ctx.responseHeaders.trailer = COST_HEADER;
+    ctx.reply = { ...reply, chunks: settleAtEnd(ctx, reply.chunks, settle) };
+  } else {
+    await settle();
+    ctx.responseHeaders[COST_HEADER] = formatUsd(ctx.costNano ?? 0);
+  }
+};
+
+async function* settleAtEnd<T>(ctx: RequestContext, chunks: AsyncIterable<T>, settle: () => Promise<void>): AsyncGenerator<T> {
+  try {
+    yield* chunks;
+  } finally {
+    await settle();
+    if (!ctx.res.destroyed) ctx.res.addTrailers({ [COST_HEADER]: formatUsd(ctx.costNano ?? 0) });
+  }
+}
+
+/** The store's answer, or undefined when it is down and the policy is fail_open. */
+async function reserve(ctx: RequestContext, ops: CounterOp[]): Promise<ReserveResult | undefined> {
+  try {
+    return await ctx.runtime.limits.reserve(ops);
+  } catch (err) {
+    if (ctx.config.state.onUnavailable === 'fail_open') {
+      ctx.runtime.logger.log('error', 'state store unavailable: serving without budget and rate-limit checks (fail_open)', {
+        correlation_id: ctx.id,
+        error: (err as Error).message,
+      });
+      return undefined;
+    }
+    throw new GatewayError('state_store_unavailable', 'Budgets and rate limits cannot be checked right now; the request was not sent. Try again shortly.', { cause: err });
+  }
+}
+
+function refusal(l: Limiter, value: number, plan: LimitPlan, now: number): GatewayError {
+  const headers: Record<string, string> = { 'x-should-retry': 'false' };
+  if (l.kind === 'budget') {
+    const b = l.budget;
+    const instance = plan.ops[plan.limiters.indexOf(l)].key.split(':')[2];
+    const resets = l.resetMs !== undefined ? `resets at ${new Date(l.resetMs).toISOString()}` : 'never resets (period total)';
+    if (l.resetMs !== undefined && l.resetMs - now <= SOON_MS) headers['retry-after'] = String(Math.max(1, Math.ceil((l.resetMs - now) / 1000)));
+    headers['x-gateway-limit'] = `budget=${b.id}`;
+    return new GatewayError(
+      'budget_exceeded',
+      `Budget "${b.id}" (${describeScope(b.scope, instance)}, ${b.period}) would be exceeded: $${nanoToUsd(value).toFixed(6)} of $${b.limitUsd} used, this request may cost up to $${nanoToUsd(plan.estimateNano).toFixed(6)}; it ${resets}.`,
+      { headers, param: `budget:${b.id}` },
+    );
+  }
+  const what = l.kind === 'requests' ? 'requests per minute' : l.kind === 'tokens' ? 'tokens per minute' : 'requests in flight';
+  const instance = plan.ops[plan.limiters.indexOf(l)].key.split(':')[2];
+  headers['x-gateway-limit'] = `rate_limit=${l.limit.id}`;
+  if (l.kind !== 'concurrent') {
+    const wait = Math.max(1, Math.ceil((l.resetMs - now) / 1000));
+    headers['retry-after'] = String(wait);
+  } else headers['retry-after'] = '1';
+  return new GatewayError('rate_limit_exceeded', `Rate limit "${l.limit.id}" (${describeScope(l.limit.scope, instance)}): at most ${l.max} ${what}.`, {
+    headers,
+    param: `rate_limit:${l.limit.id}`,
+  });
+}
+
+/** OpenAI-style `x-ratelimit-*` headers from the tightest request and token limits. */
+function rateLimitHeaders(ctx: RequestContext, plan: LimitPlan, values: number[]): void {
+  const now = Date.now();
+  for (const kind of ['requests', 'tokens'] as const) {
+    let best: { max: number; remaining: number; resetMs: number } | undefined;
+    plan.limiters.forEach((l, i) => {
+      if (l.kind !== kind) return;
+      const remaining = Math.max(0, l.max - values[i]);
+      if (!best || remaining < best.remaining) best = { max: l.max, remaining, resetMs: l.resetMs };
+    });
+    if (!best) continue;
+    const b = best as { max: number; remaining: number; resetMs: number };
+    ctx.responseHeaders[`x-ratelimit-limit-${kind}`] = String(b.max);
+    ctx.responseHeaders[`x-ratelimit-remaining-${kind}`] = String(b.remaining);
+    ctx.responseHeaders[`x-ratelimit-reset-${kind}`] = `${Math.max(0, Math.ceil((b.resetMs - now) / 1000))}s`;
+  }
+}
+
+/** Warn-mode budgets never refuse: past their limit they log and add a header. */
+function warnBudgets(ctx: RequestContext, plan: LimitPlan, values: number[]): void {
+  const over: string[] = [];
+  plan.limiters.forEach((l, i) => {
+    if (l.kind === 'budget' && l.budget.mode === 'warn' && values[i] > l.budget.limitUsd * 1e9) over.push(l.budget.id);
+  });
+  if (over.length === 0) return;
+  ctx.responseHeaders['x-gateway-budget-warning'] = over.join(', ');
+  ctx.runtime.logger.log('warn', 'budget over its limit (warn mode)', { correlation_id: ctx.id, budgets: over });
+}
