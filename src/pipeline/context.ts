@@ -7,6 +7,7 @@ import type { WireFormat } from '../formats/types.js';
 import type { Candidate, Resolution } from '../routing/resolve-model.js';
 import type { Logger } from '../observe/logger.js';
 import type { Breakers } from '../routing/cooldown.js';
+import type { ReconcileQueue } from '../state/reconcile.js';
 import type { StateStore } from '../state/store.js';
 import type { UpstreamPool } from '../upstream/client.js';
 
@@ -32,6 +33,8 @@ export interface GatewayRuntime {
   breakers: Breakers;
   /** Budget and rate-limit counters (embedded or Redis). */
   limits: StateStore;
+  /** Settlements waiting for the store to come back. */
+  reconcile: ReconcileQueue;
 }
 
 export interface RequestContext {

@@ -44,7 +44,7 @@ export const limits: Stage = async (ctx, next) => {
     ctx.costNano = actual;
     // Without a reservation (fail_open while the store was down) the full amounts are recorded.
     const ops = reserved ? settlementOps(plan, actual, ctx.usage) : settlementOps({ ...plan, estimateNano: 0, estimateTokens: 0 }, actual, ctx.usage).filter((o) => o.amount > 0);
-    if (ops.length > 0) await ctx.runtime.limits.add(ops);
+    await ctx.runtime.reconcile.add(ops);
   };
   ctx.onDone.push(settle);
 

@@ -16,6 +16,7 @@ import { createLogger, type Logger } from '../observe/logger.js';
 import { UpstreamPool } from '../upstream/client.js';
 import { Breakers } from '../routing/cooldown.js';
 import { createStore } from '../state/create-store.js';
+import { ReconcileQueue } from '../state/reconcile.js';
 import type { StateStore } from '../state/store.js';
 import { formatForUnknownPath, ROUTES, type Route } from './routes.js';
 import { writeJson } from './write.js';
@@ -41,13 +42,16 @@ function formatOf(route: Route | undefined, req: IncomingMessage): WireFormat | 
 }
 
 export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}): Gateway {
+  const logger = opts.logger ?? createLogger();
+  const store = opts.store ?? createStore(config.state);
   const runtime: GatewayRuntime = {
     config,
     upstream: new UpstreamPool(),
-    logger: opts.logger ?? createLogger(),
+    logger,
     startedAtEpochMs: Date.now(),
     breakers: new Breakers(),
-    limits: opts.store ?? createStore(config.state),
+    limits: store,
+    reconcile: new ReconcileQueue(store, logger),
   };
   const byPath = new Map<string, Route[]>();
   for (const r of ROUTES) byPath.set(r.path, [...(byPath.get(r.path) ?? []), r]);
@@ -133,6 +137,7 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
       server.closeAllConnections();
       await closed;
       await runtime.upstream.close();
+      await runtime.reconcile.close();
       await runtime.limits.close();
     },
   };
