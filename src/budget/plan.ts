@@ -37,6 +37,11 @@ export interface LimitPlan {
   estimateTokens: number;
 }
 
+/** The counter of one budget instance in one period (a key of the state store). */
+export function budgetCounterKey(budgetId: string, instance: string, periodId: string): string {
+  return `budget:${budgetId}:${instance}:${periodId}`;
+}
+
 function scopeApplies(scope: LimitScope, p: Principal, modelId: string): string | undefined {
   switch (scope.kind) {
     case 'global':
@@ -99,7 +104,7 @@ export function planLimits(i: PlanInput): LimitPlan | undefined {
   for (const [b, inst] of budgets) {
     const w = periodWindow(b.period, b.timezone, i.now);
     ops.push({
-      key: `budget:${b.id}:${inst}:${w.id}`,
+      key: budgetCounterKey(b.id, inst!, w.id),
       amount: estimateNano,
       ...(b.mode === 'enforce' ? { limit: Math.round(b.limitUsd * 1e9) } : {}),
       ...(w.endMs !== undefined ? { expiresAt: w.endMs + 7 * 24 * 3600_000 } : {}),

@@ -1,6 +1,7 @@
 /** The `gateway` command line: wiring of commands, output and exit codes. */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
+import { budgetsCommand } from './commands/budgets.js';
 import { checkConfigCommand } from './commands/check-config.js';
 import { countTokensCommand } from './commands/count-tokens.js';
 import { modelsCommand } from './commands/models.js';
@@ -30,7 +31,7 @@ export function createProgram(io: CliIO): Command {
     .showSuggestionAfterError();
   // addCommand does not pass settings down, so each command gets them itself: throw instead of
   // process.exit (tests run in-process) and write through io.
-  for (const cmd of [program, serveCommand(io), checkConfigCommand(io), modelsCommand(io), countTokensCommand(io)]) {
+  for (const cmd of [program, serveCommand(io), checkConfigCommand(io), modelsCommand(io), countTokensCommand(io), budgetsCommand(io)]) {
     cmd.exitOverride().configureOutput(output);
     if (cmd !== program) program.addCommand(cmd);
   }
