@@ -9,6 +9,8 @@ const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 4
 
 export interface Logger {
   log(level: LogLevel, msg: string, fields?: Record<string, unknown>): void;
+  /** Whether a line at this level would be written (skip building it otherwise). */
+  enabled(level: LogLevel): boolean;
 }
 
 export interface LoggerOptions {
@@ -24,8 +26,9 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
       if (RANK[level] < min) return;
       write(JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields }) + '\n');
     },
+    enabled: (level) => RANK[level] >= min,
   };
 }
 
 /** For tests and embedding: drops everything. */
-export const silentLogger: Logger = { log() {} };
+export const silentLogger: Logger = { log() {}, enabled: () => false };

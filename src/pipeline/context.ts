@@ -6,6 +6,8 @@ import type { GatewayConfig } from '../config/types.js';
 import type { WireFormat } from '../formats/types.js';
 import type { Candidate, Resolution } from '../routing/resolve-model.js';
 import type { Logger } from '../observe/logger.js';
+import type { TelemetryHub } from '../observe/telemetry.js';
+import type { AttemptRecord, GuardrailHit } from '../observe/record.js';
 import type { Breakers } from '../routing/cooldown.js';
 import type { ReconcileQueue } from '../state/reconcile.js';
 import type { StateStore } from '../state/store.js';
@@ -33,6 +35,8 @@ export interface GatewayRuntime {
   breakers: Breakers;
   /** Budget and rate-limit counters (embedded or Redis). */
   limits: StateStore;
+  /** Metrics and traces. */
+  telemetry: TelemetryHub;
   /** Settlements waiting for the store to come back. */
   reconcile: ReconcileQueue;
 }
@@ -48,6 +52,8 @@ export interface RequestContext {
   readonly format: WireFormat;
   readonly endpoint: string;
   readonly startedAt: number;
+  /** Date.now() when the request arrived (records and traces use epoch times). */
+  readonly startedAtEpochMs: number;
   /** Aborted when the client goes away before the response is complete. */
   readonly signal: CancelSignal;
 
@@ -74,4 +80,12 @@ export interface RequestContext {
   status?: number;
   error?: GatewayError;
   firstByteAt?: number;
+  /** performance.now() when the first byte of a stream went to the caller. */
+  firstByteSentAt?: number;
+  /** Every upstream attempt, in order (for the log line, metrics and traces). */
+  attemptLog: AttemptRecord[];
+  /** Time spent waiting between retries. */
+  backoffMs: number;
+  /** Guardrail actions taken (never the matched text). */
+  guardrailHits: GuardrailHit[];
 }

@@ -15,6 +15,7 @@ import { HTTP_PROVIDERS } from '../providers/registry.js';
 import { backoffMs } from '../routing/backoff.js';
 import { callerProviderKey, CredentialPlan, type Credential } from '../routing/byok.js';
 import { classifyFailure, failureMatches, isProviderFault, type Failure } from '../routing/failure.js';
+import type { AttemptRecord } from '../observe/record.js';
 import type { Candidate } from '../routing/resolve-model.js';
 import type { Stage } from './compose.js';
 import type { Reply, RequestContext } from './context.js';
@@ -50,8 +51,11 @@ export const dispatch: Stage = async (ctx) => {
       plan.used(c, cred);
       for (let retry = 0; ; retry++) {
         ctx.attempts += 1;
+        const record: AttemptRecord = { provider: c.provider.id, model: c.model.id, startMs: Date.now(), outcome: 'pending', byok: cred.byok };
+        ctx.attemptLog.push(record);
         try {
           const reply = await attempt(ctx, c, cred);
+          record.firstByteMs = Date.now();
           // The credential worked; the target's health is known once the reply is complete.
           if (!cred.byok) breakers.success(credentialKey);
           served(ctx, c, cred);
@@ -59,11 +63,17 @@ export const dispatch: Stage = async (ctx) => {
             // Safety net: a stream never iterated (caller gone first) must not leave a probe open.
             ctx.onDone.push(async () => breakers.release(c.model.id));
             ctx.reply = { ...reply, chunks: reportStreamOutcome(reply.chunks, (o) => {
+              record.endMs = Date.now();
+              record.outcome = o === 'completed' ? 'ok' : o;
+              record.status = 200;
               if (o === 'completed') breakers.success(c.model.id);
               else if (o === 'failed') breakers.failure(c.model.id, c.provider.cooldown);
               else breakers.release(c.model.id);
             }) };
           } else {
+            record.endMs = Date.now();
+            record.outcome = 'ok';
+            record.status = reply.status;
             breakers.success(c.model.id);
             ctx.reply = reply;
           }
@@ -71,6 +81,10 @@ export const dispatch: Stage = async (ctx) => {
         } catch (e) {
           const err = toGatewayError(e);
           const failure = classifyFailure(err);
+          record.endMs = Date.now();
+          record.outcome = ctx.signal.aborted ? 'abandoned' : 'failed';
+          record.status = err.upstream?.status ?? err.status;
+          record.errorCode = err.code;
           // Every circuit this attempt was let through settles below (a probe must not stay open).
           const release = () => {
             breakers.release(c.model.id);
@@ -95,6 +109,7 @@ export const dispatch: Stage = async (ctx) => {
           }
           const wait = probing ? undefined : retryDelay(policy, failure, retry);
           if (wait !== undefined && ctx.attempts < policy.maxAttempts) {
+            ctx.backoffMs += wait;
             await sleepUnlessCancelled(wait, ctx.signal);
             if (ctx.signal.aborted) throw err;
             continue;

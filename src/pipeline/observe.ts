@@ -1,10 +1,14 @@
+import { buildRecord, type RequestRecord } from '../observe/record.js';
 import type { Stage } from './compose.js';
+import type { RequestContext } from './context.js';
 
 /**
- * Starts the clock; ↩ after the response has been written, one structured log line with what
- * happened. Key ids only, never keys; no prompt or completion text.
+ * Starts the clock; ↩ once the response has been written (or abandoned): runs the request's
+ * settlements (ctx.onDone), then makes its one record and hands it to the log, the metrics and
+ * the traces. Key ids only, never keys; no prompt or completion text.
  */
 export const observe: Stage = async (ctx, next) => {
+  ctx.runtime.telemetry.requestStarted(ctx.endpoint);
   try {
     await next();
   } finally {
@@ -15,32 +19,50 @@ export const observe: Stage = async (ctx, next) => {
         ctx.runtime.logger.log('error', 'settling the request failed', { correlation_id: ctx.id, error: (err as Error).message });
       }
     }
-    const ms = (t: number | undefined) => (t === undefined ? undefined : Math.round((t - ctx.startedAt) * 100) / 100);
-    const err = ctx.error;
-    const level = !err ? 'info' : err.status >= 500 ? 'error' : 'warn';
-    ctx.runtime.logger.log(level, 'request', {
-      correlation_id: ctx.id,
-      endpoint: ctx.endpoint,
-      status: ctx.status ?? err?.status,
-      key_id: ctx.principal?.keyId,
-      role: ctx.principal?.role,
-      model: ctx.chat?.model,
-      provider: ctx.served?.provider.id,
-      served_model: ctx.served?.model.id,
-      attempts: ctx.attempts,
-      fallback: ctx.served?.fallback,
-      byok: ctx.byok,
-      stream: ctx.chat?.stream,
-      input_tokens: ctx.usage?.inputTokens,
-      output_tokens: ctx.usage?.outputTokens,
-      cache_read_tokens: ctx.usage?.cacheReadTokens,
-      cache_write_tokens: ctx.usage?.cacheWriteTokens,
-      cost_usd: ctx.costNano !== undefined ? ctx.costNano / 1e9 : undefined,
-      latency_ms: ms(performance.now()),
-      upstream_first_byte_ms: ms(ctx.firstByteAt),
-      client_aborted: ctx.signal.aborted || undefined,
-      error_code: err?.code,
-      error: err && err.status >= 500 && err.code === 'internal_error' ? String((err.cause as Error | undefined)?.stack ?? err.cause) : undefined,
-    });
+    ctx.runtime.telemetry.requestEnded(ctx.endpoint);
+    report(ctx, recordOf(ctx));
   }
 };
+
+export function recordOf(ctx: RequestContext): RequestRecord {
+  return buildRecord({
+    id: ctx.id,
+    endpoint: ctx.endpoint,
+    startedAtEpochMs: ctx.startedAtEpochMs,
+    startedAt: ctx.startedAt,
+    endedAt: performance.now(),
+    firstByteSentAt: ctx.firstByteSentAt,
+    backoffMs: ctx.backoffMs,
+    attempts: ctx.attemptLog,
+    status: ctx.status ?? ctx.error?.status ?? 0,
+    error: ctx.error,
+    clientAborted: ctx.signal.aborted,
+    keyId: ctx.principal?.keyId,
+    role: ctx.principal?.role,
+    model: ctx.chat?.model,
+    servedProvider: ctx.served?.provider.id,
+    servedModel: ctx.served?.model.id,
+    fallback: ctx.served?.fallback,
+    stream: ctx.chat?.stream,
+    usage: ctx.usage,
+    costNano: ctx.costNano,
+    byok: ctx.byok,
+    guardrails: ctx.guardrailHits,
+  });
+}
+
+/** The log line (level by outcome) and every telemetry sink. */
+export function report(ctx: RequestContext, record: RequestRecord): void {
+  const err = ctx.error;
+  const level = !err ? 'info' : err.status >= 500 ? 'error' : 'warn';
+  const logger = ctx.runtime.logger;
+  if (logger.enabled(level)) {
+    const detail = err && err.code === 'internal_error' ? { error: String((err.cause as Error | undefined)?.stack ?? err.cause) } : {};
+    logger.log(level, 'request', { ...record, ...detail });
+  }
+  ctx.runtime.telemetry.onRequest(record, { attempts: ctx.attemptLog, traceparent: headerValue(ctx.req.headers.traceparent), startEpochMs: ctx.startedAtEpochMs });
+}
+
+function headerValue(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}

@@ -66,6 +66,7 @@ async function writeSse(ctx: RequestContext, chunks: AsyncIterable<string | Uint
         finished = true;
         break;
       }
+      ctx.firstByteSentAt ??= performance.now();
       if (!res.write(value)) await waitForDrain(res);
     }
   } catch (err) {

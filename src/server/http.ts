@@ -17,6 +17,7 @@ import { UpstreamPool } from '../upstream/client.js';
 import { Breakers } from '../routing/cooldown.js';
 import { createStore } from '../state/create-store.js';
 import { ReconcileQueue } from '../state/reconcile.js';
+import { TelemetryHub } from '../observe/telemetry.js';
 import type { StateStore } from '../state/store.js';
 import { formatForUnknownPath, ROUTES, type Route } from './routes.js';
 import { writeJson } from './write.js';
@@ -52,6 +53,7 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
     breakers: new Breakers(),
     limits: store,
     reconcile: new ReconcileQueue(store, logger),
+    telemetry: new TelemetryHub(),
   };
   const byPath = new Map<string, Route[]>();
   for (const r of ROUTES) byPath.set(r.path, [...(byPath.get(r.path) ?? []), r]);
@@ -83,10 +85,14 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
       format: formatOf(route ?? routes?.[0], req) ?? formatForUnknownPath(path, req),
       endpoint: route ? `${route.method} ${route.path}` : 'unknown',
       startedAt: performance.now(),
+      startedAtEpochMs: Date.now(),
       signal: clientGone,
       responseHeaders: {},
       attempts: 0,
       onDone: [],
+      attemptLog: [],
+      backoffMs: 0,
+      guardrailHits: [],
     };
     if (!route) {
       const err = routes
@@ -138,6 +144,7 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
       await closed;
       await runtime.upstream.close();
       await runtime.reconcile.close();
+      await runtime.telemetry.close();
       await runtime.limits.close();
     },
   };
