@@ -8,7 +8,7 @@ import { arr, entries, keyDigest, obj, parseBodyLimit, splitId, str } from './se
 import type {
   AliasConfig, BudgetConfig, BudgetScope, CooldownPolicy, FailureMatch, GatewayConfig, GuardrailConfig,
   KeyConfig, LimitScope, ModelSpec, ProviderApi, ProviderConfig, RateLimitConfig, RoleConfig, RoutingPolicy,
-  StateConfig, Timeouts,
+  ObservabilityConfig, StateConfig, Timeouts,
 } from './types.js';
 
 export const DEFAULTS = {
@@ -216,6 +216,27 @@ export function normalise(data: Obj, source: string, unavailable: Map<string, st
     onUnavailable: (str(st.on_unavailable) ?? 'fail_closed') as StateConfig['onUnavailable'],
   };
 
+  const ob = obj(data.observability) ?? {};
+  const log = obj(ob.log) ?? {};
+  const metrics = obj(ob.metrics) ?? {};
+  const traces = obj(ob.traces);
+  const observability: ObservabilityConfig = {
+    log: {
+      level: (str(log.level) ?? 'info') as ObservabilityConfig['log']['level'],
+      format: (str(log.format) ?? 'auto') as ObservabilityConfig['log']['format'],
+      ...(typeof log.file === 'string' ? { file: log.file } : {}),
+      includePrompts: log.include_prompts === true,
+    },
+    metrics: {
+      enabled: metrics.enabled !== false,
+      ...(typeof metrics.admin_key === 'string' ? { adminKey: metrics.admin_key } : {}),
+      ...(typeof metrics.port === 'number' ? { port: metrics.port } : {}),
+    },
+    ...(traces && typeof traces.otlp_endpoint === 'string'
+      ? { traces: { otlpEndpoint: traces.otlp_endpoint, serviceName: str(traces.service_name) ?? 'gateway', headers: { ...((obj(traces.headers) ?? {}) as Record<string, string>) } } }
+      : {}),
+  };
+
   const guardrails: GuardrailConfig[] = arr(data.guardrails).map((raw) => {
     const g = raw as Obj;
     const m = obj(g.match) ?? {};
@@ -241,7 +262,7 @@ export function normalise(data: Obj, source: string, unavailable: Map<string, st
       bodyLimitBytes: server.body_limit === undefined ? DEFAULTS.bodyLimitBytes : parseBodyLimit(server.body_limit as string | number),
       shutdownGraceMs: num(server.shutdown_grace_ms, DEFAULTS.shutdownGraceMs),
     },
-    providers, models, aliases, roles, keys, routing, budgets, rateLimits, state, guardrails,
+    providers, models, aliases, roles, keys, routing, budgets, rateLimits, state, observability, guardrails,
   });
 }
 

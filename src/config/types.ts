@@ -163,6 +163,13 @@ export interface StateConfig {
   onUnavailable: 'fail_closed' | 'fail_open';
 }
 
+export interface ObservabilityConfig {
+  log: { level: 'debug' | 'info' | 'warn' | 'error'; format: 'auto' | 'json' | 'pretty'; file?: string; includePrompts: boolean };
+  metrics: { enabled: boolean; adminKey?: string; port?: number };
+  /** Undefined: traces off. */
+  traces?: { otlpEndpoint: string; serviceName: string; headers: Readonly<Record<string, string>> };
+}
+
 export interface BudgetConfig {
   id: string;
   scope: BudgetScope;
@@ -202,6 +209,7 @@ export interface GatewayConfig {
   budgets: readonly BudgetConfig[];
   rateLimits: readonly RateLimitConfig[];
   state: StateConfig;
+  observability: ObservabilityConfig;
   guardrails: readonly GuardrailConfig[];
 }
 

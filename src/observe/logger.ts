@@ -1,7 +1,10 @@
 /**
- * Structured logging: one JSON object per line. Secrets never reach here: callers pass key ids,
- * never keys, and error messages from the catalogue.
+ * Structured logging: one JSON object per line by default; a readable, coloured form for a
+ * terminal. Secrets never reach here: callers pass key ids, never keys, and catalogue messages.
  */
+
+import { createWriteStream } from 'node:fs';
+import { Chalk } from 'chalk';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -15,18 +18,66 @@ export interface Logger {
 
 export interface LoggerOptions {
   level?: LogLevel;
+  /** json (default): one object per line; pretty: a short readable line, coloured when `color`. */
+  format?: 'json' | 'pretty';
+  color?: boolean;
   write?: (line: string) => void;
 }
 
 export function createLogger(opts: LoggerOptions = {}): Logger {
   const min = RANK[opts.level ?? 'info'];
   const write = opts.write ?? ((line: string) => process.stdout.write(line));
+  const pretty = opts.format === 'pretty' ? prettyLine(new Chalk({ level: opts.color ? 1 : 0 })) : undefined;
   return {
     log(level, msg, fields) {
       if (RANK[level] < min) return;
-      write(JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields }) + '\n');
+      const time = new Date().toISOString();
+      write((pretty ? pretty(time, level, msg, fields ?? {}) : JSON.stringify({ time, level, msg, ...fields })) + '\n');
     },
     enabled: (level) => RANK[level] >= min,
+  };
+}
+
+/** Appends lines to a file without blocking the event loop (buffered by the stream). */
+export function fileWriter(path: string): { write: (line: string) => void; close: () => Promise<void> } {
+  const stream = createWriteStream(path, { flags: 'a' });
+  stream.on('error', (err) => process.stderr.write(`gateway: cannot write the log file ${path}: ${err.message}\n`));
+  return {
+    write: (line) => void stream.write(line),
+    close: () => new Promise<void>((resolve) => stream.end(resolve)),
+  };
+}
+
+type Paint = InstanceType<typeof Chalk>;
+
+function prettyLine(c: Paint) {
+  const levelColour: Record<LogLevel, (s: string) => string> = { debug: c.gray, info: c.cyan, warn: c.yellow, error: c.red };
+  return (time: string, level: LogLevel, msg: string, f: Record<string, unknown>): string => {
+    const clock = c.gray(time.slice(11, 23));
+    if (msg === 'request' && typeof f.status === 'number') {
+      const status = f.status >= 500 ? c.red(String(f.status)) : f.status >= 400 ? c.yellow(String(f.status)) : c.green(String(f.status));
+      const route = f.served_model && f.served_model !== f.model ? `${f.model} → ${f.served_model}` : String(f.model ?? '');
+      const parts = [
+        clock,
+        status,
+        String(f.endpoint),
+        route,
+        `${f.latency_ms} ms`,
+        f.stream ? 'stream' : '',
+        f.input_tokens !== undefined ? `in ${f.input_tokens} out ${f.output_tokens ?? 0}` : '',
+        typeof f.cost_usd === 'number' ? `$${f.cost_usd.toFixed(6)}` : '',
+        Number(f.attempts) > 1 ? `${f.attempts} attempts` : '',
+        f.error_code ? c.red(`${f.error_code} (${f.fault})`) : '',
+        f.key_id ? c.gray(`key ${f.key_id}`) : '',
+        c.gray(String(f.correlation_id)),
+      ];
+      return parts.filter((p) => p !== '').join('  ');
+    }
+    const rest = Object.entries(f)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+      .join(' ');
+    return `${clock}  ${levelColour[level](level.toUpperCase())}  ${msg}${rest ? '  ' + c.gray(rest) : ''}`;
   };
 }
 

@@ -58,7 +58,9 @@ export function report(ctx: RequestContext, record: RequestRecord): void {
   const logger = ctx.runtime.logger;
   if (logger.enabled(level)) {
     const detail = err && err.code === 'internal_error' ? { error: String((err.cause as Error | undefined)?.stack ?? err.cause) } : {};
-    logger.log(level, 'request', { ...record, ...detail });
+    // Prompts only when the config opts in (they may hold personal data).
+    const prompt = ctx.config.observability.log.includePrompts && ctx.chat ? { prompt: { system: ctx.chat.system, messages: ctx.chat.messages } } : {};
+    logger.log(level, 'request', { ...record, ...detail, ...prompt });
   }
   ctx.runtime.telemetry.onRequest(record, { attempts: ctx.attemptLog, traceparent: headerValue(ctx.req.headers.traceparent), startEpochMs: ctx.startedAtEpochMs });
 }

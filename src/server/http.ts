@@ -35,6 +35,12 @@ export interface Gateway {
   listen(port?: number, host?: string): Promise<string>;
   /** Stops accepting, waits up to graceMs for in-flight requests, then closes everything. */
   close(graceMs?: number): Promise<void>;
+  /**
+   * Uses `next` for requests that start from now on; requests and streams in flight finish on
+   * the config they started with. Budget/rate-limit state, circuits and pools carry over.
+   * Returns what the new config changes that only a restart applies.
+   */
+  reload(next: GatewayConfig): string[];
 }
 
 function formatOf(route: Route | undefined, req: IncomingMessage): WireFormat | undefined {
@@ -68,6 +74,10 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
     const path = (req.url ?? '/').split('?', 1)[0];
     if (path === '/health' && req.method === 'GET') {
       writeJson(res, 200, { status: 'ok' });
+      return;
+    }
+    if (path === '/ready' && req.method === 'GET') {
+      void ready(res);
       return;
     }
     const routes = byPath.get(path);
@@ -116,6 +126,16 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
       });
   };
 
+  /** Ready: a config is loaded and the state store answers. */
+  const ready = async (res: ServerResponse) => {
+    try {
+      await runtime.limits.ping();
+      writeJson(res, 200, { status: 'ready', store: runtime.limits.kind, config: runtime.config.source });
+    } catch (err) {
+      writeJson(res, 503, { status: 'not_ready', store: runtime.limits.kind, reason: `state store unreachable: ${(err as Error).message}` });
+    }
+  };
+
   const server = createServer({ keepAlive: true, noDelay: true, keepAliveTimeout: 65_000 }, handle);
 
   return {
@@ -132,6 +152,15 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
           resolve(`http://${h}:${a.port}`);
         });
       });
+    },
+    reload(next: GatewayConfig): string[] {
+      const current = runtime.config;
+      const needRestart: string[] = [];
+      if (next.server.host !== current.server.host || next.server.port !== current.server.port) needRestart.push('server.host/server.port');
+      if (JSON.stringify(next.state) !== JSON.stringify(current.state)) needRestart.push('state');
+      if (JSON.stringify(next.observability) !== JSON.stringify(current.observability)) needRestart.push('observability');
+      runtime.config = next;
+      return needRestart;
     },
     async close(graceMs = config.server.shutdownGraceMs) {
       closing = true;

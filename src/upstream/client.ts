@@ -38,7 +38,8 @@ export class UpstreamPool {
 
   /** One pool per provider and connect timeout (a pool's connect timeout is fixed). */
   private targetFor(p: ProviderConfig, connectMs: number): Target {
-    const key = `${p.id} ${connectMs}`;
+    // The base URL is part of the key: a reloaded config may point a provider elsewhere.
+    const key = `${p.id} ${p.baseUrl} ${connectMs}`;
     let t = this.targets.get(key);
     if (!t) {
       const url = new URL(p.baseUrl ?? `http://provider-${p.id}.invalid`);

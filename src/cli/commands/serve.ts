@@ -5,10 +5,12 @@
 import { Command, InvalidArgumentError } from 'commander';
 import ora from 'ora';
 import type { GatewayConfig } from '../../config/types.js';
-import { createLogger, type Logger } from '../../observe/logger.js';
+import { watch } from 'node:fs';
+import { formatIssue } from '../../config/load.js';
+import { createLogger, fileWriter, type Logger } from '../../observe/logger.js';
 import { listModels } from '../../routing/list-models.js';
 import { createGateway } from '../../server/http.js';
-import { requireConfig } from '../config-report.js';
+import { loadForCli, requireConfig } from '../config-report.js';
 import { CliExit, ExitCode } from '../exit-codes.js';
 import { colors, type CliIO } from '../io.js';
 
@@ -16,6 +18,8 @@ export interface ServeOptions {
   config?: string;
   host?: string;
   port?: number;
+  /** Reload the config when the file changes (as on SIGHUP). */
+  watch?: boolean;
   /** Request logs; defaults to JSON lines on io.out. */
   logger?: Logger;
 }
@@ -24,6 +28,8 @@ export interface RunningServe {
   /** Base URL, e.g. http://127.0.0.1:4000. */
   url: string;
   config: GatewayConfig;
+  /** Re-reads the config file: applied when valid, else the problems are logged and the old config stays. */
+  reload(): Promise<boolean>;
   /** Graceful close (waits for in-flight requests up to graceMs, default from the config). */
   close(graceMs?: number): Promise<void>;
 }
@@ -40,9 +46,11 @@ export function serveCommand(io: CliIO): Command {
     .option('-c, --config <file>', 'config file (default: $GATEWAY_CONFIG, ./gateway.yaml, ./gateway.example.yaml)')
     .option('--host <host>', 'address to listen on (default: server.host from the config)')
     .option('-p, --port <port>', 'port to listen on, 0 for any free port (default: server.port from the config)', parsePort)
+    .option('-w, --watch', 'reload the config when its file changes (SIGHUP always reloads)')
     .action(async (opts: ServeOptions) => {
       const running = await startServe(opts, io);
       installShutdown(running, io);
+      process.on('SIGHUP', () => void running.reload());
       // Resolving here leaves the process alive on the listening server until a signal arrives.
     });
 }
@@ -52,13 +60,22 @@ export function serveCommand(io: CliIO): Command {
  * and close it. Failures are printed and thrown as CliExit (2: invalid config, 1: cannot listen).
  */
 export async function startServe(opts: ServeOptions, io: CliIO): Promise<RunningServe> {
-  const { config, display } = await requireConfig(opts.config, io);
+  const { config, display, path } = await requireConfig(opts.config, io);
   const host = opts.host ?? config.server.host;
   const port = opts.port ?? config.server.port;
   // ora writes to stderr itself; it also needs a known width (a 0-column pty makes it loop).
   const spinnerOk = io.isTTY && process.stderr.isTTY && (process.stderr.columns ?? 0) > 0;
   const spinner = spinnerOk ? ora({ text: `starting gateway on ${host}:${port}`, stream: process.stderr }).start() : undefined;
-  const logger = opts.logger ?? createLogger({ write: (line) => io.out(line.replace(/\n$/, '')) });
+  const log = config.observability.log;
+  const file = !opts.logger && log.file ? fileWriter(log.file) : undefined;
+  const logger =
+    opts.logger ??
+    createLogger({
+      level: log.level,
+      format: log.format === 'pretty' || (log.format === 'auto' && io.isTTY && !log.file) ? 'pretty' : 'json',
+      color: io.isTTY && !io.env.NO_COLOR,
+      write: file?.write ?? ((line) => io.out(line.replace(/\n$/, ''))),
+    });
   const gateway = createGateway(config, { logger });
   let url: string;
   try {
@@ -73,7 +90,44 @@ export async function startServe(opts: ServeOptions, io: CliIO): Promise<Running
   }
   spinner?.stop();
   printBanner(io, config, url, display);
-  return { url, config, close: (graceMs) => gateway.close(graceMs) };
+  const reload = async (): Promise<boolean> => {
+    const next = await loadForCli(path, io).catch((e: unknown) => ({ config: undefined, issues: [], error: e as Error }));
+    if (!next.config) {
+      const problems = next.issues.filter((i) => i.severity === 'error').map(formatIssue);
+      logger.log('error', 'config reload failed: keeping the current config', { file: display, problems, ...('error' in next ? { error: next.error.message } : {}) });
+      return false;
+    }
+    const restartOnly = gateway.reload(next.config);
+    logger.log('info', 'config reloaded', { file: display, ...(restartOnly.length > 0 ? { needs_restart: restartOnly } : {}) });
+    return true;
+  };
+  const watcher = opts.watch ? watchFile(path, reload, logger) : undefined;
+  return {
+    url,
+    config,
+    reload,
+    close: async (graceMs) => {
+      watcher?.close();
+      await gateway.close(graceMs);
+      await file?.close();
+    },
+  };
+}
+
+/** Reloads on change, debounced: editors write a file in several steps. */
+function watchFile(path: string, reload: () => Promise<boolean>, logger: Logger): { close(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  const w = watch(path, () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => void reload(), 200);
+  });
+  w.on('error', (err) => logger.log('warn', 'cannot watch the config file', { error: err.message }));
+  return {
+    close: () => {
+      clearTimeout(timer);
+      w.close();
+    },
+  };
 }
 
 function listenErrorMessage(e: NodeJS.ErrnoException, host: string, port: number): string | undefined {
