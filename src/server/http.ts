@@ -18,6 +18,11 @@ import { Breakers } from '../routing/cooldown.js';
 import { createStore } from '../state/create-store.js';
 import { ReconcileQueue } from '../state/reconcile.js';
 import { TelemetryHub } from '../observe/telemetry.js';
+import { GatewayMetrics, labelAllowList } from '../observe/metrics.js';
+import { OtlpTracing } from '../observe/tracing.js';
+import { budgetRows } from '../budget/report.js';
+import { presentedKey } from '../pipeline/authenticate.js';
+import { sameSecret } from '../core/secrets.js';
 import type { StateStore } from '../state/store.js';
 import { formatForUnknownPath, ROUTES, type Route } from './routes.js';
 import { writeJson } from './write.js';
@@ -51,6 +56,18 @@ function formatOf(route: Route | undefined, req: IncomingMessage): WireFormat | 
 export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}): Gateway {
   const logger = opts.logger ?? createLogger();
   const store = opts.store ?? createStore(config.state);
+  const obs = config.observability;
+  const metrics = obs.metrics.enabled
+    ? new GatewayMetrics({
+        ...labelAllowList(config),
+        processMetrics: true,
+        cooling: () => runtime.breakers.cooling(),
+        budgets: async () => (await budgetRows(runtime.config, runtime.limits, Date.now())).map((r) => ({ id: r.id, remainingUsd: r.remainingUsd })),
+      })
+    : undefined;
+  const tracing = obs.traces
+    ? new OtlpTracing({ endpoint: obs.traces.otlpEndpoint, serviceName: obs.traces.serviceName, headers: obs.traces.headers, providers: config.providers, logger })
+    : undefined;
   const runtime: GatewayRuntime = {
     config,
     upstream: new UpstreamPool(),
@@ -59,7 +76,7 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
     breakers: new Breakers(),
     limits: store,
     reconcile: new ReconcileQueue(store, logger),
-    telemetry: new TelemetryHub(),
+    telemetry: new TelemetryHub([metrics, tracing].filter((s) => s !== undefined)),
   };
   const byPath = new Map<string, Route[]>();
   for (const r of ROUTES) byPath.set(r.path, [...(byPath.get(r.path) ?? []), r]);
@@ -78,6 +95,10 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
     }
     if (path === '/ready' && req.method === 'GET') {
       void ready(res);
+      return;
+    }
+    if (path === '/metrics' && req.method === 'GET' && metrics && obs.metrics.port === undefined) {
+      void serveMetrics(req, res);
       return;
     }
     const routes = byPath.get(path);
@@ -126,6 +147,23 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
       });
   };
 
+  /** Prometheus text; behind the admin key when one is configured. */
+  const serveMetrics = async (req: IncomingMessage, res: ServerResponse) => {
+    const adminKey = obs.metrics.adminKey;
+    if (adminKey !== undefined && !sameSecret(presentedKey(req.headers), adminKey)) {
+      writeJson(res, 401, { error: { message: 'GET /metrics needs the metrics admin key: Authorization: Bearer <key>.', type: 'authentication_error', code: 'invalid_api_key' } });
+      return;
+    }
+    try {
+      const { contentType, body } = await metrics!.render();
+      res.writeHead(200, { 'content-type': contentType, 'content-length': String(Buffer.byteLength(body)) });
+      res.end(body);
+    } catch {
+      writeJson(res, 500, { error: { message: 'metrics unavailable' } });
+    }
+  };
+  let metricsServer: Server | undefined;
+
   /** Ready: a config is loaded and the state store answers. */
   const ready = async (res: ServerResponse) => {
     try {
@@ -147,6 +185,15 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
         server.once('error', onError);
         server.listen(port, host, () => {
           server.off('error', onError);
+          if (metrics && obs.metrics.port !== undefined) {
+            // Metrics on their own port (e.g. reachable only from the monitoring network).
+            metricsServer = createServer((mreq, mres) => {
+              const p = (mreq.url ?? '/').split('?', 1)[0];
+              if (p === '/metrics' && mreq.method === 'GET') void serveMetrics(mreq, mres);
+              else writeJson(mres, 404, { error: { message: 'only GET /metrics is served here' } });
+            });
+            metricsServer.listen(obs.metrics.port, host);
+          }
           const a = server.address() as AddressInfo;
           const h = a.family === 'IPv6' ? `[${a.address}]` : a.address;
           resolve(`http://${h}:${a.port}`);
@@ -160,6 +207,7 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
       if (JSON.stringify(next.state) !== JSON.stringify(current.state)) needRestart.push('state');
       if (JSON.stringify(next.observability) !== JSON.stringify(current.observability)) needRestart.push('observability');
       runtime.config = next;
+      metrics?.setLabelAllowList(labelAllowList(next));
       return needRestart;
     },
     async close(graceMs = config.server.shutdownGraceMs) {
@@ -174,6 +222,7 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
       await runtime.upstream.close();
       await runtime.reconcile.close();
       await runtime.telemetry.close();
+      await new Promise<void>((resolve) => (metricsServer ? metricsServer.close(() => resolve()) : resolve()));
       await runtime.limits.close();
     },
   };
