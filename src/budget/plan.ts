@@ -35,6 +35,8 @@ export interface LimitPlan {
   limiters: Limiter[];
   estimateNano: number;
   estimateTokens: number;
+  /** The input part of estimateTokens. */
+  estimateInputTokens: number;
 }
 
 /** The counter of one budget instance in one period (a key of the state store). */
@@ -127,7 +129,7 @@ export function planLimits(i: PlanInput): LimitPlan | undefined {
       limiters.push({ kind: 'concurrent', limit: l, max: l.maxConcurrent });
     }
   }
-  return { ops, limiters, estimateNano, estimateTokens };
+  return { ops, limiters, estimateNano, estimateTokens, estimateInputTokens: inputTokens };
 }
 
 /** The corrections that replace the reservation by what was actually used. */
@@ -136,9 +138,25 @@ export function settlementOps(plan: LimitPlan, actualNano: number, usage: Usage 
   const out: CounterOp[] = [];
   plan.limiters.forEach((l, i) => {
     const key = plan.ops[i].key;
-    if (l.kind === 'budget' && actualNano !== plan.estimateNano) out.push({ key, amount: actualNano - plan.estimateNano });
-    else if (l.kind === 'tokens' && actualTokens !== plan.estimateTokens) out.push({ key, amount: actualTokens - plan.estimateTokens });
-    else if (l.kind === 'concurrent') out.push({ key, amount: -1 });
+    // Corrections only while the counter lives (see CounterOp.ifExists).
+    if (l.kind === 'budget' && actualNano !== plan.estimateNano) out.push({ key, amount: actualNano - plan.estimateNano, ifExists: true });
+    else if (l.kind === 'tokens' && actualTokens !== plan.estimateTokens) out.push({ key, amount: actualTokens - plan.estimateTokens, ifExists: true });
+    else if (l.kind === 'concurrent') out.push({ key, amount: -1, ifExists: true });
+  });
+  return out;
+}
+
+/**
+ * What to record when no reservation could be made (the store was down under fail_open): the
+ * actual amounts, creating the counters with their window's expiry.
+ */
+export function unreservedOps(plan: LimitPlan, actualNano: number, usage: Usage | undefined): CounterOp[] {
+  const actualTokens = usage ? usage.inputTokens + usage.outputTokens + (usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0) : 0;
+  const out: CounterOp[] = [];
+  plan.limiters.forEach((l, i) => {
+    const { key, expiresAt } = plan.ops[i];
+    const amount = l.kind === 'budget' ? actualNano : l.kind === 'tokens' ? actualTokens : l.kind === 'requests' ? 1 : 0;
+    if (amount > 0) out.push({ key, amount, ...(expiresAt !== undefined ? { expiresAt } : {}) });
   });
   return out;
 }

@@ -6,7 +6,7 @@
  */
 
 import { costNanoUsd, formatUsd, nanoToUsd } from '../budget/cost.js';
-import { describeScope, planLimits, settlementOps, type Limiter, type LimitPlan } from '../budget/plan.js';
+import { describeScope, planLimits, settlementOps, unreservedOps, type Limiter, type LimitPlan } from '../budget/plan.js';
 import { GatewayError } from '../core/errors.js';
 import type { CounterOp, ReserveResult } from '../state/store.js';
 import type { Stage } from './compose.js';
@@ -27,7 +27,7 @@ export const limits: Stage = async (ctx, next) => {
     bodyBytes: ctx.rawBody?.length ?? 0,
     maxTokens: ctx.chat?.maxTokens,
     now,
-  }) ?? { ops: [], limiters: [], estimateNano: 0, estimateTokens: 0 };
+  }) ?? { ops: [], limiters: [], estimateNano: 0, estimateTokens: 0, estimateInputTokens: 0 };
 
   const reserved = plan.ops.length > 0 ? await reserve(ctx, plan.ops) : { ok: true, values: [] };
   if (reserved && !reserved.ok) throw refusal(plan.limiters[reserved.refused!], reserved.values[reserved.refused!], plan, now);
@@ -40,10 +40,13 @@ export const limits: Stage = async (ctx, next) => {
   const settle = async (): Promise<void> => {
     if (settled) return;
     settled = true;
+    // A stream cut before the provider reported usage (OpenAI reports it last) still had its
+    // prompt read: it counts at the estimated input tokens.
+    if (!ctx.usage && ctx.reply?.kind === 'sse') ctx.usage = { inputTokens: plan.estimateInputTokens, outputTokens: 0 };
     const actual = costNanoUsd(ctx.usage, ctx.served?.model.price);
     ctx.costNano = actual;
     // Without a reservation (fail_open while the store was down) the full amounts are recorded.
-    const ops = reserved ? settlementOps(plan, actual, ctx.usage) : settlementOps({ ...plan, estimateNano: 0, estimateTokens: 0 }, actual, ctx.usage).filter((o) => o.amount > 0);
+    const ops = reserved ? settlementOps(plan, actual, ctx.usage) : unreservedOps(plan, actual, ctx.usage);
     await ctx.runtime.reconcile.add(ops);
   };
   ctx.onDone.push(settle);

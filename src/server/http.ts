@@ -219,6 +219,11 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
       }
       server.closeAllConnections();
       await closed;
+      // Requests cut just now still settle their reservations (in their pipelines' finally):
+      // wait for that, bounded, so the store's last write holds what they actually used.
+      if (inFlight > 0) {
+        await Promise.race([new Promise<void>((resolve) => idle.push(resolve)), new Promise((r) => setTimeout(r, 2000).unref())]);
+      }
       await runtime.upstream.close();
       await runtime.reconcile.close();
       await runtime.telemetry.close();

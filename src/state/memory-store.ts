@@ -95,7 +95,7 @@ export class MemoryStore implements StateStore {
 
   async add(ops: readonly CounterOp[]): Promise<void> {
     const now = this.now();
-    for (const op of ops) this.apply(op, now);
+    for (const op of ops) if (!op.ifExists || this.live(op.key, now)) this.apply(op, now);
   }
 
   async get(keys: readonly string[]): Promise<number[]> {

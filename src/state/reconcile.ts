@@ -34,7 +34,8 @@ export class ReconcileQueue {
   }
 
   private keep(ops: readonly CounterOp[], err: unknown): void {
-    this.pending.push(...ops.map((op) => ({ key: op.key, amount: op.amount, ...(op.expiresAt !== undefined ? { expiresAt: op.expiresAt } : {}) })));
+    // Limits do not apply to recorded amounts; everything else (expiry, ifExists) does.
+    this.pending.push(...ops.map(({ limit: _limit, ...op }) => op));
     if (this.pending.length > this.maxOps) {
       const dropped = this.pending.length - this.maxOps;
       this.pending.splice(0, dropped);

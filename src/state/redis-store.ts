@@ -100,9 +100,12 @@ for i = 1, n do
   if tonumber(ARGV[3 * i - 2]) == nil then return redis.error_reply('ERR gateway add: amount is not a number') end
 end
 for i = 1, n do
-  redis.call('INCRBY', KEYS[i], ARGV[3 * i - 2])
-  local exp = ARGV[3 * i]
-  if exp ~= '' then redis.call('PEXPIREAT', KEYS[i], exp) end
+  -- ARGV[3i-1] = '1': a correction, applied only while the counter exists
+  if ARGV[3 * i - 1] ~= '1' or redis.call('EXISTS', KEYS[i]) == 1 then
+    redis.call('INCRBY', KEYS[i], ARGV[3 * i - 2])
+    local exp = ARGV[3 * i]
+    if exp ~= '' then redis.call('PEXPIREAT', KEYS[i], exp) end
+  end
 end
 return n
 `;
@@ -239,7 +242,7 @@ export class RedisStore implements StateStore {
     ops.forEach((op, i) => {
       if (typeof op.key !== 'string' || op.key === '') throw new TypeError(`op ${i}: key must be a non-empty string`);
       if (!Number.isSafeInteger(op.amount)) throw new TypeError(`op ${i}: amount must be a safe integer, got ${op.amount}`);
-      let limit = '';
+      let limit = !withLimits && op.ifExists ? '1' : '';
       if (withLimits && op.limit !== undefined && op.limit !== Number.POSITIVE_INFINITY) {
         if (!Number.isFinite(op.limit)) throw new TypeError(`op ${i}: limit must be a finite number, got ${op.limit}`);
         // Counters are integers, so value + amount <= limit  <=>  value + amount <= floor(limit).

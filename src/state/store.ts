@@ -15,6 +15,12 @@ export interface CounterOp {
   limit?: number;
   /** Epoch ms after which the counter may be dropped (its window is over); undefined: kept. */
   expiresAt?: number;
+  /**
+   * add(): only when the counter still exists. Settlements are corrections to a reservation: once
+   * its window has expired there is nothing to correct, and re-creating the counter would leave a
+   * stray (possibly negative) value behind.
+   */
+  ifExists?: boolean;
 }
 
 export interface ReserveResult {
