@@ -92,12 +92,6 @@ function patternMatches(c: Catalog, pattern: string): boolean {
   return c.models.has(pattern) || c.aliases.has(pattern);
 }
 
-/**
- * Budgets and guardrails are parsed and checked, but this version does not apply them yet.
- * Delete this constant (and its use in semanticChecks) once they are enforced.
- */
-export const NOT_YET_ENFORCED_SECTIONS = ['guardrails'] as const;
-
 interface Ctx {
   c: Catalog;
   report: (severity: ConfigIssue['severity'], segs: PathSeg[], message: string, at?: Anchor) => void;
@@ -124,11 +118,6 @@ export function semanticChecks(data: Obj, file: string, locate: Locate, missingP
   checkRateLimits(ctx, data, roles, keyRoles);
   checkState(ctx, obj(data.state));
   checkGuardrails(ctx, data, roles, keyRoles);
-  for (const section of NOT_YET_ENFORCED_SECTIONS) {
-    if (arr(data[section]).length > 0) {
-      ctx.report('warning', [section], `${section} are validated but not yet enforced by this version`, 'key');
-    }
-  }
   return issues;
 }
 

@@ -18,6 +18,7 @@ export type ErrorCode =
   | 'provider_key_not_allowed'
   | 'provider_key_required'
   | 'provider_key_rejected'
+  | 'guardrail_blocked'
   | 'budget_exceeded'
   | 'rate_limit_exceeded'
   | 'state_store_unavailable'
@@ -61,6 +62,7 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, CatalogueEntry>> = {
   provider_key_required: { status: 401, kind: 'authentication', retryable: false },
   provider_key_rejected: { status: 401, kind: 'authentication', retryable: false },
   // Limits say no until a window or period ends: SDKs must not retry on their own.
+  guardrail_blocked: { status: 400, kind: 'invalid_request', retryable: false },
   budget_exceeded: { status: 429, kind: 'rate_limit', retryable: false },
   rate_limit_exceeded: { status: 429, kind: 'rate_limit', retryable: false },
   state_store_unavailable: { status: 503, kind: 'overloaded', retryable: true },

@@ -24,8 +24,9 @@ export async function attemptHttp(ctx: RequestContext, c: Candidate, kind: HttpP
   const upstreamFormat = WIRE_FORMATS[kind.speaks];
   if (!upstreamFormat) throw new GatewayError('internal_error', `No wire format "${kind.speaks}" is registered.`);
   const chat = ctx.chat!;
-  const same = upstreamFormat.id === ctx.format.id;
-  const body = same
+  // Byte pass-through only when the caller's bytes are what goes up and what comes back needs no look inside.
+  const same = upstreamFormat.id === ctx.format.id && !ctx.outputGuarded;
+  const body = upstreamFormat.id === ctx.format.id && !ctx.inputRewritten
     ? ctx.format.passThrough.prepareBody(ctx.rawBody!, ctx.body, c.model.upstreamName, chat)
     : Buffer.from(JSON.stringify(upstreamFormat.encodeRequest(chat, { model: c.model.upstreamName, maxOutputTokens: c.model.maxOutputTokens })));
   const headers: Record<string, string> = {

@@ -2,6 +2,7 @@ import type { ChatResponse, StreamEvent, Usage } from '../core/canonical.js';
 import { foldStream } from '../core/fold-stream.js';
 import type { Reply, RequestContext } from '../pipeline/context.js';
 import { primeStream } from './prime.js';
+import { guardOutputEvents, guardOutputResponse } from '../pipeline/guard.js';
 
 /** Merge usage seen so far with a newer partial report (later fields win, field by field). */
 export function mergeUsage(prev: Usage | undefined, next: Partial<Usage>): Usage {
@@ -28,13 +29,16 @@ function rejectErrorFirst(ev: StreamEvent): void {
 export async function replyFromEvents(ctx: RequestContext, events: AsyncIterable<StreamEvent>): Promise<Reply> {
   const chat = ctx.chat!;
   if (chat.stream) {
-    const primed = await primeStream(tapUsage(ctx, events), rejectErrorFirst);
+    // Usage is tapped before the guard, so a stream a guardrail ends still counts what it used.
+    const guarded = await guardOutputEvents(ctx, tapUsage(ctx, events));
+    const primed = await primeStream(guarded, rejectErrorFirst);
     return { kind: 'sse', chunks: ctx.format.encodeStream(primed, chat) };
   }
   return replyFromResponse(ctx, await foldStream(tapUsage(ctx, events)));
 }
 
-export function replyFromResponse(ctx: RequestContext, res: ChatResponse): Reply {
+export async function replyFromResponse(ctx: RequestContext, res: ChatResponse): Promise<Reply> {
   ctx.usage = res.usage;
-  return { kind: 'json', status: 200, body: ctx.format.encodeResponse(res) as object };
+  const checked = await guardOutputResponse(ctx, res);
+  return { kind: 'json', status: 200, body: ctx.format.encodeResponse(checked) as object };
 }

@@ -8,6 +8,7 @@ import { compose, type Stage } from '../pipeline/compose.js';
 import type { RequestContext } from '../pipeline/context.js';
 import { countTokensReply } from '../pipeline/count-tokens-reply.js';
 import { dispatch } from '../pipeline/dispatch.js';
+import { guardInput } from '../pipeline/guard.js';
 import { limits } from '../pipeline/limits.js';
 import { listModelsReply } from '../pipeline/list-models-reply.js';
 import { observe } from '../pipeline/observe.js';
@@ -23,7 +24,7 @@ export interface Route {
 }
 
 /** The stages every model request goes through, whatever its wire format: one pipeline, no copies. */
-const MODEL_REQUEST: Stage[] = [observe, render, parseBody, authenticate, authorise, limits, dispatch];
+const MODEL_REQUEST: Stage[] = [observe, render, parseBody, authenticate, authorise, guardInput, limits, dispatch];
 
 /** Anthropic clients announce themselves with `anthropic-version`; everyone else gets OpenAI shapes. */
 export function callerFormat(req: IncomingMessage): WireFormat {

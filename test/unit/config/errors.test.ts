@@ -94,7 +94,6 @@ describe('semantic errors', () => {
     ]);
     expect(issues.filter((i) => i.severity === 'warning').map((i) => [i.line, i.col, i.path, i.message])).toEqual([
       [16, 5, 'budgets[1]', "models in this budget's reach have no price and will count as costing nothing: local/echo"],
-      [20, 1, 'guardrails', 'guardrails are validated but not yet enforced by this version'],
     ]);
   });
 

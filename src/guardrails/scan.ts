@@ -1,0 +1,112 @@
+/**
+ * Applying pattern rules (regex, keywords, detectors) to text. Outcome priority: any `block`
+ * match blocks (the first blocking rule in config order is named); otherwise `redact` matches are
+ * replaced by `[REDACTED:<label>]`; `log` matches only produce hits. Every rule that matched is
+ * reported once per label with its own action, so a log rule overlapping a redaction still shows.
+ */
+
+import { addHits, type ScanHit } from './hits.js';
+import { lexJson, redactJson } from './json-text.js';
+import type { LabelledSpan, PatternGuardrail } from './rules.js';
+
+/** `json`: the text is JSON (tool-call arguments) and must stay valid JSON after redaction. */
+export type TextKind = 'text' | 'json';
+
+export interface RuleMatch extends LabelledSpan {
+  guardrailId: string;
+  action: PatternGuardrail['action'];
+  /** Position of the rule in the list scanned (config order): decides which block is named. */
+  ruleIndex: number;
+}
+
+export interface ScanResult {
+  /** The text with redactions applied (the same string when nothing was redacted). */
+  text: string;
+  hits: ScanHit[];
+  blockedBy?: string;
+}
+
+export const placeholder = (label: string): string => `[REDACTED:${label}]`;
+
+/** Every rule's matches, by start (longer first on ties). */
+export function findMatches(rules: readonly PatternGuardrail[], text: string): RuleMatch[] {
+  const out: RuleMatch[] = [];
+  rules.forEach((r, ruleIndex) => {
+    for (const s of r.find(text)) out.push({ ...s, guardrailId: r.id, action: r.action, ruleIndex });
+  });
+  return out.sort((a, b) => a.start - b.start || b.end - a.end);
+}
+
+/**
+ * The spans to replace: `redact` matches, overlapping ones merged into one placeholder labelled
+ * after the match that starts first (the longest on a tie). Touching spans stay separate.
+ */
+export function redactionSpans(matches: readonly RuleMatch[]): LabelledSpan[] {
+  const out: LabelledSpan[] = [];
+  for (const m of matches) {
+    if (m.action !== 'redact') continue;
+    const last = out[out.length - 1];
+    if (last && m.start < last.end) last.end = Math.max(last.end, m.end);
+    else out.push({ start: m.start, end: m.end, label: m.label });
+  }
+  return out;
+}
+
+export function redactPlain(text: string, spans: readonly LabelledSpan[]): string {
+  let out = '';
+  let pos = 0;
+  for (const s of spans) {
+    out += text.slice(pos, s.start) + placeholder(s.label);
+    pos = s.end;
+  }
+  return out + text.slice(pos);
+}
+
+/** One hit per rule and label, in config order. */
+export function hitsOf(matches: readonly RuleMatch[]): ScanHit[] {
+  const sorted = [...matches].sort((a, b) => a.ruleIndex - b.ruleIndex || a.start - b.start);
+  return addHits([], sorted.map((m) => ({ guardrailId: m.guardrailId, action: m.action, label: m.label })));
+}
+
+/** The blocking match of the earliest rule in config order, if any. */
+export function firstBlock(matches: readonly RuleMatch[]): RuleMatch | undefined {
+  let best: RuleMatch | undefined;
+  for (const m of matches) if (m.action === 'block' && (!best || m.ruleIndex < best.ruleIndex)) best = m;
+  return best;
+}
+
+export function scanText(rules: readonly PatternGuardrail[], text: string, kind: TextKind = 'text'): ScanResult {
+  if (rules.length === 0 || text.length === 0) return { text, hits: [] };
+  const lex = kind === 'json' ? lexJson(text) : undefined;
+  const matches = findMatches(rules, lex ? lex.view : text);
+  if (matches.length === 0) return { text, hits: [] };
+  const spans = redactionSpans(matches);
+  const redacted = spans.length === 0 ? text : lex ? redactJson(text, lex.classes, spans, placeholder) : redactPlain(text, spans);
+  const blocked = firstBlock(matches);
+  return { text: redacted, hits: hitsOf(matches), ...(blocked ? { blockedBy: blocked.guardrailId } : {}) };
+}
+
+/**
+ * Scans many texts of one request or response, collecting hits and the blocking rule across
+ * them. `scan` fits the text mappers of content-texts.ts.
+ */
+export class TextScanner {
+  readonly hits: ScanHit[] = [];
+  private block?: { ruleIndex: number; id: string };
+
+  constructor(private readonly rules: readonly PatternGuardrail[]) {}
+
+  readonly scan = (text: string, kind: TextKind): string => {
+    const r = scanText(this.rules, text, kind);
+    addHits(this.hits, r.hits);
+    if (r.blockedBy !== undefined) {
+      const ruleIndex = this.rules.findIndex((x) => x.id === r.blockedBy);
+      if (!this.block || ruleIndex < this.block.ruleIndex) this.block = { ruleIndex, id: r.blockedBy };
+    }
+    return r.text;
+  };
+
+  get blockedBy(): string | undefined {
+    return this.block?.id;
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * Guardrails in the pipeline. Input rules run here, after authorise and before budgets (a
+ * blocked request costs nothing and reaches no provider); a redacted request is sent encoded
+ * from the canonical view, not as the caller's bytes. Output rules are applied where the reply
+ * is made (dispatch/reply-from-events.ts): they need the canonical events, so a request they
+ * apply to never takes the byte pass-through.
+ */
+
+import type { GatewayConfig } from '../config/types.js';
+import type { ChatResponse, StreamEvent } from '../core/canonical.js';
+import { foldStream } from '../core/fold-stream.js';
+import {
+  checkInput, checkOutput, compileGuardrails, guardrailBlockedError, guardStream, hasOutputWebhook, responseAsEvents, selectGuardrails,
+  toRecordedHits, type CompiledGuardrail, type GuardrailScope,
+} from '../guardrails/index.js';
+import type { Stage } from './compose.js';
+import type { RequestContext } from './context.js';
+
+const compiled = new WeakMap<GatewayConfig, CompiledGuardrail[]>();
+
+/** Compiled once per config (a reload compiles the new one). */
+export function guardrailsOf(config: GatewayConfig): CompiledGuardrail[] {
+  let rules = compiled.get(config);
+  if (!rules) {
+    rules = compileGuardrails(config.guardrails);
+    compiled.set(config, rules);
+  }
+  return rules;
+}
+
+function scopeOf(ctx: RequestContext): GuardrailScope {
+  return {
+    role: ctx.principal!.role,
+    keyId: ctx.principal!.keyId,
+    modelId: ctx.resolution!.id,
+    reachableModelIds: ctx.resolution!.candidates.map((c) => c.model.id),
+  };
+}
+
+export const guardInput: Stage = async (ctx, next) => {
+  const rules = guardrailsOf(ctx.config);
+  if (rules.length === 0) return next();
+  const scope = scopeOf(ctx);
+  const r = await checkInput(rules, scope, ctx.chat!, { config: ctx.config });
+  ctx.guardrailHits.push(...toRecordedHits(r.hits, 'input'));
+  if (r.blockedBy !== undefined) throw guardrailBlockedError(r.blockedBy, 'input');
+  if (r.changed) {
+    ctx.chat = r.request;
+    ctx.inputRewritten = true;
+  }
+  ctx.outputGuarded = selectGuardrails(rules, 'output', scope).length > 0;
+  await next();
+};
+
+/** Output rules over a stream of canonical events (webhooks: the whole stream is checked first). */
+export async function guardOutputEvents(ctx: RequestContext, events: AsyncIterable<StreamEvent>): Promise<AsyncIterable<StreamEvent>> {
+  if (!ctx.outputGuarded) return events;
+  const rules = guardrailsOf(ctx.config);
+  const scope = scopeOf(ctx);
+  if (hasOutputWebhook(rules, scope)) {
+    const checked = await guardOutputResponse(ctx, await foldStream(events));
+    return responseAsEvents(checked);
+  }
+  return guardStream(events, rules, scope, (hit) => ctx.guardrailHits.push(...toRecordedHits([hit], 'output')));
+}
+
+/** Output rules over a complete response; a block becomes the error naming the guardrail. */
+export async function guardOutputResponse(ctx: RequestContext, res: ChatResponse): Promise<ChatResponse> {
+  if (!ctx.outputGuarded) return res;
+  const r = await checkOutput(guardrailsOf(ctx.config), scopeOf(ctx), res);
+  ctx.guardrailHits.push(...toRecordedHits(r.hits, 'output'));
+  if (r.blockedBy !== undefined) throw guardrailBlockedError(r.blockedBy, 'output');
+  return r.response;
+}
