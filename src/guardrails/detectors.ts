@@ -95,10 +95,10 @@ const email: Detector = {
 // Bare runs of digits (`1699999999`, `20240115093000`) never match: without a `+` a separator is
 // required. ISO dates (`2024-01-15`) are too short and IPv4 addresses do not start with a 0 group.
 
-const PHONE_INTL_RE = /(?<![\w+]|\d[ .-])\+\d{1,3}(?:[ .-]?(\(\d{1,4}\)))?[ .-]?\d{1,12}(?:[ .-]\d{1,6}){0,5}(?![\w]|[ .-]?\d)/g;
+const PHONE_INTL_RE = /(?<![\w+]|\d[ .-])\+\d{1,3}(?:[ .-]?(\(\d{1,4}\)))?[ .-]?\d{1,12}(?:[ .-]\d{1,8}){0,5}(?![\w]|[ .-]?\d)/g;
 const PHONE_NANP_RE = /(?<![\w+]|\d[ .-])(?:1[-. ])?(?:\([2-9]\d{2}\) ?[2-9]\d{2}[-. ]|[2-9]\d{2}([-. ])[2-9]\d{2}\1)\d{4}(?!\w|[ .-]\d)/g;
 const PHONE_TRUNK_RE = /(?<![\w+]|\d[ .-])(?:\(0\d{1,4}\) ?|0\d{1,4}[ .-])\d{2,8}(?:[ .-]\d{2,8}){0,3}(?!\w|[ .-]\d)/g;
-const PHONE_MAX_SPAN = 59; // the international shape's bound: 1 + 3 + 7 + 1 + 12 + 5 × 7
+const PHONE_MAX_SPAN = 69; // the international shape's bound: 1 + 3 + 7 + 1 + 12 + 5 × 9
 
 function oneSeparatorKind(s: string): boolean {
   const seps = new Set(s.replace(/\([^)]*\) ?/g, '').match(/[ .-]/g) ?? []);

@@ -44,6 +44,7 @@ describe('phone', () => {
   it('finds international numbers with or without separators', () => {
     expect(found('phone', 'Call +1 (415) 555-0100 or +44 20 7946 0958.')).toEqual(['+1 (415) 555-0100', '+44 20 7946 0958']);
     expect(found('phone', 'tel:+14155550100, +33 6 12 34 56 78, +44 (0)20 7946 0958')).toEqual(['+14155550100', '+33 6 12 34 56 78', '+44 (0)20 7946 0958']);
+    expect(found('phone', 'call +49 30 1234567 please, or +49 30 12345678')).toEqual(['+49 30 1234567', '+49 30 12345678']);
   });
   it('finds North-American and trunk-prefixed national numbers with separators', () => {
     expect(found('phone', 'office (415) 555-0100, cell 415.555.0199, fax 1-800-555-0199')).toEqual(['(415) 555-0100', '415.555.0199', '1-800-555-0199']);
