@@ -269,3 +269,32 @@ describe('budget spend across restarts of `gateway serve`', () => {
     60_000,
   );
 });
+
+describe('SIGHUP reloads the config of a running `gateway serve`', () => {
+  test('a valid file is applied, an invalid one is refused and the old config stays', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'gateway-sighup-'));
+    const path = join(dir, 'state-sighup.json');
+    const child = await startCli({ flushMs: 1000, path });
+    const configPath = join(dir, `gateway-${configs}.yaml`);
+    try {
+      expect((await chat(child.url, KEY2)).status).toBe(200);
+      // Without key k2, the next requests with it are refused once the reload is in.
+      writeFileSync(configPath, configYaml({ flushMs: 1000, path }).replace(/\n  - \{ id: k2, .*\n/, '\n'));
+      child.proc.kill('SIGHUP');
+      let status = 200;
+      for (let i = 0; i < 100 && status !== 401; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        status = (await chat(child.url, KEY2)).status;
+      }
+      expect(status).toBe(401);
+      writeFileSync(configPath, 'providers: [');
+      child.proc.kill('SIGHUP');
+      await new Promise((r) => setTimeout(r, 300));
+      expect((await chat(child.url, KEY1)).status).toBe(200);
+      expect(child.proc.exitCode).toBeNull();
+    } finally {
+      await stop(child, 'SIGTERM');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
