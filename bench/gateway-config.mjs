@@ -7,6 +7,8 @@ export const GATEWAY_MODEL = 'up/gpt-bench';
 export const GATEWAY_ANTHROPIC_MODEL = 'anth/claude-bench';
 
 /**
+ * Both models have a price (every gateway lane computes each request's cost, so the limits lanes
+ * differ from `gateway` only by their budget, rate limit and store).
  * Both providers point at the same upstream process, each with its own connection pool; one key
  * and one role reach both, so pass-through and translation lanes run in the same gateway process.
  * An anthropic provider's base_url is the origin: the gateway appends /v1/messages.
@@ -21,17 +23,56 @@ providers:
     api_key: sk-bench-upstream-secret-0001
     timeouts: { connect_ms: 2000, first_byte_ms: 10000, total_ms: 30000 }
     models:
-      gpt-bench: { context_window: 128000, max_output_tokens: 4096, upstream_name: gpt-bench-upstream }
+      gpt-bench: { context_window: 128000, max_output_tokens: 4096, upstream_name: gpt-bench-upstream, price: { input: 0.15, output: 0.60 } }
   anth:
     api: anthropic
     base_url: ${upstreamUrl}
     api_key: sk-ant-bench-upstream-secret-0001
     timeouts: { connect_ms: 2000, first_byte_ms: 10000, total_ms: 30000 }
     models:
-      claude-bench: { context_window: 200000, max_output_tokens: 4096, upstream_name: claude-bench-upstream }
+      claude-bench: { context_window: 200000, max_output_tokens: 4096, upstream_name: claude-bench-upstream, price: { input: 3, output: 15 } }
 roles:
   bench: { models: ["up/*", "anth/*"] }
 keys:
   - { id: bench, key: ${GATEWAY_KEY}, role: bench }
 ${extra}`;
+}
+
+/** What the limits lanes (`--extra`) allow: far more than a run sends, so nothing is refused. */
+export const LIMITS = { budgetUsd: 1_000_000, requestsPerMinute: 10_000_000 };
+
+/**
+ * Config sections for the limits lanes, appended with `gateway-child.mjs --extra`: the `state:`
+ * store, one enforced budget for the role (period `period`, default month, as in
+ * gateway.example.yaml) and one requests-per-minute limit per key of the role. Each request
+ * reserves and settles both counters.
+ */
+export function limitsYaml(state, period = 'month') {
+  return `
+state: ${state}
+budgets:
+  - { id: bench-budget, scope: { role: bench }, limit_usd: ${LIMITS.budgetUsd}, period: ${period} }
+rate_limits:
+  - { id: bench-rpm, scope: { each_key_of_role: bench }, requests_per_minute: ${LIMITS.requestsPerMinute} }
+`;
+}
+
+/** The embedded store, in memory only (no state file written during the run). */
+export const MEMORY_STATE = '{ store: memory, persist: false }';
+
+/** Redis at `url` (the benchmark's own redis-server); one key prefix per run. */
+export const redisState = (url) => `{ store: redis, url: "${url}", key_prefix: "gateway-bench-${process.pid}:", on_unavailable: fail_closed }`;
+
+/**
+ * Config section for the `guardrails` lane (`gateway-child.mjs --extra`): every built-in detector,
+ * action redact, on input and output. The benchmark's prompt and replies contain nothing they
+ * match, so this measures the cost of scanning (and of the canonical path output rules force:
+ * no byte pass-through, stream hold-back), not of redacting.
+ */
+export const GUARDRAIL_DETECTORS = ['email', 'phone', 'credit_card', 'iban', 'aws_access_key', 'private_key', 'bearer_token'];
+export function guardrailsYaml() {
+  return `
+guardrails:
+  - { id: bench-pii, applies_to: both, check: { type: detectors, detectors: [${GUARDRAIL_DETECTORS.join(', ')}] }, action: redact }
+`;
 }

@@ -10,17 +10,40 @@
  * direct lane of its family (`direct:`), so it is what the proxy adds to that upstream's own time.
  */
 
-import { GATEWAY_ANTHROPIC_MODEL, GATEWAY_KEY, GATEWAY_MODEL } from './gateway-config.mjs';
+import { GATEWAY_ANTHROPIC_MODEL, GATEWAY_KEY, GATEWAY_MODEL, guardrailsYaml, LIMITS, limitsYaml, MEMORY_STATE, redisState } from './gateway-config.mjs';
+
+const b64 = (text) => Buffer.from(text, 'utf8').toString('base64');
 
 /** Tests a lane can take part in. */
 export const TESTS = ['latency', 'stream', 'throughput', 'memory'];
 
-/** Child processes. `args` gets { upstreamUrl, opts }. The upstream is always started first. */
+/**
+ * Child processes. `args` gets { upstreamUrl, opts }. The upstream is always started first.
+ * `needs: 'redis'`: the runner starts a redis-server first (opts.redisUrl), or skips the lanes of
+ * this process when `redis-server` is not on PATH.
+ */
 export const PROCS = {
   upstream: { file: './upstream.mjs', args: ({ opts }) => ['--chunks', String(opts.chunks), '--pacing', opts.pacing] },
   bare: { file: './bare-proxy.mjs', args: ({ upstreamUrl }) => ['--upstream', upstreamUrl] },
   gateway: { file: './gateway-child.mjs', args: ({ upstreamUrl, opts }) => ['--upstream', upstreamUrl, '--log', 'error', '--dist', opts.dist] },
   'gateway-info': { file: './gateway-child.mjs', args: ({ upstreamUrl, opts }) => ['--upstream', upstreamUrl, '--log', 'info', '--dist', opts.dist] },
+  // The gateway with a budget and a rate limit (gateway-config.mjs limitsYaml), embedded store.
+  'gateway-limits': {
+    file: './gateway-child.mjs',
+    args: ({ upstreamUrl, opts }) => ['--upstream', upstreamUrl, '--log', 'error', '--dist', opts.dist, '--extra', b64(limitsYaml(MEMORY_STATE, opts.budgetPeriod))],
+  },
+  // The same limits kept in the benchmark's redis-server on loopback.
+  'gateway-redis': {
+    file: './gateway-child.mjs',
+    needs: 'redis',
+    args: ({ upstreamUrl, opts }) => ['--upstream', upstreamUrl, '--log', 'error', '--dist', opts.dist, '--extra', b64(limitsYaml(redisState(opts.redisUrl), opts.budgetPeriod))],
+  },
+  // The gateway with the 7 built-in detectors (redact, input and output; gateway-config.mjs
+  // guardrailsYaml) and info-level request logging (each line formatted, then discarded).
+  'gateway-guardrails': {
+    file: './gateway-child.mjs',
+    args: ({ upstreamUrl, opts }) => ['--upstream', upstreamUrl, '--log', 'info', '--dist', opts.dist, '--extra', b64(guardrailsYaml())],
+  },
 };
 
 const SYSTEM = 'You are a concise assistant used for load testing.';
@@ -160,6 +183,51 @@ function anthropicValidators({ deltas }) {
   };
 }
 
+/**
+ * The limits lanes: the reply must show that the rate limit was checked (x-ratelimit-* headers
+ * from the reservation) and carry the request's cost, or the lane would measure nothing.
+ */
+function limitsValidators() {
+  return {
+    ...openaiValidators({ expectUsageChunk: false }),
+    headers(h) {
+      if (h['x-ratelimit-limit-requests'] !== String(LIMITS.requestsPerMinute)) return `no x-ratelimit-limit-requests: ${LIMITS.requestsPerMinute} header (limits not applied?): ${JSON.stringify(h).slice(0, 300)}`;
+      if (!(Number(h['x-gateway-cost-usd']) > 0)) return `no x-gateway-cost-usd header with a cost: ${h['x-gateway-cost-usd']}`;
+      return undefined;
+    },
+  };
+}
+
+/**
+ * The guardrails lane: output rules force the canonical path, so every byte is re-encoded and the
+ * stream guard holds back the last (longest detector span − 1) characters of each block before
+ * releasing them. JSON: as strict as a translated lane. Stream: [DONE] last, role first,
+ * finish_reason "stop" last, no usage chunk, the exact text — but fewer content chunks than the
+ * upstream sent (held-back deltas are merged), and more than one (it still streams). A stream
+ * re-chunked that way also shows the output guard was on: a pass-through would relay every chunk.
+ */
+function guardedOpenaiValidators({ deltas }) {
+  const base = openaiValidators({ expectUsageChunk: false, strict: true });
+  return {
+    json: base.json,
+    stream(text, { chunks }) {
+      const events = text.split('\n\n').filter((e) => e.length > 0);
+      if (events.at(-1) !== 'data: [DONE]') return `stream does not end with [DONE]: …${text.slice(-80)}`;
+      const parsed = events.slice(0, -1).map((e) => JSON.parse(e.replace(/^data: /, '')));
+      if (parsed.some((c) => c.choices?.length === 0)) return 'unexpected usage chunk';
+      const withChoices = parsed.filter((c) => c.choices?.length > 0);
+      if (withChoices[0]?.choices[0].delta?.role !== 'assistant') return `first chunk has no role: ${JSON.stringify(withChoices[0])}`;
+      if (withChoices.at(-1).choices[0].finish_reason !== 'stop') return `last chunk has no finish_reason "stop": ${JSON.stringify(withChoices.at(-1))}`;
+      const content = withChoices.filter((c) => typeof c.choices[0].delta?.content === 'string' && c.choices[0].delta.content.length > 0);
+      const got = content.map((c) => c.choices[0].delta.content).join('');
+      if (got !== streamText(deltas(chunks))) return `streamed text differs: ${got.slice(0, 60)}…${got.slice(-40)}`;
+      if (content.length >= deltas(chunks)) return `${content.length} content chunks for ${deltas(chunks)} upstream deltas: not re-chunked, is the output guard on?`;
+      if (content.length < 2) return 'the text came in one chunk: not streamed';
+      return undefined;
+    },
+  };
+}
+
 const ALL = ['latency', 'stream', 'throughput'];
 
 /** The baseline lanes default to (`direct:`); the runner always includes it. */
@@ -233,6 +301,44 @@ export const LANES = [
     validate: anthropicValidators({ deltas: OPENAI_UPSTREAM_DELTAS }),
     tests: ALL,
   },
+  // Budgets + rate limits: the `gateway` lane's request through a gateway that reserves and
+  // settles a budget and a requests-per-minute limit on every request (limits high enough never
+  // to refuse). Measured against `direct` like `gateway`; their +p50 minus `gateway`'s is what
+  // the limits (and their store) add per request.
+  {
+    id: 'limits',
+    label: 'gateway + budget + rate limit, embedded store',
+    proc: 'gateway-limits',
+    proxy: true,
+    request: openaiRequest({ model: GATEWAY_MODEL, key: GATEWAY_KEY }),
+    validate: limitsValidators(),
+    tests: ['latency', 'throughput'],
+  },
+  {
+    id: 'limits-redis',
+    label: 'gateway + budget + rate limit, Redis on loopback',
+    proc: 'gateway-redis',
+    proxy: true,
+    // Its CPU is the benchmark's own (not noise), and is reported per request (throughput).
+    uses: ['redis'],
+    request: openaiRequest({ model: GATEWAY_MODEL, key: GATEWAY_KEY }),
+    validate: limitsValidators(),
+    tests: ['latency', 'throughput'],
+  },
+  // Guardrails: the `gateway` lane's request through a gateway with the 7 built-in detectors
+  // (redact, applies_to both) and info-level logging. Measured against `direct` like `gateway`;
+  // its targets compare it with `gateway` (log level error, no guardrails) of the same run.
+  {
+    id: 'guardrails',
+    label: 'gateway + 7 detectors (redact, both directions) + info log',
+    proc: 'gateway-guardrails',
+    proxy: true,
+    request: openaiRequest({ model: GATEWAY_MODEL, key: GATEWAY_KEY }),
+    validate: guardedOpenaiValidators({ deltas: OPENAI_UPSTREAM_DELTAS }),
+    // No throughput (its targets do not use it; keeps the full run near 100 s): the stream phase
+    // still reports the proxy's CPU per stream.
+    tests: ['latency', 'stream'],
+  },
   // The Anthropic-format upstream leg on its own: the baseline of the lanes below.
   {
     id: 'direct-anth',
@@ -299,9 +405,24 @@ export const TARGETS = [
   { id: 'tr-latency', text: 'translation added p50 c=1 <= 1.5x pass-through', metric: (r) => r.latency?.addedP50, unit: 'ms', vs: 'anth-pass', cmp: '<=', limit: 1.5, floor: 0.005, lanes: ['tr-o2a'] },
   { id: 'tr-latency-gw', text: 'translation added p50 c=1 <= 1.5x OpenAI pass-through', metric: (r) => r.latency?.addedP50, unit: 'ms', vs: 'gateway', cmp: '<=', limit: 1.5, floor: 0.005, lanes: ['tr-o2a'], informational: true },
   { id: 'tr-stream', text: 'translated stream p50 - direct < 2 ms', metric: (r) => r.stream?.addedTotalP50, unit: 'ms', cmp: '<', limit: 2, lanes: ['tr-a2o', 'tr-o2a'] },
+  // Budgets + rate limits: the limits lane's added p50 over the plain gateway's, same run.
+  { id: 'limits-latency', text: "embedded store adds < 5% to the gateway's added p50", metric: (r) => r.latency?.addedP50, unit: 'ms', vs: 'gateway', cmp: '<', limit: 1.05, floor: 0.005, lanes: ['limits'] },
+  // Guardrails + info logging: "add under 10% to the gateway's added latency", read as two
+  // figures, each the guardrails lane over the plain `gateway` lane (log level error, byte
+  // pass-through) of the same run, both minus `direct`: (1) +p50 of 2,000 sequential non-stream
+  // requests; (2) +stream, the added end-to-end time of a 100-chunk stream (stream p50 − direct's).
+  // TTFB, and the comparison with `gateway-info` (same logging, no guardrails: the guardrails'
+  // own share) when that lane ran, are information.
+  { id: 'guardrails-latency', text: "guardrails + info log add < 10% to the gateway's +p50", metric: (r) => r.latency?.addedP50, unit: 'ms', vs: 'gateway', cmp: '<', limit: 1.1, floor: 0.005, lanes: ['guardrails'] },
+  { id: 'guardrails-stream', text: "guardrails + info log add < 10% to the gateway's +stream", metric: (r) => r.stream?.addedTotalP50, unit: 'ms', vs: 'gateway', cmp: '<', limit: 1.1, floor: 0.005, lanes: ['guardrails'] },
+  { id: 'guardrails-ttfb', text: 'stream TTFB p50 <= 1.1x gateway', metric: (r) => r.stream?.ttfbP50, unit: 'ms', vs: 'gateway', cmp: '<=', limit: 1.1, lanes: ['guardrails'], informational: true },
+  { id: 'guardrails-latency-info', text: "guardrails add < 10% to gateway-info's +p50", metric: (r) => r.latency?.addedP50, unit: 'ms', vs: 'gateway-info', cmp: '<', limit: 1.1, floor: 0.005, lanes: ['guardrails'], informational: true },
 ];
 
 /** Lanes the targets without `lanes` are evaluated for (the first is the one the verdict is about). */
 export const TARGET_LANES = ['gateway', 'gateway-info', 'gateway-usage'];
 /** The translation lanes: their targets get a verdict line of their own. */
 export const TRANSLATION_LANES = ['tr-a2o', 'tr-o2a'];
+/** The limits lanes (budgets + rate limits), compared with LIMITS_REFERENCE; `limits` has a target. */
+export const LIMITS_LANES = ['limits', 'limits-redis'];
+export const LIMITS_REFERENCE = 'gateway';

@@ -22,12 +22,12 @@ export function createClient(baseUrl, connections) {
 }
 
 /**
- * One non-stream request. `keepBody` returns the body text (for validation); otherwise bytes
- * are only counted.
+ * One non-stream request. `keepBody` returns the body text and the headers (for validation);
+ * otherwise bytes are only counted.
  */
 export async function jsonCall(client, req, keepBody = false) {
   const t0 = now();
-  const { statusCode, body } = await client.request({ path: req.path, method: 'POST', headers: req.headers, body: req.json });
+  const { statusCode, headers, body } = await client.request({ path: req.path, method: 'POST', headers: req.headers, body: req.json });
   let bytes = 0;
   const parts = keepBody ? [] : undefined;
   for await (const c of body) {
@@ -35,7 +35,7 @@ export async function jsonCall(client, req, keepBody = false) {
     parts?.push(c);
   }
   const ms = Number(now() - t0) / NS_PER_MS;
-  return { ok: statusCode === 200 && bytes > 0, status: statusCode, ms, text: parts && Buffer.concat(parts).toString('utf8') };
+  return { ok: statusCode === 200 && bytes > 0, status: statusCode, ms, text: parts && Buffer.concat(parts).toString('utf8'), headers: keepBody ? headers : undefined };
 }
 
 const DONE_TAIL = 'data: [DONE]\n\n';

@@ -30,16 +30,22 @@ async function withCpu(proc, fn) {
 
 const failure = (r) => `HTTP ${r.status}: ${(r.text ?? '').slice(0, 200)}`;
 
-/** One checked request of each kind per lane (the lane's validators), then JIT and pool warm-up. */
+/**
+ * One checked request of each kind per lane (the lane's validators; `validate.headers`, when a
+ * lane has it, also checks the JSON reply's headers), then JIT and pool warm-up.
+ */
 export async function validateAndWarm(ctx) {
   const { lanes, clients, results, plan, opts, log } = ctx;
   const w = plan.warmup;
+  const took = [];
   for (const lane of lanes) {
+    const t0 = Date.now();
     const client = clients.get(lane.id);
     const problems = [];
     if (usesJson(lane)) {
       const r = await jsonCall(client, lane.request, true);
       problems.push(r.ok ? lane.validate.json(r.text) : failure(r));
+      if (r.ok && lane.validate.headers) problems.push(lane.validate.headers(r.headers));
     }
     if (usesStream(lane)) {
       const r = await streamCall(client, lane.request, true);
@@ -52,8 +58,9 @@ export async function validateAndWarm(ctx) {
     }
     if (usesJson(lane)) await closedLoop({ concurrency: w.concurrency, maxRequests: w.requests, maxMs: w.maxMs, call: () => jsonCall(client, lane.request) });
     if (usesStream(lane)) await closedLoop({ concurrency: 4, maxRequests: w.streams, maxMs: w.maxMs, call: () => streamCall(client, lane.request) });
+    took.push(`${lane.id} ${((Date.now() - t0) / 1000).toFixed(1)}`);
   }
-  log(`validated and warmed ${lanes.length} lanes`);
+  log(`validated and warmed ${lanes.length} lanes (s: ${took.join(', ')})`);
 }
 
 /** Sequential non-stream requests; added latency = lane percentile − its baseline's percentile. */
@@ -151,32 +158,36 @@ export async function throughput(ctx) {
   const lanes = ctx.lanes.filter((l) => has(l, 'throughput'));
   if (lanes.length === 0) return;
   const { concurrency, maxRequests, maxMs, rounds } = plan.throughput;
-  const acc = new Map(lanes.map((l) => [l.id, { completed: 0, errors: 0, elapsedMs: 0, proxyUs: 0, upstreamUs: 0, loadgenUs: 0, foreignUs: 0, stealUs: 0 }]));
+  const acc = new Map(lanes.map((l) => [l.id, { completed: 0, errors: 0, elapsedMs: 0, proxyUs: 0, upstreamUs: 0, loadgenUs: 0, helperUs: 0, foreignUs: 0, stealUs: 0 }]));
   await interleave(lanes, rounds, async (lane) => {
     if (ctx.overBudget(`throughput ${lane.id}`)) return;
     const a = acc.get(lane.id);
     const client = clients.get(lane.id);
     const proxy = lane.proxy ? procs[lane.proc] : undefined;
-    const [pBefore, uBefore] = await Promise.all([proxy?.stats(), procs.upstream.stats()]);
+    // Processes the lane relies on besides the proxy (its Redis): their CPU is ours, not noise.
+    const helpers = (lane.uses ?? []).map((name) => procs[name]).filter(Boolean);
+    const helperCpu = async () => (await Promise.all(helpers.map((h) => h.stats()))).reduce((n, s) => n + s.cpuUs, 0);
+    const [pBefore, uBefore, hBefore] = await Promise.all([proxy?.stats(), procs.upstream.stats(), helperCpu()]);
     const lBefore = process.cpuUsage();
     const mBefore = machineCpu();
     const r = await closedLoop({ concurrency, maxRequests: Math.ceil(maxRequests / rounds), maxMs: maxMs / rounds, call: () => jsonCall(client, lane.request) });
     const mAfter = machineCpu();
     const lCpu = process.cpuUsage(lBefore);
-    const [pAfter, uAfter] = await Promise.all([proxy?.stats(), procs.upstream.stats()]);
+    const [pAfter, uAfter, hAfter] = await Promise.all([proxy?.stats(), procs.upstream.stats(), helperCpu()]);
     a.completed += r.completed;
     a.errors += r.errors;
     a.elapsedMs += r.elapsedMs;
     if (proxy) a.proxyUs += pAfter.cpuUs - pBefore.cpuUs;
     a.upstreamUs += uAfter.cpuUs - uBefore.cpuUs;
     a.loadgenUs += lCpu.user + lCpu.system;
+    a.helperUs += hAfter - hBefore;
     if (mBefore && mAfter) {
-      const ours = (proxy ? pAfter.cpuUs - pBefore.cpuUs : 0) + (uAfter.cpuUs - uBefore.cpuUs) + lCpu.user + lCpu.system;
+      const ours = (proxy ? pAfter.cpuUs - pBefore.cpuUs : 0) + (uAfter.cpuUs - uBefore.cpuUs) + lCpu.user + lCpu.system + (hAfter - hBefore);
       a.foreignUs += Math.max(0, mAfter.busyUs - mBefore.busyUs - ours);
       a.stealUs += mAfter.stealUs - mBefore.stealUs;
     }
     if (r.firstError) log(`throughput ${lane.id}: ${r.errors} errors, first: ${r.firstError}`);
-    await sleep(200);
+    await sleep(150);
   });
   for (const lane of lanes) {
     const a = acc.get(lane.id);
@@ -193,6 +204,8 @@ export async function throughput(ctx) {
       proxyCpuUtilisation: lane.proxy ? a.proxyUs / 1000 / a.elapsedMs : undefined,
       upstreamCpuMsPerReq: perReq(a.upstreamUs),
       loadgenCpuMsPerReq: perReq(a.loadgenUs),
+      /** CPU of the processes in lane.uses (redis-server) per request (10 ms resolution per batch). */
+      helperCpuMsPerReq: lane.uses?.length ? perReq(a.helperUs) : undefined,
       /** Cores used by processes other than this benchmark's meanwhile (and stolen by the hypervisor): noise. */
       foreignCores: a.foreignUs / 1000 / a.elapsedMs,
       stealCores: a.stealUs / 1000 / a.elapsedMs,

@@ -36,6 +36,46 @@ export function resultsTable(lanes, results) {
 }
 
 /**
+ * What budgets + rate limits cost: each limits lane beside the reference lane (the plain
+ * gateway) of the same run. `per request` = the lane's +p50 (or +p99) minus the reference's, i.e.
+ * what reserving and settling the counters in that store adds to one request at c=1; the % is
+ * of the reference's added latency. Empty when no limits lane ran.
+ */
+export function limitsTable(lanes, results, limitsLanes, referenceId) {
+  const ref = results[referenceId];
+  const rows = lanes.filter((l) => limitsLanes.includes(l.id) && results[l.id]);
+  if (rows.length === 0 || !ref) return '';
+  const refLat = ref.latency;
+  const refTp = ref.throughput;
+  const sign = (v, d = 3) => (v === undefined || Number.isNaN(v) ? '—' : `${v >= 0 ? '+' : ''}${v.toFixed(d)}`);
+  const pct = (v, base) => (v === undefined || base === undefined || !(base > 0) ? '—' : `${v >= 0 ? '+' : ''}${((v / base) * 100).toFixed(1)}%`);
+  const headers = ['lane', '+p50', 'per request p50', '% of gw +p50', '+p99', 'per request p99', 'req/s c=32', 'vs gw', 'CPU ms/req', 'CPU Δ', 'store CPU ms/req'];
+  const body = [
+    [referenceId, fmt(refLat?.addedP50, 3), '', '', fmt(refLat?.addedP99, 3), '', int(refTp?.rps), '', fmt(refTp?.proxyCpuMsPerReq, 3), '', ''],
+    ...rows.map((l) => {
+      const r = results[l.id];
+      const d50 = r.latency && refLat ? r.latency.addedP50 - refLat.addedP50 : undefined;
+      const d99 = r.latency && refLat ? r.latency.addedP99 - refLat.addedP99 : undefined;
+      const tp = r.throughput;
+      return [
+        l.id,
+        fmt(r.latency?.addedP50, 3),
+        `${sign(d50)} ms`,
+        pct(d50, refLat?.addedP50),
+        fmt(r.latency?.addedP99, 3),
+        `${sign(d99)} ms`,
+        int(tp?.rps),
+        tp && refTp ? pct(tp.rps - refTp.rps, refTp.rps) : '—',
+        fmt(tp?.proxyCpuMsPerReq, 3),
+        tp && refTp ? sign(tp.proxyCpuMsPerReq - refTp.proxyCpuMsPerReq) : '—',
+        tp?.helperCpuMsPerReq === undefined ? '' : fmt(tp.helperCpuMsPerReq, 3),
+      ];
+    }),
+  ];
+  return `Budgets + rate limits vs ${referenceId} (same run; "per request" = lane +p50/+p99 minus ${referenceId}'s; store CPU = redis-server's):\n${table(headers, body)}`;
+}
+
+/**
  * Evaluates every target for each of its lanes (`t.lanes`, default `targetLanes`) that has the
  * metric; rows are grouped by lane, in `order` (the lanes' run order) after `targetLanes`.
  */

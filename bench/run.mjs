@@ -2,11 +2,13 @@
  * Gateway benchmark: the same OpenAI-compatible upstream reached directly, through a bare
  * node:http + undici proxy (the floor for a Node proxy) and through the gateway, each server in
  * its own child process; plus the translation lanes (Anthropic caller → OpenAI upstream and the
- * reverse) beside the Anthropic-format pass-through and direct lanes (the upstream speaks both). Prints one table and the target verdicts; writes JSON to --out
+ * reverse) beside the Anthropic-format pass-through and direct lanes (the upstream speaks both),
+ * and the gateway with a budget and a rate limit on (embedded store; Redis on loopback when
+ * `redis-server` is on PATH, started here on a free port). Prints one table and the target verdicts; writes JSON to --out
  * (default bench/.last-results.json). Exits 0 unless something crashed: a benchmark is a report.
  *
  *   node bench/run.mjs [--out file] [--quick] [--lanes bare,gateway] [--tests latency,stream,throughput,memory]
- *                      [--chunks 100] [--pacing interval|tick|burst] [--dist dir]
+ *                      [--chunks 100] [--pacing interval|tick|burst] [--dist dir] [--budget-period month|week|day|total]
  *
  * Everything talks to 127.0.0.1 only; every loop is bounded in count and in time.
  * Lanes, processes and targets: lanes.mjs. Phases: phases.mjs.
@@ -19,10 +21,11 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { args } from './child-common.mjs';
 import { killAllNow, machineCpu, startChild, stopAll } from './children.mjs';
-import { DEFAULT_BASELINE, LANES, PROCS, TARGETS, TARGET_LANES, TRANSLATION_LANES } from './lanes.mjs';
+import { DEFAULT_BASELINE, LANES, LIMITS_LANES, LIMITS_REFERENCE, PROCS, TARGETS, TARGET_LANES, TRANSLATION_LANES } from './lanes.mjs';
 import { createClient } from './load.mjs';
 import { PHASES, validateAndWarm } from './phases.mjs';
-import { evaluateTargets, resultsTable, targetsTable } from './report.mjs';
+import { startRedis } from './redis.mjs';
+import { evaluateTargets, limitsTable, resultsTable, targetsTable } from './report.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const opts = args();
@@ -30,15 +33,18 @@ opts.chunks = Number(opts.chunks ?? 100);
 opts.pacing = opts.pacing ?? 'interval';
 /** The gateway build under test (default: the repository's dist/). */
 opts.dist = resolve(opts.dist ?? resolve(here, '../dist'));
+/** The period of the limits lanes' budget (month, as in gateway.example.yaml). */
+opts.budgetPeriod = opts['budget-period'] ?? 'month';
+if (!['month', 'week', 'day', 'total'].includes(opts.budgetPeriod)) throw new Error(`--budget-period must be month, week, day or total, not ${opts.budgetPeriod}`);
 const scale = opts.quick === 'true' ? 0.25 : 1;
 const outPath = resolve(opts.out ?? resolve(here, '.last-results.json'));
 
 /** Counts and time limits (ms) of each phase; --quick scales them down for a smoke run. */
 const PLAN = {
-  warmup: { concurrency: 32, requests: Math.ceil(2_000 * scale), streams: Math.ceil(60 * scale), maxMs: 3_000 * scale },
-  latency: { requests: Math.ceil(2_000 * scale), maxMs: 10_000 * scale, rounds: 5 },
-  stream: { requests: Math.ceil(200 * scale), maxMs: 8_000 * scale, rounds: 8 },
-  throughput: { concurrency: 32, maxRequests: 250_000, maxMs: 5_000 * scale, rounds: 4 },
+  warmup: { concurrency: 32, requests: Math.ceil(1_000 * scale), streams: Math.ceil(60 * scale), maxMs: 2_000 * scale },
+  latency: { requests: Math.ceil(1_600 * scale), maxMs: 10_000 * scale, rounds: 5 },
+  stream: { requests: Math.ceil(160 * scale), maxMs: 8_000 * scale, rounds: 8 },
+  throughput: { concurrency: 32, maxRequests: 250_000, maxMs: 3_000 * scale, rounds: 4 },
   memory: { concurrency: 128, maxRequests: 200_000, maxMs: 3_000 * scale },
   /** Phases (and throughput/memory batches) not started by then are skipped. */
   budgetMs: 150_000,
@@ -46,7 +52,11 @@ const PLAN = {
 /** Load-generator connections per lane: the highest concurrency used. */
 const MAX_CONNECTIONS = 128;
 
-const log = (msg) => process.stderr.write(`[bench] ${msg}\n`);
+const tStart = Date.now();
+const log = (msg) => process.stderr.write(`[bench +${((Date.now() - tStart) / 1000).toFixed(1)}s] ${msg}\n`);
+
+/** The redis-server this run started (if any): stopped at the end, SIGKILLed by pid on exit. */
+let redis;
 
 async function main() {
   if (!existsSync(resolve(opts.dist, 'index.js'))) throw new Error(`${opts.dist}/index.js not found: run \`npm run build\` first (or \`npm run bench\`)`);
@@ -61,11 +71,30 @@ async function main() {
   const wanted = LANES.filter((l) => !wantedLanes || wantedLanes.has(l.id));
   const unknown = wantedLanes ? [...wantedLanes].filter((id) => !LANES.some((l) => l.id === id)) : [];
   if (unknown.length > 0) throw new Error(`unknown lane(s): ${unknown.join(', ')} (lanes: ${LANES.map((l) => l.id).join(', ')})`);
-  const keep = new Set([DEFAULT_BASELINE, ...wanted.map((l) => l.id), ...wanted.map(directOf)]);
-  const lanes = LANES.filter((l) => keep.has(l.id));
+  // The limits lanes are read against the plain gateway lane: it comes along.
+  const reference = wanted.some((l) => LIMITS_LANES.includes(l.id)) ? [LIMITS_REFERENCE] : [];
+  const keep = new Set([DEFAULT_BASELINE, ...wanted.map((l) => l.id), ...wanted.map(directOf), ...reference]);
+  let lanes = LANES.filter((l) => keep.has(l.id));
+
+  // Lanes whose process needs Redis: start a redis-server, or skip them with a note.
+  const notes = [];
+  const procs = {};
+  if (lanes.some((l) => PROCS[l.proc].needs === 'redis')) {
+    const r = await startRedis();
+    if (r.skipped) {
+      const skipped = lanes.filter((l) => PROCS[l.proc].needs === 'redis').map((l) => l.id);
+      lanes = lanes.filter((l) => PROCS[l.proc].needs !== 'redis');
+      notes.push(`SKIPPED lane(s) ${skipped.join(', ')}: ${r.skipped}.`);
+      log(`skipping ${skipped.join(', ')}: ${r.skipped}`);
+    } else {
+      redis = r;
+      procs.redis = r;
+      opts.redisUrl = r.url;
+      log(`redis-server ${r.url} (pid ${r.pid})`);
+    }
+  }
 
   // Processes: the upstream first, then every other process the selected lanes need, in parallel.
-  const procs = {};
   procs.upstream = await startChild('upstream', PROCS.upstream.file, PROCS.upstream.args({ opts }));
   const needed = [...new Set(lanes.map((l) => l.proc))].filter((p) => p !== 'upstream');
   await Promise.all(
@@ -122,6 +151,9 @@ async function main() {
     loadavgBefore: load0,
     loadavgAfter: loadavg(),
     foreignCores,
+    notes,
+    budgetPeriod: opts.budgetPeriod,
+    redis: redis ? { url: redis.url } : undefined,
     commit: gitCommit(),
     dist: opts.dist,
     plan: PLAN,
@@ -139,6 +171,10 @@ async function main() {
   const pacing = opts.pacing === 'interval' ? 'first event at once, then 10 events per ms' : `${opts.pacing} pacing`;
   out.push(`TTFB/stream/stream CPU: ${PLAN.stream.requests} sequential ${opts.chunks}-chunk streams (${pacing}); +stream = stream p50 minus its direct lane's.`);
   out.push(`Peak RSS: VmHWM over ${PLAN.memory.maxMs / 1000} s at c=${PLAN.memory.concurrency}, half non-stream half streams (includes the RSS already reached earlier in the run).`);
+  if (lanes.some((l) => LIMITS_LANES.includes(l.id))) {
+    out.push(`limits lanes: one enforced budget (period ${opts.budgetPeriod}) and one requests-per-minute limit, reserved and settled on every request, never refusing.`);
+  }
+  for (const n of notes) out.push(n);
   const noisy = Object.entries(results).filter(([, r]) => (r.throughput?.foreignCores ?? 0) > 0.25).map(([id, r]) => `${id} ${r.throughput.foreignCores.toFixed(2)}`);
   if ((foreignCores ?? 0) > 0.15 || noisy.length > 0) {
     out.push(`WARNING: other processes used ${foreignCores?.toFixed(2) ?? '?'} cores on average during the run${noisy.length ? ` (throughput batches: ${noisy.join(', ')} cores)` : ''}; rerun on a quiet machine before trusting the ratios.`);
@@ -152,6 +188,11 @@ async function main() {
   }
   out.push('');
   out.push(resultsTable(lanes, results));
+  const limitsText = limitsTable(lanes, results, LIMITS_LANES, LIMITS_REFERENCE);
+  if (limitsText) {
+    out.push('');
+    out.push(limitsText);
+  }
   out.push('');
   out.push(targetsTable(targets));
   const primary = targets.filter((t) => t.lane === TARGET_LANES[0] && !t.informational);
@@ -159,6 +200,12 @@ async function main() {
   out.push('');
   if (primary.length > 0) out.push(`${TARGET_LANES[0]}: ${primary.filter((t) => t.pass).length}/${primary.length} targets met.`);
   if (translation.length > 0) out.push(`translation (${TRANSLATION_LANES.join(', ')}): ${translation.filter((t) => t.pass).length}/${translation.length} targets met.`);
+  const limitsTargets = targets.filter((t) => LIMITS_LANES.includes(t.lane) && !t.informational);
+  if (limitsTargets.length > 0) out.push(`budgets + rate limits (${LIMITS_LANES.join(', ')}): ${limitsTargets.filter((t) => t.pass).length}/${limitsTargets.length} targets met.`);
+  // The guardrails lane (compared with `gateway` of the same run: run both, e.g. --lanes gateway,guardrails).
+  const guardrailTargets = targets.filter((t) => t.target.startsWith('guardrails-') && !t.informational);
+  if (guardrailTargets.length > 0) out.push(`guardrails + info log (guardrails vs gateway): ${guardrailTargets.filter((t) => t.pass).length}/${guardrailTargets.length} targets met.`);
+  else if (lanes.some((l) => l.id === 'guardrails') && !lanes.some((l) => l.id === 'gateway')) out.push('guardrails: no verdict without the gateway lane (run --lanes gateway,guardrails).');
   process.stdout.write(out.join('\n') + '\n');
 
   const json = { meta, lanes: lanes.map((l) => ({ id: l.id, label: l.label, proc: l.proc, baseline: !!l.baseline, direct: l.baseline ? undefined : directOf(l), proxy: !!l.proxy, tests: l.tests })), results, targets };
@@ -175,11 +222,15 @@ function gitCommit() {
   }
 }
 
-// Children are killed by pid whatever happens: normal end, crash, Ctrl-C.
-process.on('exit', killAllNow);
+// Children (and our redis-server) are killed by pid whatever happens: normal end, crash, Ctrl-C.
+process.on('exit', () => {
+  killAllNow();
+  redis?.killNow();
+});
 for (const sig of ['SIGINT', 'SIGTERM']) {
   process.once(sig, () => {
     killAllNow();
+    redis?.killNow();
     process.exit(130);
   });
 }
@@ -192,5 +243,6 @@ try {
   process.stderr.write(`[bench] FAILED: ${err?.stack ?? err}\n`);
 } finally {
   await stopAll();
+  await redis?.stop().catch(() => {});
 }
 process.exit(code);
