@@ -36,44 +36,54 @@ export const limits: Stage = async (ctx, next) => {
     warnBudgets(ctx, plan, reserved.values);
   }
 
+  /** The request's final cost, from what the provider reported (computed once, locally). */
+  const finalCost = (): number => {
+    if (ctx.costNano === undefined) {
+      // A stream cut before the provider reported usage (OpenAI reports it last) still had its
+      // prompt read: it counts at the estimated input tokens.
+      if (!ctx.usage && ctx.reply?.kind === 'sse') ctx.usage = { inputTokens: plan.estimateInputTokens, outputTokens: 0 };
+      ctx.costNano = costNanoUsd(ctx.usage, ctx.served?.model.price);
+    }
+    return ctx.costNano;
+  };
   let settled = false;
   const settle = async (): Promise<void> => {
     if (settled) return;
     settled = true;
-    // A stream cut before the provider reported usage (OpenAI reports it last) still had its
-    // prompt read: it counts at the estimated input tokens.
-    if (!ctx.usage && ctx.reply?.kind === 'sse') ctx.usage = { inputTokens: plan.estimateInputTokens, outputTokens: 0 };
-    const actual = costNanoUsd(ctx.usage, ctx.served?.model.price);
-    ctx.costNano = actual;
+    const actual = finalCost();
     // Without a reservation (fail_open while the store was down) the full amounts are recorded.
     const ops = reserved ? settlementOps(plan, actual, ctx.usage) : unreservedOps(plan, actual, ctx.usage);
     await ctx.runtime.reconcile.add(ops);
   };
+  // Recorded once the response has been written (observe runs onDone), so the store's round
+  // trip is not between the provider's answer and the caller — except with an in-flight cap,
+  // whose slot must be free before the caller can send its next request.
   ctx.onDone.push(settle);
+  const holdsSlot = plan.limiters.some((l) => l.kind === 'concurrent');
 
   try {
     await next();
   } catch (err) {
-    await settle();
+    if (holdsSlot) await settle();
     throw err;
   }
   const reply = ctx.reply;
   if (reply?.kind === 'sse') {
     // The cost of a stream is known at its end: sent as an HTTP trailer.
     ctx.responseHeaders.trailer = COST_HEADER;
-    ctx.reply = { ...reply, chunks: settleAtEnd(ctx, reply.chunks, settle) };
+    ctx.reply = { ...reply, chunks: costAtEnd(ctx, reply.chunks, finalCost, holdsSlot ? settle : undefined) };
   } else {
-    await settle();
-    ctx.responseHeaders[COST_HEADER] = formatUsd(ctx.costNano ?? 0);
+    ctx.responseHeaders[COST_HEADER] = formatUsd(finalCost());
+    if (holdsSlot) await settle();
   }
 };
 
-async function* settleAtEnd<T>(ctx: RequestContext, chunks: AsyncIterable<T>, settle: () => Promise<void>): AsyncGenerator<T> {
+async function* costAtEnd<T>(ctx: RequestContext, chunks: AsyncIterable<T>, finalCost: () => number, settle?: () => Promise<void>): AsyncGenerator<T> {
   try {
     yield* chunks;
   } finally {
-    await settle();
-    if (!ctx.res.destroyed) ctx.res.addTrailers({ [COST_HEADER]: formatUsd(ctx.costNano ?? 0) });
+    if (settle) await settle();
+    if (!ctx.res.destroyed) ctx.res.addTrailers({ [COST_HEADER]: formatUsd(finalCost()) });
   }
 }
 

@@ -447,7 +447,7 @@ describe.skipIf(skipRedisTests())('three gateway instances sharing state through
  * does), so a warm periodWindow() constructs none. Counted, not timed.
  */
 describe('budget periods (found while benchmarking the limits lanes)', () => {
-  it.fails('periodWindow() for a calendar period reuses its Intl formatters once warm', () => {
+  it('periodWindow() for a calendar period reuses its Intl formatters once warm', () => {
     const original = Intl.DateTimeFormat;
     let constructed = 0;
     const counting = new Proxy(original, {
