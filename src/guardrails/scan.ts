@@ -77,6 +77,37 @@ export function firstBlock(matches: readonly RuleMatch[]): RuleMatch | undefined
 
 export function scanText(rules: readonly PatternGuardrail[], text: string, kind: TextKind = 'text'): ScanResult {
   if (rules.length === 0 || text.length === 0) return { text, hits: [] };
+  return scanTextAs(rules, text, kind);
+}
+
+/**
+ * scanText for complete JSON (tool-call arguments of a whole request or response): a match that
+ * only shows once `\uXXXX` escapes are decoded is found too. (A stream's fragments are scanned as
+ * they come; there an escaped character can still hide a match.)
+ */
+export function scanCompleteText(rules: readonly PatternGuardrail[], text: string, kind: TextKind = 'text'): ScanResult {
+  if (rules.length === 0 || text.length === 0) return { text, hits: [] };
+  if (kind === 'json' && text.includes('\\u')) {
+    // `\u0041KIA…` decodes to a key: scan the JSON with its escapes written out instead
+    // (same value, so the arguments mean the same; only then is the text re-serialised).
+    const plain = reserialised(text);
+    if (plain !== undefined && plain !== text) {
+      const r = scanTextAs(rules, plain, 'json');
+      if (r.hits.length > 0) return r;
+    }
+  }
+  return scanTextAs(rules, text, kind);
+}
+
+function reserialised(json: string): string | undefined {
+  try {
+    return JSON.stringify(JSON.parse(json));
+  } catch {
+    return undefined;
+  }
+}
+
+function scanTextAs(rules: readonly PatternGuardrail[], text: string, kind: TextKind): ScanResult {
   const lex = kind === 'json' ? lexJson(text) : undefined;
   const matches = findMatches(rules, lex ? lex.view : text);
   if (matches.length === 0) return { text, hits: [] };
@@ -97,7 +128,7 @@ export class TextScanner {
   constructor(private readonly rules: readonly PatternGuardrail[]) {}
 
   readonly scan = (text: string, kind: TextKind): string => {
-    const r = scanText(this.rules, text, kind);
+    const r = scanCompleteText(this.rules, text, kind);
     addHits(this.hits, r.hits);
     if (r.blockedBy !== undefined) {
       const ruleIndex = this.rules.findIndex((x) => x.id === r.blockedBy);

@@ -59,7 +59,9 @@ export function report(ctx: RequestContext, record: RequestRecord): void {
   if (logger.enabled(level)) {
     const detail = err && err.code === 'internal_error' ? { error: String((err.cause as Error | undefined)?.stack ?? err.cause) } : {};
     // Prompts only when the config opts in (they may hold personal data).
-    const prompt = ctx.config.observability.log.includePrompts && ctx.chat ? { prompt: { system: ctx.chat.system, messages: ctx.chat.messages } } : {};
+    // A request a guardrail blocked is never written out (ctx.chat is the redacted one otherwise).
+    const logPrompt = ctx.config.observability.log.includePrompts && ctx.chat && ctx.error?.code !== 'guardrail_blocked';
+    const prompt = logPrompt ? { prompt: { system: ctx.chat!.system, messages: ctx.chat!.messages } } : {};
     logger.log(level, 'request', { ...record, ...detail, ...prompt });
   }
   ctx.runtime.telemetry.onRequest(record, { attempts: ctx.attemptLog, traceparent: headerValue(ctx.req.headers.traceparent), startEpochMs: ctx.startedAtEpochMs });

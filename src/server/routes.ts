@@ -38,7 +38,7 @@ export const ROUTES: readonly Route[] = [
     method: 'POST',
     path: '/v1/messages/count_tokens',
     format: anthropicMessages,
-    run: compose([observe, render, parseCountBody, authenticate, authorise, countTokensReply]),
+    run: compose([observe, render, parseCountBody, authenticate, authorise, guardInput, countTokensReply]),
   },
   { method: 'GET', path: '/v1/models', format: callerFormat, run: compose([observe, render, authenticate, listModelsReply]) },
 ];
