@@ -37,11 +37,28 @@ function scopeOf(ctx: RequestContext): GuardrailScope {
   };
 }
 
+/**
+ * Webhook calls stop when the caller goes away: an AbortSignal tied to the request's cancel
+ * signal, made only when a webhook rule exists (the common path allocates nothing).
+ */
+async function withCallerSignal<T>(ctx: RequestContext, rules: readonly CompiledGuardrail[], run: (signal?: AbortSignal) => Promise<T>): Promise<T> {
+  if (!rules.some((r) => r.kind === 'webhook')) return run();
+  const ac = new AbortController();
+  const gone = () => ac.abort();
+  if (ctx.signal.aborted) ac.abort();
+  else ctx.signal.once('abort', gone);
+  try {
+    return await run(ac.signal);
+  } finally {
+    ctx.signal.off('abort', gone);
+  }
+}
+
 export const guardInput: Stage = async (ctx, next) => {
   const rules = guardrailsOf(ctx.config);
   if (rules.length === 0) return next();
   const scope = scopeOf(ctx);
-  const r = await checkInput(rules, scope, ctx.chat!, { config: ctx.config });
+  const r = await withCallerSignal(ctx, rules, (signal) => checkInput(rules, scope, ctx.chat!, { config: ctx.config, ...(signal ? { signal } : {}) }));
   ctx.guardrailHits.push(...toRecordedHits(r.hits, 'input'));
   if (r.blockedBy !== undefined) throw guardrailBlockedError(r.blockedBy, 'input');
   if (r.changed) {
@@ -67,7 +84,8 @@ export async function guardOutputEvents(ctx: RequestContext, events: AsyncIterab
 /** Output rules over a complete response; a block becomes the error naming the guardrail. */
 export async function guardOutputResponse(ctx: RequestContext, res: ChatResponse): Promise<ChatResponse> {
   if (!ctx.outputGuarded) return res;
-  const r = await checkOutput(guardrailsOf(ctx.config), scopeOf(ctx), res);
+  const rules = guardrailsOf(ctx.config);
+  const r = await withCallerSignal(ctx, rules, (signal) => checkOutput(rules, scopeOf(ctx), res, signal ? { signal } : {}));
   ctx.guardrailHits.push(...toRecordedHits(r.hits, 'output'));
   if (r.blockedBy !== undefined) throw guardrailBlockedError(r.blockedBy, 'output');
   return r.response;
