@@ -10,7 +10,7 @@
  */
 
 import type { BudgetConfig, GatewayConfig, LimitScope, RateLimitConfig } from '../config/types.js';
-import type { Usage } from '../core/canonical.js';
+import { promptTokensIncludingCache, type Usage } from '../core/canonical.js';
 import type { Principal } from '../pipeline/context.js';
 import type { Candidate } from '../routing/resolve-model.js';
 import type { CounterOp } from '../state/store.js';
@@ -134,7 +134,7 @@ export function planLimits(i: PlanInput): LimitPlan | undefined {
 
 /** The corrections that replace the reservation by what was actually used. */
 export function settlementOps(plan: LimitPlan, actualNano: number, usage: Usage | undefined): CounterOp[] {
-  const actualTokens = usage ? usage.inputTokens + usage.outputTokens + (usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0) : 0;
+  const actualTokens = usage ? promptTokensIncludingCache(usage) + usage.outputTokens : 0;
   const out: CounterOp[] = [];
   plan.limiters.forEach((l, i) => {
     const key = plan.ops[i].key;
@@ -151,7 +151,7 @@ export function settlementOps(plan: LimitPlan, actualNano: number, usage: Usage 
  * actual amounts, creating the counters with their window's expiry.
  */
 export function unreservedOps(plan: LimitPlan, actualNano: number, usage: Usage | undefined): CounterOp[] {
-  const actualTokens = usage ? usage.inputTokens + usage.outputTokens + (usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0) : 0;
+  const actualTokens = usage ? promptTokensIncludingCache(usage) + usage.outputTokens : 0;
   const out: CounterOp[] = [];
   plan.limiters.forEach((l, i) => {
     const { key, expiresAt } = plan.ops[i];

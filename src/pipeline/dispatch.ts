@@ -8,7 +8,7 @@
 
 import type { RoutingPolicy } from '../config/types.js';
 import { sleepUnlessCancelled } from '../core/cancel.js';
-import { GatewayError, toGatewayError } from '../core/errors.js';
+import { GatewayError, toGatewayError, withMessage } from '../core/errors.js';
 import { attemptHttp } from '../dispatch/attempt-http.js';
 import { attemptMock } from '../dispatch/attempt-mock.js';
 import { HTTP_PROVIDERS } from '../providers/registry.js';
@@ -152,14 +152,7 @@ function exhausted(id: string, isAlias: boolean, attempts: number, last: Gateway
     });
   }
   const tries = attempts === 1 ? '1 attempt' : `${attempts} attempts`;
-  return new GatewayError(last.code, `${what} could not be served (${tries}). Last failure: ${last.message}`, {
-    status: last.status,
-    kind: last.kind,
-    retryable: last.retryable,
-    headers: last.headers,
-    upstream: last.upstream,
-    cause: last,
-  });
+  return withMessage(last, `${what} could not be served (${tries}). Last failure: ${last.message}`);
 }
 
 export function attempt(ctx: RequestContext, c: Candidate, cred: Credential): Promise<Reply> {

@@ -19,7 +19,7 @@ const SOON_MS = 3600_000;
 export const limits: Stage = async (ctx, next) => {
   const resolution = ctx.resolution!;
   const now = Date.now();
-  const plan: LimitPlan = planLimits({
+  const plan = planLimits({
     config: ctx.config,
     principal: ctx.principal!,
     modelId: resolution.id,
@@ -27,30 +27,27 @@ export const limits: Stage = async (ctx, next) => {
     bodyBytes: ctx.rawBody?.length ?? 0,
     maxTokens: ctx.chat?.maxTokens,
     now,
-  }) ?? { ops: [], limiters: [], estimateNano: 0, estimateTokens: 0, estimateInputTokens: 0 };
+  });
+  if (!plan) {
+    // Nothing limits this request: it only announces its cost.
+    await next();
+    announceCost(ctx, () => finalCost(ctx, 0));
+    return;
+  }
 
-  const reserved = plan.ops.length > 0 ? await reserve(ctx, plan.ops) : { ok: true, values: [] };
+  const reserved = await reserve(ctx, plan.ops);
   if (reserved && !reserved.ok) throw refusal(plan.limiters[reserved.refused!], reserved.values[reserved.refused!], plan, now);
   if (reserved) {
     rateLimitHeaders(ctx, plan, reserved.values);
     warnBudgets(ctx, plan, reserved.values);
   }
 
-  /** The request's final cost, from what the provider reported (computed once, locally). */
-  const finalCost = (): number => {
-    if (ctx.costNano === undefined) {
-      // A stream cut before the provider reported usage (OpenAI reports it last) still had its
-      // prompt read: it counts at the estimated input tokens.
-      if (!ctx.usage && ctx.reply?.kind === 'sse') ctx.usage = { inputTokens: plan.estimateInputTokens, outputTokens: 0 };
-      ctx.costNano = costNanoUsd(ctx.usage, ctx.served?.model.price);
-    }
-    return ctx.costNano;
-  };
+  const cost = () => finalCost(ctx, plan.estimateInputTokens);
   let settled = false;
   const settle = async (): Promise<void> => {
     if (settled) return;
     settled = true;
-    const actual = finalCost();
+    const actual = cost();
     // Without a reservation (fail_open while the store was down) the full amounts are recorded.
     const ops = reserved ? settlementOps(plan, actual, ctx.usage) : unreservedOps(plan, actual, ctx.usage);
     await ctx.runtime.reconcile.add(ops);
@@ -67,23 +64,41 @@ export const limits: Stage = async (ctx, next) => {
     if (holdsSlot) await settle();
     throw err;
   }
-  const reply = ctx.reply;
-  if (reply?.kind === 'sse') {
-    // The cost of a stream is known at its end: sent as an HTTP trailer.
-    ctx.responseHeaders.trailer = COST_HEADER;
-    ctx.reply = { ...reply, chunks: costAtEnd(ctx, reply.chunks, finalCost, holdsSlot ? settle : undefined) };
-  } else {
-    ctx.responseHeaders[COST_HEADER] = formatUsd(finalCost());
-    if (holdsSlot) await settle();
-  }
+  if (holdsSlot && ctx.reply?.kind !== 'sse') await settle();
+  announceCost(ctx, cost, holdsSlot ? settle : undefined);
 };
 
-async function* costAtEnd<T>(ctx: RequestContext, chunks: AsyncIterable<T>, finalCost: () => number, settle?: () => Promise<void>): AsyncGenerator<T> {
+/** The request's final cost, from what the provider reported (computed once, locally). */
+function finalCost(ctx: RequestContext, estimateInputTokens: number): number {
+  if (ctx.costNano === undefined) {
+    // A stream cut before the provider reported usage (OpenAI reports it last) still had its
+    // prompt read: it counts at the estimated input tokens.
+    if (!ctx.usage && ctx.reply?.kind === 'sse') ctx.usage = { inputTokens: estimateInputTokens, outputTokens: 0 };
+    ctx.costNano = costNanoUsd(ctx.usage, ctx.served?.model.price);
+  }
+  return ctx.costNano;
+}
+
+/**
+ * The cost header on a JSON reply; on a stream, known at its end, an HTTP trailer (after
+ * `settleFirst`, when the stream's end must free a slot before the caller sees it).
+ */
+function announceCost(ctx: RequestContext, cost: () => number, settleFirst?: () => Promise<void>): void {
+  const reply = ctx.reply;
+  if (reply?.kind !== 'sse') {
+    ctx.responseHeaders[COST_HEADER] = formatUsd(cost());
+    return;
+  }
+  ctx.responseHeaders.trailer = COST_HEADER;
+  ctx.reply = { ...reply, chunks: costAtEnd(ctx, reply.chunks, cost, settleFirst) };
+}
+
+async function* costAtEnd<T>(ctx: RequestContext, chunks: AsyncIterable<T>, cost: () => number, settleFirst?: () => Promise<void>): AsyncGenerator<T> {
   try {
     yield* chunks;
   } finally {
-    if (settle) await settle();
-    if (!ctx.res.destroyed) ctx.res.addTrailers({ [COST_HEADER]: formatUsd(finalCost()) });
+    if (settleFirst) await settleFirst();
+    if (!ctx.res.destroyed) ctx.res.addTrailers({ [COST_HEADER]: formatUsd(cost()) });
   }
 }
 

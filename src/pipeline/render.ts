@@ -1,4 +1,4 @@
-import { GatewayError, toGatewayError } from '../core/errors.js';
+import { toGatewayError, withMessage, type GatewayError } from '../core/errors.js';
 import { redactSecrets } from '../observe/redact.js';
 import { callerProviderKey } from '../routing/byok.js';
 import { SSE_HEADERS, waitForDrain, writeJson } from '../server/write.js';
@@ -40,8 +40,7 @@ export function withoutSecrets(ctx: RequestContext, err: GatewayError): GatewayE
   const own = callerProviderKey(ctx.req.headers);
   if (own) secrets.push(own);
   const message = redactSecrets(err.message, secrets);
-  if (message === err.message) return err;
-  return new GatewayError(err.code, message, { status: err.status, kind: err.kind, retryable: err.retryable, param: err.param, headers: err.headers, upstream: err.upstream, cause: err });
+  return message === err.message ? err : withMessage(err, message);
 }
 
 export function writeError(ctx: RequestContext, original: GatewayError): void {

@@ -1,5 +1,5 @@
 import type { ProviderConfig } from '../config/types.js';
-import { GatewayError, kindForStatus } from '../core/errors.js';
+import { type GatewayError, upstreamStatusError } from '../core/errors.js';
 import { redactSecrets } from '../observe/redact.js';
 import { parseRetryAfter } from '../routing/failure.js';
 
@@ -20,18 +20,9 @@ export interface UpstreamErrorDetails {
 export function upstreamHttpError(p: ProviderConfig, status: number, bodyText: string, upstreamMessage: string | undefined, d: UpstreamErrorDetails = {}): GatewayError {
   const name = `Provider "${p.id}"`;
   const retryAfterMs = parseRetryAfter(d.retryAfterMs, d.retryAfter);
-  const upstream = { status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
-  if (status === 401 || status === 403) {
-    return new GatewayError('upstream_error', `${name} rejected the gateway's credentials (HTTP ${status}).`, { status: 502, kind: 'upstream', retryable: false, upstream });
-  }
+  if (status === 401 || status === 403) return upstreamStatusError(`${name} rejected the gateway's credentials (HTTP ${status}).`, status, { retryAfterMs });
   const raw = upstreamMessage ?? (bodyText.length > 0 && bodyText.length < 300 && !bodyText.trimStart().startsWith('<') ? bodyText.trim() : '');
   const detail = raw ? `: ${redactSecrets(raw, [p.apiKey, ...(d.secrets ?? [])]).slice(0, 1000)}` : '';
   const headers = retryAfterMs !== undefined ? { 'retry-after': String(Math.ceil(retryAfterMs / 1000)) } : undefined;
-  return new GatewayError('upstream_error', `${name} returned HTTP ${status}${detail}`, {
-    status: status >= 400 && status <= 599 ? status : 502,
-    kind: kindForStatus(status),
-    retryable: status === 429 || status >= 500,
-    headers,
-    upstream,
-  });
+  return upstreamStatusError(`${name} returned HTTP ${status}${detail}`, status, { headers, retryAfterMs });
 }

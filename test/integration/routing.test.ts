@@ -13,7 +13,6 @@ import {
   startFleet,
   type Fleet,
   type ProviderSpec,
-  type Step,
 } from '../helpers/failing-upstreams.js';
 import { readSse } from '../helpers/sse.js';
 import { loadTestConfig, startGateway, type RunningGateway } from '../helpers/start-gateway.js';

@@ -5,7 +5,7 @@
  */
 
 import { redactSecrets } from '../../observe/redact.js';
-import { GatewayError, kindForStatus, type ErrorKind } from '../../core/errors.js';
+import { GatewayError, upstreamStatusError, type ErrorKind } from '../../core/errors.js';
 
 /** Anthropic error `type` per kind; 502/503 are chosen by kind (upstream → api_error, overloaded → overloaded_error). */
 const TYPE_BY_KIND: Record<ErrorKind, string> = {
@@ -59,16 +59,5 @@ export function upstreamStreamError(data: unknown): GatewayError {
   const e = (data as { error?: { type?: unknown; message?: unknown } } | null)?.error;
   const type = typeof e?.type === 'string' ? e.type : 'api_error';
   const detail = typeof e?.message === 'string' && e.message ? `: ${redactSecrets(e.message).slice(0, 1000)}` : '';
-  const message = `The upstream reported an error during the stream (${type})${detail}`;
-  if (type === 'authentication_error' || type === 'permission_error') {
-    const upstreamStatus = type === 'authentication_error' ? 401 : 403;
-    return new GatewayError('upstream_error', message, { status: 502, kind: 'upstream', retryable: false, upstream: { status: upstreamStatus } });
-  }
-  const status = STATUS_BY_TYPE[type] ?? 500;
-  return new GatewayError('upstream_error', message, {
-    status,
-    kind: kindForStatus(status),
-    retryable: status === 429 || status >= 500,
-    upstream: { status },
-  });
+  return upstreamStatusError(`The upstream reported an error during the stream (${type})${detail}`, STATUS_BY_TYPE[type] ?? 500);
 }

@@ -1,4 +1,4 @@
-import { GatewayError, kindForStatus, type ErrorKind } from '../../core/errors.js';
+import { GatewayError, upstreamStatusError, type ErrorKind } from '../../core/errors.js';
 import { redactSecrets } from '../../observe/redact.js';
 import { sseData } from '../../sse/encode.js';
 
@@ -59,13 +59,5 @@ export function upstreamStreamError(error: unknown): GatewayError {
   if (typeof e.code === 'number' && e.code >= 400 && e.code <= 599) status = e.code;
   else status = STATUS_BY_TYPE.get(e.type) ?? STATUS_BY_TYPE.get(e.code) ?? 502;
   const detail = typeof e.message === 'string' && e.message.length > 0 ? `: ${redactSecrets(e.message).slice(0, 1000)}` : '.';
-  if (status === 401 || status === 403) {
-    return new GatewayError('upstream_error', `The upstream reported an error mid-stream${detail}`, { status: 502, kind: 'upstream', retryable: false, upstream: { status } });
-  }
-  return new GatewayError('upstream_error', `The upstream reported an error mid-stream${detail}`, {
-    status,
-    kind: kindForStatus(status),
-    retryable: status === 429 || status >= 500,
-    upstream: { status },
-  });
+  return upstreamStatusError(`The upstream reported an error mid-stream${detail}`, status);
 }

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AttemptRecord, RequestRecord } from '../../../src/observe/record.js';
 import { OtlpTracing, parseTraceparent, SPAN_KIND_CLIENT, SPAN_KIND_SERVER, STATUS_ERROR, unixNano } from '../../../src/observe/tracing.js';
-import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../../helpers/otlp-receiver.js';
+import { startOtlpReceiver, type OtlpReceiver } from '../../helpers/otlp-receiver.js';
 
 const T0 = Date.UTC(2025, 0, 1, 12, 0, 0) + 0.25;
 const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
@@ -44,8 +44,6 @@ const PROVIDERS = new Map([
   ['anthropic', { api: 'anthropic' }],
   ['local', { api: 'mock' }],
 ]);
-
-const byTrace = (spans: ReceivedSpan[], traceId: string) => spans.filter((s) => s.traceId === traceId);
 
 async function waitFor(cond: () => boolean, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
