@@ -25,6 +25,7 @@ export type ErrorCode =
   | 'upstream_error'
   | 'upstream_unavailable'
   | 'upstream_timeout'
+  | 'client_disconnected'
   | 'internal_error';
 
 /** Broad category, used by renderers to pick the wire `type`. */
@@ -69,6 +70,8 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, CatalogueEntry>> = {
   upstream_error: { status: 502, kind: 'upstream', retryable: true },
   upstream_unavailable: { status: 502, kind: 'upstream', retryable: true },
   upstream_timeout: { status: 504, kind: 'timeout', retryable: true },
+  // The caller went away (nginx's 499): never a provider failure, only ever seen in logs and records.
+  client_disconnected: { status: 499, kind: 'invalid_request', retryable: false },
   internal_error: { status: 500, kind: 'internal', retryable: true },
 };
 

@@ -107,59 +107,69 @@ async function* guardBody(up: UpstreamResponse, c: Candidate): AsyncGenerator<Bu
 }
 
 /**
- * Relays the upstream's SSE as runs of whole events, forwarded as they came. Only runs that may
- * carry usage are parsed (`mayTap`): their usage is tapped, and an event the caller must not see
- * (the usage chunk it did not ask for) is cut by re-encoding that run without it. Nothing is
- * yielded before the first complete event, so the stream commits only once the upstream has
- * really started answering (comments and keep-alives before it do not count).
+ * Relays the upstream's SSE as runs of whole events, forwarded as they came. Every event is
+ * looked at on the side (the format's StreamWatch): usage is tapped, an event the caller must not
+ * see (the usage chunk it did not ask for) is cut by re-encoding that run without it, and a
+ * malformed event, the upstream's own error event or an end before the format's terminator ends
+ * the caller's stream with the gateway's in-stream error instead of a clean-looking end. Nothing
+ * is yielded before the first complete event, so the stream commits only once the upstream has
+ * really started answering (comments and keep-alives before it do not count), and an upstream
+ * whose first event is an error can still be moved on from.
  */
 async function* relaySse(ctx: RequestContext, c: Candidate, up: UpstreamResponse, format: WireFormat): AsyncGenerator<string | Uint8Array> {
-  const chat = ctx.chat!;
-  const tap = format.passThrough;
+  const watch = format.passThrough.watchStream(ctx.chat!);
+  ctx.relayed = watch;
   const splitter = new SseEventSplitter();
   const decoder = new SseDecoder();
   let pending = '';
   let started = false;
-  /** The run as the caller must see it; `last` is the unterminated tail at the end of input. */
-  const visit = (run: string, last: boolean): string => {
-    if (started && !last && !tap.mayTap(run)) return run;
+  /** What of the run the caller sees, and the error that ends the stream there, if any. */
+  const visit = (run: string, last: boolean): { out: string; err?: unknown } => {
     const msgs = decoder.push(run);
     if (last) msgs.push(...decoder.end());
-    if (!started && msgs.length > 0) {
-      // An upstream whose first event is an error has not started answering: fail (and maybe move on).
-      const err = tap.errorOf(msgs[0]);
-      if (err) throw err;
-      started = true;
-    }
     let keep: SseMessage[] | undefined;
     for (let i = 0; i < msgs.length; i++) {
-      const seen = tap.tapEvent(msgs[i], chat);
-      if (seen?.usage) ctx.usage = mergeUsage(ctx.usage, seen.usage);
+      let seen;
+      try {
+        seen = watch.see(msgs[i]);
+      } catch (err) {
+        if (!started && i === 0) throw err; // not started answering: a plain error (fallback possible)
+        started = true;
+        if (watch.usage) ctx.usage = watch.usage;
+        return { out: (keep ?? msgs.slice(0, i)).map(encodeSse).join(''), err };
+      }
       if (seen?.drop) keep ??= msgs.slice(0, i);
       else keep?.push(msgs[i]);
     }
-    return keep ? keep.map(encodeSse).join('') : run;
+    if (msgs.length > 0) started = true;
+    if (watch.usage) ctx.usage = watch.usage;
+    return { out: keep ? keep.map(encodeSse).join('') : run };
   };
+  let failure: unknown;
   try {
     for await (const chunk of up.body as AsyncIterable<Buffer>) {
       const run = splitter.push(chunk);
       if (!run) continue;
-      const out = visit(run, false);
+      const { out, err } = visit(run, false);
       if (!started) {
         pending += out;
         continue;
       }
-      if (pending) {
-        yield pending + out;
-        pending = '';
-      } else if (out) yield out;
+      if (pending || out) yield pending + out;
+      pending = '';
+      if (err) {
+        failure = err;
+        break;
+      }
     }
   } catch (err) {
     throw upstreamFailure(err, c.provider, c.model.timeouts);
   }
-  const tail = splitter.end();
-  const out = pending + visit(tail, true);
-  if (out) yield out;
+  if (failure) throw failure;
+  const { out, err } = visit(splitter.end(), true);
+  if (pending || out) yield pending + out;
+  if (err) throw err;
+  if (!watch.complete) throw new GatewayError('upstream_unavailable', `Provider "${c.provider.id}" ended the stream early (before its end marker).`);
 }
 
 function header(up: UpstreamResponse, name: string): string | undefined {

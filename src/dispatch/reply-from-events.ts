@@ -3,6 +3,7 @@ import { foldStream } from '../core/fold-stream.js';
 import type { Reply, RequestContext } from '../pipeline/context.js';
 import { primeStream } from './prime.js';
 import { guardOutputEvents, guardOutputResponse } from '../pipeline/guard.js';
+import { withoutSecrets } from '../pipeline/request-secrets.js';
 
 /** Merge usage seen so far with a newer partial report (later fields win, field by field). */
 export function mergeUsage(prev: Usage | undefined, next: Partial<Usage>): Usage {
@@ -11,11 +12,27 @@ export function mergeUsage(prev: Usage | undefined, next: Partial<Usage>): Usage
   return out;
 }
 
-/** Records usage as events pass (so it is known even when the caller disconnects early). */
+/**
+ * Records usage and generated text as events pass (so they are known even when the caller
+ * disconnects early, and a cut stream is billed for what it relayed); redacts upstream errors.
+ */
 async function* tapUsage(ctx: RequestContext, events: AsyncIterable<StreamEvent>): AsyncGenerator<StreamEvent> {
+  const relayed = { output: [] as string[], complete: false };
+  ctx.relayed = relayed;
   for await (const ev of events) {
     if (ev.type === 'message_start' && ev.usage) ctx.usage = mergeUsage(ctx.usage, ev.usage);
-    else if (ev.type === 'message_stop') ctx.usage = mergeUsage(ctx.usage, ev.usage);
+    else if (ev.type === 'block_delta') {
+      const d = ev.delta;
+      if (d.kind === 'text' || d.kind === 'reasoning') relayed.output.push(d.text);
+      else if (d.kind === 'tool_arguments') relayed.output.push(d.json);
+    } else if (ev.type === 'message_stop') {
+      ctx.usage = mergeUsage(ctx.usage, ev.usage);
+      relayed.complete = true;
+    } else if (ev.type === 'error') {
+      // The caller's encoder writes it as an in-stream error: secrets are removed here, by value.
+      yield { type: 'error', error: withoutSecrets(ctx, ev.error) };
+      continue;
+    }
     yield ev;
   }
 }

@@ -2,19 +2,31 @@ import type { ChatRequest, ChatResponse, StreamEvent, Usage, WireFormatId } from
 import type { GatewayError } from '../core/errors.js';
 import type { SseMessage } from '../sse/decode.js';
 
+/**
+ * Looks at every event of a relayed same-format stream, on the side: the bytes still go through
+ * as they came, but a malformed event, an upstream error or a stream that ends early never
+ * reaches the caller as a clean-looking stream.
+ */
+export interface StreamWatch {
+  /**
+   * One upstream event. Throws a GatewayError for an event that is not what the format says (data
+   * that must be JSON and is not) and for the upstream's own error event; `drop` hides the event.
+   */
+  see(msg: SseMessage): { drop?: boolean } | undefined;
+  /** The format's terminator has arrived (`data: [DONE]` / `message_stop`). */
+  readonly complete: boolean;
+  /** Usage reported so far (complete for the request so far, not a delta). */
+  readonly usage: Usage | undefined;
+  /** Generated text relayed so far (text, reasoning, tool-call arguments): bills a stream cut before its usage. */
+  readonly output: string[];
+}
+
 /** What the same-format fast path needs from a format: the bytes go through, usage is tapped. */
 export interface PassThrough {
   /** The caller's body for the upstream: `model` rewritten, anything the gateway needs added. */
   prepareBody(raw: Buffer, parsed: unknown, upstreamModel: string, chat: ChatRequest): Buffer;
-  /**
-   * Cheap pre-check on a run of raw SSE text: false when none of its events can carry usage or
-   * need hiding, so the relay forwards it without parsing. Must never be false for such a run.
-   */
-  mayTap(run: string): boolean;
-  /** The error an upstream SSE message reports, if it is an error event (checked before the stream commits). */
-  errorOf(msg: SseMessage): GatewayError | undefined;
-  /** Inspect one upstream SSE message: usage seen, and whether to hide it from the caller. */
-  tapEvent(msg: SseMessage, chat: ChatRequest): { usage?: Usage; drop?: boolean } | undefined;
+  /** A watcher for one relayed upstream stream of this format (fresh per attempt). */
+  watchStream(chat: ChatRequest): StreamWatch;
   usageFromBody(body: unknown): Usage | undefined;
   /** The human message inside an upstream error body of this format. */
   errorMessage(body: unknown): string | undefined;

@@ -74,7 +74,9 @@ const POLICY_CODES = new Set(['model_not_allowed', 'budget_exceeded', 'rate_limi
 const PROVIDER_CODES = new Set(['upstream_error', 'upstream_unavailable', 'upstream_timeout', 'no_available_provider']);
 
 export function faultDomain(err: GatewayError | undefined, clientAborted: boolean): FaultDomain | undefined {
-  if (!err) return clientAborted ? 'caller' : undefined;
+  // Whatever failed after the caller left (the cancelled upstream call) is a consequence of leaving.
+  if (clientAborted || err?.code === 'client_disconnected') return 'caller';
+  if (!err) return undefined;
   if (CALLER_CODES.has(err.code)) return 'caller';
   if (POLICY_CODES.has(err.code)) return 'policy';
   if (PROVIDER_CODES.has(err.code)) return 'provider';

@@ -24,6 +24,11 @@ export type Reply =
   /** SSE text already encoded in the caller's format; the first chunk is ready (committed). */
   | { kind: 'sse'; headers?: Record<string, string>; chunks: AsyncIterable<string | Uint8Array> };
 
+export interface RelayedOutput {
+  readonly output: string[];
+  readonly complete: boolean;
+}
+
 /** Shared, long-lived parts of the gateway a request may use. */
 export interface GatewayRuntime {
   config: GatewayConfig;
@@ -79,6 +84,8 @@ export interface RequestContext {
   onDone: Array<() => Promise<void>>;
   /** True when the caller's own provider key served the request. */
   byok?: boolean;
+  /** A stream's generated text relayed so far, and whether it completed (bills a cut stream). */
+  relayed?: RelayedOutput;
   attempts: number;
   usage?: Usage;
   status?: number;

@@ -12,6 +12,7 @@ import { GatewayError, toGatewayError, withMessage } from '../core/errors.js';
 import { attemptHttp } from '../dispatch/attempt-http.js';
 import { attemptMock } from '../dispatch/attempt-mock.js';
 import { HTTP_PROVIDERS } from '../providers/registry.js';
+import { billCutStream } from '../budget/cut-stream-usage.js';
 import { backoffMs } from '../routing/backoff.js';
 import { callerProviderKey, CredentialPlan, type Credential } from '../routing/byok.js';
 import { classifyFailure, failureMatches, isProviderFault, type Failure } from '../routing/failure.js';
@@ -62,13 +63,14 @@ export const dispatch: Stage = async (ctx) => {
           if (reply.kind === 'sse') {
             // Safety net: a stream never iterated (caller gone first) must not leave a probe open.
             ctx.onDone.push(async () => breakers.release(c.model.id));
-            ctx.reply = { ...reply, chunks: reportStreamOutcome(reply.chunks, (o) => {
+            ctx.reply = { ...reply, chunks: reportStreamOutcome(ctx, reply.chunks, (o) => {
               record.endMs = Date.now();
               record.outcome = o === 'completed' ? 'ok' : o;
               record.status = 200;
               if (o === 'completed') breakers.success(c.model.id);
               else if (o === 'failed') breakers.failure(c.model.id, c.provider.cooldown);
               else breakers.release(c.model.id);
+              if (o !== 'completed') billCutStream(ctx, c);
             }) };
           } else {
             record.endMs = Date.now();
@@ -99,6 +101,9 @@ export const dispatch: Stage = async (ctx) => {
             breakers.release(c.model.id);
             if (cred.byok) throw new GatewayError('provider_key_rejected', `Provider "${c.provider.id}" rejected the key sent in x-provider-api-key (HTTP ${failure.status}).`);
             breakers.trip(credentialKey, c.provider.cooldown);
+          } else if (cred.byok && failure.status === 429) {
+            // The caller's own account is rate-limited: says nothing about the shared model.
+            breakers.release(c.model.id);
           } else if (isProviderFault(failure)) {
             breakers.failure(c.model.id, c.provider.cooldown);
             if (!cred.byok) breakers.release(credentialKey);
@@ -164,9 +169,11 @@ export function attempt(ctx: RequestContext, c: Candidate, cred: Credential): Pr
 
 /**
  * A committed stream counts for its target's circuit when it ends: a success only once it has
- * completed, a failure when it breaks later (a caller leaving early counts as neither).
+ * completed, a failure when it breaks later. A caller leaving early (including the cancelled
+ * upstream read that follows) counts as neither: one user pressing Esc must not cool a model
+ * down for everyone.
  */
-async function* reportStreamOutcome<T>(chunks: AsyncIterable<T>, outcome: (o: 'completed' | 'failed' | 'abandoned') => void): AsyncGenerator<T> {
+async function* reportStreamOutcome<T>(ctx: RequestContext, chunks: AsyncIterable<T>, outcome: (o: 'completed' | 'failed' | 'abandoned') => void): AsyncGenerator<T> {
   let settled = false;
   try {
     yield* chunks;
@@ -174,7 +181,8 @@ async function* reportStreamOutcome<T>(chunks: AsyncIterable<T>, outcome: (o: 'c
     outcome('completed');
   } catch (err) {
     settled = true;
-    outcome('failed');
+    const left = ctx.signal.aborted || (err instanceof GatewayError && err.code === 'client_disconnected');
+    outcome(left ? 'abandoned' : 'failed');
     throw err;
   } finally {
     if (!settled) outcome('abandoned');

@@ -98,7 +98,9 @@ async function* costAtEnd<T>(ctx: RequestContext, chunks: AsyncIterable<T>, cost
     yield* chunks;
   } finally {
     if (settleFirst) await settleFirst();
-    if (!ctx.res.destroyed) ctx.res.addTrailers({ [COST_HEADER]: formatUsd(cost()) });
+    // Computed even when the caller has gone: what the stream relayed is still recorded.
+    const usd = formatUsd(cost());
+    if (!ctx.res.destroyed) ctx.res.addTrailers({ [COST_HEADER]: usd });
   }
 }
 

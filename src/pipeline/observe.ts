@@ -1,5 +1,6 @@
 import { buildRecord, type RequestRecord } from '../observe/record.js';
 import type { Stage } from './compose.js';
+import { redactForRequest } from './request-secrets.js';
 import type { RequestContext } from './context.js';
 
 /**
@@ -57,7 +58,7 @@ export function report(ctx: RequestContext, record: RequestRecord): void {
   const level = !err ? 'info' : err.status >= 500 ? 'error' : 'warn';
   const logger = ctx.runtime.logger;
   if (logger.enabled(level)) {
-    const detail = err && err.code === 'internal_error' ? { error: String((err.cause as Error | undefined)?.stack ?? err.cause) } : {};
+    const detail = err && err.code === 'internal_error' ? { error: redactForRequest(ctx, String((err.cause as Error | undefined)?.stack ?? err.cause)) } : {};
     // Prompts only when the config opts in (they may hold personal data).
     // A request a guardrail blocked is never written out (ctx.chat is the redacted one otherwise).
     const logPrompt = ctx.config.observability.log.includePrompts && ctx.chat && ctx.error?.code !== 'guardrail_blocked';

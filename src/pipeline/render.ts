@@ -1,6 +1,5 @@
-import { toGatewayError, withMessage, type GatewayError } from '../core/errors.js';
-import { redactSecrets } from '../observe/redact.js';
-import { callerProviderKey } from '../routing/byok.js';
+import { toGatewayError, type GatewayError } from '../core/errors.js';
+import { withoutSecrets } from './request-secrets.js';
 import { SSE_HEADERS, waitForDrain, writeJson } from '../server/write.js';
 import type { Stage } from './compose.js';
 import type { RequestContext } from './context.js';
@@ -29,19 +28,6 @@ export const render: Stage = async (ctx, next) => {
   }
   await writeSse(ctx, reply.chunks, reply.headers);
 };
-
-/**
- * Last line of defence: whatever an error message carries from upstream, the provider keys in
- * use (configured, or the caller's own) never leave the gateway.
- */
-export function withoutSecrets(ctx: RequestContext, err: GatewayError): GatewayError {
-  const secrets: string[] = [];
-  for (const p of ctx.config.providers.values()) if (p.apiKey) secrets.push(p.apiKey);
-  const own = callerProviderKey(ctx.req.headers);
-  if (own) secrets.push(own);
-  const message = redactSecrets(err.message, secrets);
-  return message === err.message ? err : withMessage(err, message);
-}
 
 export function writeError(ctx: RequestContext, original: GatewayError): void {
   const err = withoutSecrets(ctx, original);

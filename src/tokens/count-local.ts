@@ -137,3 +137,9 @@ export function countInputTokensLocally(chat: ChatRequest, model: ModelSpec): Lo
   }
   return { inputTokens: total, encoding, exact };
 }
+
+/** Tokens of generated text (what a cut stream had relayed) with the model family's tokenizer. */
+export function countTextTokensLocally(text: string, model: ModelSpec): number {
+  if (text.length === 0) return 0;
+  return encodingFor(encodingForModel(model.upstreamName).encoding).countTokens(text, AS_TEXT);
+}

@@ -67,7 +67,8 @@ export class UpstreamPool {
     const tm = r.timeouts;
     const t = this.targetFor(p, tm.connectMs);
     const ac = new CancelSignal();
-    const onCallerGone = () => ac.abort(new GatewayError('upstream_unavailable', `The request to provider "${p.id}" was aborted: the client went away.`));
+    // The caller leaving is its own event, never a provider failure (circuits and cooldowns ignore it).
+    const onCallerGone = () => ac.abort(new GatewayError('client_disconnected', `The request to provider "${p.id}" was cancelled: the client went away.`));
     const timer = setTimeout(
       () => ac.abort(new GatewayError('upstream_timeout', `The request to provider "${p.id}" exceeded its total timeout of ${tm.totalMs} ms.`)),
       tm.totalMs,

@@ -1,6 +1,6 @@
 import type { ProviderConfig } from '../config/types.js';
 import { type GatewayError, upstreamStatusError } from '../core/errors.js';
-import { redactSecrets } from '../observe/redact.js';
+import { boundText, redactSecrets } from '../observe/redact.js';
 import { parseRetryAfter } from '../routing/failure.js';
 
 export interface UpstreamErrorDetails {
@@ -22,7 +22,7 @@ export function upstreamHttpError(p: ProviderConfig, status: number, bodyText: s
   const retryAfterMs = parseRetryAfter(d.retryAfterMs, d.retryAfter);
   if (status === 401 || status === 403) return upstreamStatusError(`${name} rejected the gateway's credentials (HTTP ${status}).`, status, { retryAfterMs });
   const raw = upstreamMessage ?? (bodyText.length > 0 && bodyText.length < 300 && !bodyText.trimStart().startsWith('<') ? bodyText.trim() : '');
-  const detail = raw ? `: ${redactSecrets(raw, [p.apiKey, ...(d.secrets ?? [])]).slice(0, 1000)}` : '';
+  const detail = raw ? `: ${boundText(redactSecrets(raw, [p.apiKey, ...(d.secrets ?? [])]), 4000)}` : '';
   const headers = retryAfterMs !== undefined ? { 'retry-after': String(Math.ceil(retryAfterMs / 1000)) } : undefined;
   return upstreamStatusError(`${name} returned HTTP ${status}${detail}`, status, { headers, retryAfterMs });
 }

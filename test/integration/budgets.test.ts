@@ -404,20 +404,23 @@ describe('settlement: the reservation is replaced by the actual cost', () => {
     expect(await spend(gw(), KEY)).toBe(before + seen);
   });
 
-  it('a client cutting an OpenAI-format stream before its usage chunk: the prompt is charged at the estimated input tokens', async () => {
+  it('a client cutting an OpenAI-format stream before its usage chunk: the prompt and the relayed output are charged, counted locally', async () => {
     // OpenAI streams report usage only in their last chunk, so none has been seen when the caller
-    // leaves; the provider read the prompt, so it counts at the estimate (body bytes / 3).
+    // leaves; the provider read the prompt and generated what was relayed: both count, locally.
     const before = await spend(gw(), KEY);
     const body = bodyFor('oai/m', { stream: true });
-    const promptNano = Math.ceil(Buffer.byteLength(body) / 3) * NANO.input;
     up.setHandler(() => ({ kind: 'partial', events: 2, then: 'hang' }));
     const cut = await cutStreamAfter(gw().url + PATH.openai, headersFor('openai', 't1'), body, '"content":"o"');
     expect(cut.status).toBe(200);
     await eventually(() => up.open === 0, 'the upstream call is aborted');
-    await eventually(async () => (await spend(gw(), KEY)) === before + promptNano, 'settled at the prompt estimate');
     await eventually(() => requestLogs(gw().logs).some((l) => l.client_aborted === true), 'the request is logged');
     const line = requestLogs(gw().logs).filter((l) => l.client_aborted === true).at(-1);
-    expect(line.cost_usd).toBe(promptNano / 1e9);
+    expect(line.input_tokens).toBeGreaterThan(0);
+    expect(line.input_tokens).toBeLessThan(Math.ceil(Buffer.byteLength(body) / 3));
+    expect(line.output_tokens).toBeGreaterThanOrEqual(1);
+    const charged = line.input_tokens * NANO.input + line.output_tokens * NANO.output;
+    expect(line.cost_usd).toBe(charged / 1e9);
+    await eventually(async () => (await spend(gw(), KEY)) === before + charged, 'settled at the counted usage');
   });
 
   it.each([

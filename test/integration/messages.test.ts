@@ -155,14 +155,20 @@ describe('same-format pass-through to an Anthropic upstream', () => {
     assertAnthropicStreamOrder(await readSse(new Response(text)));
   });
 
-  it('relays an upstream in-stream error unchanged, well-formed up to it', async () => {
+  it('relays a stream up to an upstream in-stream error, then re-renders that error as the gateway\'s', async () => {
     const res = await messages({ ...ok, model: 'ant/m', stream: true, messages: [{ role: 'user', content: 'cut it short' }] });
     expect(res.status).toBe(200);
     const text = await res.clone().text();
-    expect(text).toBe(up.last('/v1/messages')!.responseText);
+    const upstreamText = up.last('/v1/messages')!.responseText;
+    const errorAt = upstreamText.indexOf('event: error');
+    expect(text.slice(0, errorAt)).toBe(upstreamText.slice(0, errorAt));
     const events = await readSse(res);
     assertAnthropicStreamOrder(events);
     expect(events.at(-1)!.event).toBe('error');
+    expect(JSON.parse(events.at(-1)!.data)).toEqual({
+      type: 'error',
+      error: { type: 'overloaded_error', message: 'The upstream reported an error during the stream (overloaded_error): Overloaded' },
+    });
   });
 });
 

@@ -4,7 +4,7 @@
  * @see https://docs.anthropic.com/en/api/errors
  */
 
-import { redactSecrets } from '../../observe/redact.js';
+import { boundText, redactSecrets } from '../../observe/redact.js';
 import { GatewayError, upstreamStatusError, type ErrorKind } from '../../core/errors.js';
 
 /** Anthropic error `type` per kind; 502/503 are chosen by kind (upstream → api_error, overloaded → overloaded_error). */
@@ -58,6 +58,6 @@ export function anthropicErrorMessage(body: unknown): string | undefined {
 export function upstreamStreamError(data: unknown): GatewayError {
   const e = (data as { error?: { type?: unknown; message?: unknown } } | null)?.error;
   const type = typeof e?.type === 'string' ? e.type : 'api_error';
-  const detail = typeof e?.message === 'string' && e.message ? `: ${redactSecrets(e.message).slice(0, 1000)}` : '';
+  const detail = typeof e?.message === 'string' && e.message ? `: ${boundText(redactSecrets(e.message), 4000)}` : '';
   return upstreamStatusError(`The upstream reported an error during the stream (${type})${detail}`, STATUS_BY_TYPE[type] ?? 500);
 }

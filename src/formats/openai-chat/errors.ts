@@ -1,5 +1,5 @@
 import { GatewayError, upstreamStatusError, type ErrorKind } from '../../core/errors.js';
-import { redactSecrets } from '../../observe/redact.js';
+import { boundText, redactSecrets } from '../../observe/redact.js';
 import { sseData } from '../../sse/encode.js';
 
 /** OpenAI error `type` per kind. @see https://platform.openai.com/docs/guides/error-codes */
@@ -58,6 +58,6 @@ export function upstreamStreamError(error: unknown): GatewayError {
   let status = 502;
   if (typeof e.code === 'number' && e.code >= 400 && e.code <= 599) status = e.code;
   else status = STATUS_BY_TYPE.get(e.type) ?? STATUS_BY_TYPE.get(e.code) ?? 502;
-  const detail = typeof e.message === 'string' && e.message.length > 0 ? `: ${redactSecrets(e.message).slice(0, 1000)}` : '.';
+  const detail = typeof e.message === 'string' && e.message.length > 0 ? `: ${boundText(redactSecrets(e.message), 4000)}` : '.';
   return upstreamStatusError(`The upstream reported an error mid-stream${detail}`, status);
 }

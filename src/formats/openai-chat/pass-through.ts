@@ -1,9 +1,7 @@
 import type { ChatRequest, Usage } from '../../core/canonical.js';
 import { spliceTopLevel } from '../../core/json-splice.js';
-import type { SseMessage } from '../../sse/decode.js';
 import { usageFromOpenai } from './usage.js';
-import { upstreamStreamError } from './errors.js';
-import type { GatewayError } from '../../core/errors.js';
+import { OpenaiStreamWatch } from './stream-watch.js';
 
 /**
  * OpenAI → OpenAI. Streams ask the upstream for `stream_options.include_usage` so the gateway
@@ -20,34 +18,8 @@ export const openaiPassThrough = {
     return spliceTopLevel(raw, replace);
   },
 
-  errorOf(msg: SseMessage): GatewayError | undefined {
-    if (msg.event !== 'error' && !msg.data.includes('"error"')) return undefined;
-    try {
-      const chunk = JSON.parse(msg.data) as { error?: unknown } | null;
-      if (msg.event === 'error' || (chunk && chunk.error !== undefined && chunk.error !== null)) return upstreamStreamError(chunk?.error ?? chunk);
-    } catch {
-      return undefined;
-    }
-    return undefined;
-  },
-
-  /** Only the final usage chunk has a usage object; other chunks have none or `"usage":null`. */
-  mayTap(run: string): boolean {
-    return run.includes('"usage":{') || run.includes('"usage": {');
-  },
-
-  tapEvent(msg: SseMessage, chat: ChatRequest): { usage?: Usage; drop?: boolean } | undefined {
-    // Cheap pre-check: only the usage chunk carries a usage object.
-    if (!msg.data.includes('"usage":{') && !msg.data.includes('"usage": {')) return undefined;
-    let chunk: { choices?: unknown[]; usage?: unknown };
-    try {
-      chunk = JSON.parse(msg.data);
-    } catch {
-      return undefined;
-    }
-    const usage = usageFromOpenai(chunk.usage as Parameters<typeof usageFromOpenai>[0]);
-    const usageOnly = Array.isArray(chunk.choices) && chunk.choices.length === 0;
-    return { usage, drop: usageOnly && !chat.includeUsage };
+  watchStream(chat: ChatRequest) {
+    return new OpenaiStreamWatch(chat);
   },
 
   usageFromBody(body: unknown): Usage | undefined {

@@ -53,28 +53,36 @@ describe('passThrough', () => {
     expect(out.toString()).toBe('{"model": "claude-real", "max_tokens": 10,\n "messages":[{"role":"user","content":"hi"}], "service_tier":"standard_only"}');
   });
 
-  it('lets runs without message_start or message_delta through unparsed', () => {
-    expect(passThrough.mayTap('event: content_block_delta\ndata: {"type":"content_block_delta","delta":{"type":"text_delta","text":"hi"}}\n\n')).toBe(false);
-    expect(passThrough.mayTap('event: message_delta\ndata: {"type":"message_delta","usage":{"output_tokens":3}}\n\n')).toBe(true);
-    expect(passThrough.mayTap('data: {"type":"message_start","message":{"usage":{"input_tokens":3}}}\n\n')).toBe(true);
+  it('watches a stream: usage from message_start and message_delta, complete at message_stop', () => {
+    const w = passThrough.watchStream(chat);
+    const ev = (event: string, data: unknown) => ({ event, data: JSON.stringify({ type: event, ...(data as object) }) });
+    expect(w.see({ event: 'ping', data: '{"type":"ping"}' })).toBeUndefined();
+    w.see(ev('message_start', { message: { id: 'msg_1', usage: { input_tokens: 12, cache_creation_input_tokens: 0, cache_read_input_tokens: 300, output_tokens: 1 } } }));
+    expect(w.usage).toEqual({ inputTokens: 12, outputTokens: 1, cacheReadTokens: 300 });
+    w.see(ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'usage' } }));
+    expect(w.output).toEqual(['usage']);
+    // message_delta: cumulative output; input/cache omitted here, so message_start's stay.
+    w.see(ev('message_delta', { delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 42 } }));
+    expect(w.usage).toEqual({ inputTokens: 12, outputTokens: 42, cacheReadTokens: 300 });
+    // A later message_delta that reports input counters overrides them, field by field.
+    w.see(ev('message_delta', { delta: {}, usage: { input_tokens: 15, output_tokens: 50 } }));
+    expect(w.usage).toEqual({ inputTokens: 15, outputTokens: 50, cacheReadTokens: 300 });
+    expect(w.complete).toBe(false);
+    w.see(ev('message_stop', {}));
+    expect(w.complete).toBe(true);
+    // Another stream is not affected.
+    const other = passThrough.watchStream(chat);
+    other.see(ev('message_delta', { delta: {}, usage: { output_tokens: 7 } }));
+    expect(other.usage).toEqual({ inputTokens: 0, outputTokens: 7 });
   });
 
-  it('taps usage from message_start and message_delta, each result complete so far', () => {
-    const c = { stream: true } as ChatRequest;
-    const ev = (event: string, data: unknown) => ({ event, data: JSON.stringify({ type: event, ...(data as object) }) });
-    expect(passThrough.tapEvent({ event: 'ping', data: '{"type":"ping"}' }, c)).toBeUndefined();
-    expect(passThrough.tapEvent(ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'usage' } }), c)).toBeUndefined();
-    const first = passThrough.tapEvent(ev('message_start', { message: { id: 'msg_1', usage: { input_tokens: 12, cache_creation_input_tokens: 0, cache_read_input_tokens: 300, output_tokens: 1 } } }), c);
-    expect(first).toEqual({ usage: { inputTokens: 12, outputTokens: 1, cacheReadTokens: 300 } });
-    // message_delta: cumulative output; input/cache omitted here, so message_start's stay.
-    const last = passThrough.tapEvent(ev('message_delta', { delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 42 } }), c);
-    expect(last).toEqual({ usage: { inputTokens: 12, outputTokens: 42, cacheReadTokens: 300 } });
-    // A later message_delta that reports input counters overrides them, field by field.
-    const again = passThrough.tapEvent(ev('message_delta', { delta: {}, usage: { input_tokens: 15, output_tokens: 50 } }), c);
-    expect(again).toEqual({ usage: { inputTokens: 15, outputTokens: 50, cacheReadTokens: 300 } });
-    // Another request is not affected.
-    const other = passThrough.tapEvent(ev('message_delta', { delta: {}, usage: { output_tokens: 7 } }), { stream: true } as ChatRequest);
-    expect(other).toEqual({ usage: { inputTokens: 0, outputTokens: 7 } });
+  it('refuses data that is not a JSON object and turns the upstream error event into a GatewayError', () => {
+    const w = passThrough.watchStream(chat);
+    expect(() => w.see({ event: 'content_block_delta', data: '{"type":"content_block_delta",' })).toThrow(/not JSON/);
+    expect(() => w.see({ event: 'content_block_delta', data: '[1,2]' })).toThrow(/not a JSON object/);
+    expect(() => w.see({ event: 'error', data: '{"type":"error","error":{"type":"overloaded_error","message":"busy"}}' })).toThrow(
+      expect.objectContaining({ code: 'upstream_error', status: 529 }),
+    );
   });
 
   it('reads usage from a message body', () => {

@@ -1,0 +1,79 @@
+/**
+ * Issue 10 §3: secrets are removed by value everywhere. Before the fix, HTTP error bodies were
+ * redacted by value but in-stream errors were not: a same-format stream relayed the provider's
+ * error event verbatim and a translated one redacted by pattern only, so a configured key such as
+ * `team-anthropic-key-01` echoed mid-stream reached the caller.
+ */
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MockReply } from '../helpers/mock-upstream.js';
+import { ANT_KEY, anthropicStream, bodyFor, GW_KEY, OAI_KEY, openaiStream, PAIRS, post, startRig, type SecurityRig } from './harness.js';
+
+/** Keys of several shapes: the configured ones (not credential-shaped), the caller's own, the gateway key. */
+const BYOK_KEY = 'my-own-provider-credential-77';
+const SHAPED = 'AKIAIOSFODNN7EXAMPLE';
+const ALL = [OAI_KEY, ANT_KEY, BYOK_KEY, GW_KEY, SHAPED];
+
+/** The upstream echoes the key it was sent, every configured key, the gateway key and an AWS-shaped one. */
+function echoing(path: string, when: string, sent: string): MockReply {
+  const ECHO = `upstream saw keys ${[sent, OAI_KEY, ANT_KEY, GW_KEY, SHAPED].join(' and ')} in this request`;
+  const openai = path.endsWith('/chat/completions');
+  if (when === 'before') {
+    return openai
+      ? { kind: 'json', status: 400, body: { error: { message: ECHO, type: 'invalid_request_error', code: null } } }
+      : { kind: 'json', status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message: ECHO } } };
+  }
+  if (when === 'first-event') {
+    return openai
+      ? { kind: 'sse', chunks: [`data: ${JSON.stringify({ error: { message: ECHO, type: 'server_error' } })}\n\n`] }
+      : { kind: 'sse', chunks: [`event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'api_error', message: ECHO } })}\n\n`] };
+  }
+  const head = (openai ? openaiStream([' hi']) : anthropicStream([' hi'])).slice(0, 3);
+  return openai
+    ? { kind: 'sse', chunks: [...head, `data: ${JSON.stringify({ error: { message: ECHO, type: 'server_error' } })}\n\n`] }
+    : { kind: 'sse', chunks: [...head, `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'api_error', message: ECHO } })}\n\n`] };
+}
+
+function expectClean(text: string): void {
+  for (const k of ALL) expect(text).not.toContain(k);
+  // Not even a piece of one.
+  for (const k of ALL) expect(text).not.toContain(k.slice(0, 12));
+}
+
+describe('secrets never reach a caller or a log', () => {
+  let rig: SecurityRig;
+  beforeAll(async () => {
+    rig = await startRig((req) => {
+      const sent = String(req.headers['x-api-key'] ?? req.headers.authorization ?? '').replace(/^Bearer /, '');
+      return echoing(req.path, JSON.stringify(req.body?.messages).match(/when:([a-z-]+)/)?.[1] ?? 'during', sent);
+    }, { failures: 1000 });
+  });
+  afterAll(() => rig.close());
+
+  const LABEL: Record<string, string> = { before: 'in an HTTP error before the stream', 'first-event': "as the stream's first event", during: 'during the stream' };
+  for (const when of ['before', 'first-event', 'during']) {
+    for (const byok of [false, true]) {
+      it.each(PAIRS)(`%s caller → %s provider: keys echoed ${LABEL[when]}${byok ? ' (BYOK)' : ''}`, async (ep, provider) => {
+        const headers: Record<string, string> = byok ? { 'x-provider-api-key': BYOK_KEY } : {};
+        const res = await post(rig.gw.url, ep, bodyFor(ep, provider, { stream: true, text: `when:${when}` }), headers);
+        const text = await res.text();
+        expect(text).toContain('[REDACTED]');
+        expectClean(text);
+        expectClean(JSON.stringify([...res.headers]));
+      });
+      it.each(PAIRS)(`%s caller → %s provider: keys echoed in a non-stream error${byok ? ' (BYOK)' : ''}`, async (ep, provider) => {
+        const headers: Record<string, string> = byok ? { 'x-provider-api-key': BYOK_KEY } : {};
+        const res = await post(rig.gw.url, ep, bodyFor(ep, provider, { text: 'when:before' }), headers);
+        expect(res.status).toBe(400);
+        const text = await res.text();
+        expect(text).toContain('[REDACTED]');
+        expectClean(text);
+      });
+    }
+  }
+
+  it('no log line holds a key', () => {
+    expect(rig.gw.logs.length).toBeGreaterThan(0);
+    expectClean(rig.gw.logs.join('\n'));
+  });
+});
