@@ -6,7 +6,6 @@
  */
 
 import { GatewayError } from '../core/errors.js';
-import { spliceTopLevel } from '../core/json-splice.js';
 import { WIRE_FORMATS } from '../formats/registry.js';
 import type { WireFormat } from '../formats/types.js';
 import type { Reply, RequestContext } from '../pipeline/context.js';
@@ -28,7 +27,7 @@ export async function attemptHttp(ctx: RequestContext, c: Candidate, kind: HttpP
   // Byte pass-through only when the caller's bytes are what goes up and what comes back needs no look inside.
   const same = upstreamFormat.id === ctx.format.id && !ctx.outputGuarded;
   const body = upstreamFormat.id === ctx.format.id
-    ? ctx.format.passThrough.prepareBody(ctx.inputRewritten ? withRewrittenContent(ctx, upstreamFormat) : ctx.rawBody!, ctx.body, c.model.upstreamName, chat)
+    ? ctx.format.passThrough.prepareBody(ctx.rawBody!, ctx.body, c.model.upstreamName, chat)
     : Buffer.from(JSON.stringify(upstreamFormat.encodeRequest(chat, { model: c.model.upstreamName, maxOutputTokens: c.model.maxOutputTokens })));
   const headers: Record<string, string> = {
     ...c.provider.headers,
@@ -75,26 +74,6 @@ export async function attemptHttp(ctx: RequestContext, c: Candidate, kind: HttpP
   if (!same) return replyFromResponse(ctx, upstreamFormat.decodeResponse(parsed));
   ctx.usage = upstreamFormat.passThrough.usageFromBody(parsed);
   return { kind: 'json', status: up.status, body: raw };
-}
-
-/** Top-level fields that carry what the model reads; the rest of the caller's body is kept as sent. */
-const CONTENT_FIELDS = ['system', 'messages', 'tools'] as const;
-
-/**
- * Same format, but guardrails rewrote the request: the content fields are re-encoded from the
- * canonical (redacted) view and spliced into the caller's bytes, so every other field (seed,
- * response_format, metadata…) still goes up as sent.
- */
-function withRewrittenContent(ctx: RequestContext, format: WireFormat): Buffer {
-  const encoded = format.encodeRequest({ ...ctx.chat!, unmapped: [] }, { model: ctx.chat!.model }) as Record<string, unknown>;
-  const present = new Set(Object.keys(ctx.body as object));
-  const replace: Record<string, string> = {};
-  const insert: Record<string, string> = {};
-  for (const f of CONTENT_FIELDS) {
-    if (encoded[f] === undefined) continue;
-    (present.has(f) ? replace : insert)[f] = JSON.stringify(encoded[f]);
-  }
-  return spliceTopLevel(ctx.rawBody!, replace, insert);
 }
 
 /** The upstream body, with transport failures turned into catalogue errors naming the provider. */

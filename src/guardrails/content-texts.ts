@@ -1,13 +1,14 @@
 /**
- * The texts a guardrail reads in canonical content, and rebuilding content with some of them
- * replaced. Read: text parts, tool-call arguments (JSON) and tool-result contents (recursively).
+ * The texts output guardrails read in canonical content (a response), and rebuilding content with
+ * some of them replaced; input guardrails read the caller's body instead (request-texts.ts).
+ * Read: text parts, tool-call arguments (JSON) and tool-result contents (recursively).
  * Not read: images, and reasoning parts — their signature covers the exact text, so a redacted
  * reasoning part would be refused when the caller sends it back.
  *
  * Mappers copy only what changed: with no change, the very same objects come back.
  */
 
-import type { ChatRequest, ChatResponse, ContentPart } from '../core/canonical.js';
+import type { ChatResponse, ContentPart } from '../core/canonical.js';
 import type { TextKind } from './scan.js';
 
 export type TextMapper = (text: string, kind: TextKind) => string;
@@ -38,18 +39,6 @@ function mapPart(p: ContentPart, fn: TextMapper): ContentPart {
     default:
       return p;
   }
-}
-
-/** System first, then messages in order: the order webhooks see the texts in. */
-export function mapRequestTexts(chat: ChatRequest, fn: TextMapper): ChatRequest {
-  const system = mapPartTexts(chat.system, fn);
-  let messages: ChatRequest['messages'] | undefined;
-  chat.messages.forEach((m, i) => {
-    const content = mapPartTexts(m.content, fn);
-    if (content !== m.content) (messages ??= [...chat.messages])[i] = { ...m, content };
-  });
-  if (system === chat.system && !messages) return chat;
-  return { ...chat, system, messages: messages ?? chat.messages };
 }
 
 export function mapResponseTexts(res: ChatResponse, fn: TextMapper): ChatResponse {

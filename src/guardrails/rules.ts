@@ -6,6 +6,7 @@
 import type { GuardrailConfig } from '../config/types.js';
 import { patternMatches } from '../routing/role-patterns.js';
 import { DETECTORS, isDetectorName, type Detector } from './detectors.js';
+import { normalisedForMatching } from './normalise-text.js';
 
 export type GuardrailAction = GuardrailConfig['action'];
 export type GuardrailDirection = 'input' | 'output';
@@ -152,7 +153,8 @@ const escapeRegex = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\
  * tried first so "api key" wins over "api".
  */
 function keywordMatcher(words: readonly string[], caseSensitive: boolean): Matcher {
-  const sorted = [...new Set(words)].filter((w) => w.length > 0).sort((a, b) => b.length - a.length);
+  // Texts are matched in normal form (see normalise-text.ts), so the words must be in it too.
+  const sorted = [...new Set(words.map((w) => normalisedForMatching(w) ?? w))].filter((w) => w.length > 0).sort((a, b) => b.length - a.length);
   const re = new RegExp(`(?<![\\p{L}\\p{N}_])(?:${sorted.map(escapeRegex).join('|')})(?![\\p{L}\\p{N}_])`, caseSensitive ? 'gu' : 'giu');
   return { maxSpan: Math.max(1, ...sorted.map((w) => w.length)), find: regexFinder(re, 'keyword') };
 }

@@ -7,6 +7,7 @@
 
 import { addHits, type ScanHit } from './hits.js';
 import { lexJson, redactJson } from './json-text.js';
+import { mapNormalised, normalisedForMatching, originalRange } from './normalise-text.js';
 import type { LabelledSpan, PatternGuardrail } from './rules.js';
 
 /** `json`: the text is JSON (tool-call arguments) and must stay valid JSON after redaction. */
@@ -28,8 +29,20 @@ export interface ScanResult {
 
 export const placeholder = (label: string): string => `[REDACTED:${label}]`;
 
-/** Every rule's matches, by start (longer first on ties). */
+/**
+ * Every rule's matches, by start (longer first on ties). Rules read the normalised copy of the
+ * text (normalise-text.ts: `pass\u200Bword`, fullwidth letters); spans are offsets in `text`.
+ */
 export function findMatches(rules: readonly PatternGuardrail[], text: string): RuleMatch[] {
+  const normal = normalisedForMatching(text);
+  if (normal === undefined) return matchesIn(rules, text);
+  if (matchesIn(rules, normal).length === 0) return [];
+  // Only a text that matched pays for the map back to its own offsets.
+  const mapped = mapNormalised(text);
+  return matchesIn(rules, mapped.text).map((m) => ({ ...m, ...originalRange(mapped, m.start, m.end) }));
+}
+
+function matchesIn(rules: readonly PatternGuardrail[], text: string): RuleMatch[] {
   const out: RuleMatch[] = [];
   rules.forEach((r, ruleIndex) => {
     for (const s of r.find(text)) out.push({ ...s, guardrailId: r.id, action: r.action, ruleIndex });

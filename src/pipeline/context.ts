@@ -67,8 +67,6 @@ export interface RequestContext {
   /** Canonical view of the request (policies read this; pass-through forwards rawBody). */
   chat?: ChatRequest;
   principal?: Principal;
-  /** Input guardrails changed the request: it goes upstream encoded from `chat`, not as rawBody. */
-  inputRewritten?: boolean;
   /** Output guardrails apply: the reply is made from canonical events (no byte pass-through). */
   outputGuarded?: boolean;
   resolution?: Resolution;

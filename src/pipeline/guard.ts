@@ -1,7 +1,7 @@
 /**
  * Guardrails in the pipeline. Input rules run here, after authorise and before budgets (a
- * blocked request costs nothing and reaches no provider); a redacted request is sent encoded
- * from the canonical view, not as the caller's bytes. Output rules are applied where the reply
+ * blocked request costs nothing and reaches no provider); they read the caller's body, and a
+ * redaction replaces the body, its bytes and its canonical view together. Output rules are applied where the reply
  * is made (dispatch/reply-from-events.ts): they need the canonical events, so a request they
  * apply to never takes the byte pass-through.
  */
@@ -9,9 +9,10 @@
 import type { GatewayConfig } from '../config/types.js';
 import type { ChatResponse, StreamEvent } from '../core/canonical.js';
 import { foldStream } from '../core/fold-stream.js';
+import { spliceTopLevel } from '../core/json-splice.js';
 import {
   checkInput, checkOutput, compileGuardrails, guardrailBlockedError, guardStream, hasOutputWebhook, responseAsEvents, selectGuardrails,
-  toRecordedHits, type CompiledGuardrail, type GuardrailScope,
+  toRecordedHits, type CompiledGuardrail, type GuardrailScope, type RequestBody,
 } from '../guardrails/index.js';
 import type { Stage } from './compose.js';
 import type { RequestContext } from './context.js';
@@ -58,16 +59,34 @@ export const guardInput: Stage = async (ctx, next) => {
   const rules = guardrailsOf(ctx.config);
   if (rules.length === 0) return next();
   const scope = scopeOf(ctx);
-  const r = await withCallerSignal(ctx, rules, (signal) => checkInput(rules, scope, ctx.chat!, { config: ctx.config, ...(signal ? { signal } : {}) }));
+  const body = ctx.body as RequestBody;
+  const deps = {
+    config: ctx.config,
+    // The body already passed its route's checks and redaction never touches max_tokens, so the
+    // counting decoder (which only relaxes max_tokens) reads any rewritten body as the original was.
+    decode: (b: RequestBody) => ctx.format.decodeRequest(b, { forCounting: true }),
+  };
+  const r = await withCallerSignal(ctx, rules, (signal) => checkInput(rules, scope, { body, chat: ctx.chat! }, signal ? { ...deps, signal } : deps));
   ctx.guardrailHits.push(...toRecordedHits(r.hits, 'input'));
   if (r.blockedBy !== undefined) throw guardrailBlockedError(r.blockedBy, 'input');
   if (r.changed) {
-    ctx.chat = r.request;
-    ctx.inputRewritten = true;
+    ctx.rawBody = withChangedMembers(ctx.rawBody!, body, r.body);
+    ctx.body = r.body;
+    ctx.chat = r.chat;
   }
   ctx.outputGuarded = selectGuardrails(rules, 'output', scope).length > 0;
   await next();
 };
+
+/**
+ * The caller's bytes with the top-level members a guardrail rewrote replaced (the rest goes up
+ * byte for byte, as in pass-through); the upstream of either format then gets the redacted body.
+ */
+function withChangedMembers(raw: Buffer, before: RequestBody, after: RequestBody): Buffer {
+  const replace: Record<string, string> = {};
+  for (const k of Object.keys(after)) if (after[k] !== before[k]) replace[k] = JSON.stringify(after[k]);
+  return spliceTopLevel(raw, replace);
+}
 
 /** Output rules over a stream of canonical events (webhooks: the whole stream is checked first). */
 export async function guardOutputEvents(ctx: RequestContext, events: AsyncIterable<StreamEvent>): Promise<AsyncIterable<StreamEvent>> {

@@ -896,11 +896,9 @@ describe('known bugs', () => {
     expect(upstream.calls[0].rawBody).toContain('json for [REDACTED:email]');
   });
 
-  // DEGRADATION (maybe to be documented instead): the same re-encoding drops Anthropic
-  // `cache_control` hints (the decoder ignores them, src/formats/anthropic-messages/request-decode.ts:3-5),
-  // so prompt caching silently stops for any request an input rule redacts, though the caller and
-  // the upstream speak the same format. Expected: only the matched text changes.
-  it.fails('a redaction keeps cache_control on an Anthropic → Anthropic request', async () => {
+  // FIXED: a redaction used to re-encode the request from the canonical view, which drops Anthropic
+  // `cache_control` hints; input rules now redact the caller's body itself (guardrails/request-texts.ts).
+  it('a redaction keeps cache_control on an Anthropic → Anthropic request', async () => {
     await start(RULE.piiIn);
     const res = await fetch(`${gw!.url}/v1/messages`, {
       method: 'POST',

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ChatRequest } from '../../../src/core/canonical.js';
-import { checkInput } from '../../../src/guardrails/request.js';
+import { decodeAnthropicRequest } from '../../../src/formats/anthropic-messages/request-decode.js';
+import { checkInput, type InputRequest, type RequestBody } from '../../../src/guardrails/request.js';
 import { loadTestConfig } from '../../helpers/start-gateway.js';
 import { compile, detectors, guardrail, keywords, regex, scope, webhook } from './rule-configs.js';
 import { hang, json, startWebhookServer, type WebhookServer } from './webhook-server.js';
@@ -14,70 +15,79 @@ roles:
   dev: { models: ["*"] }
 `);
 
-function request(): ChatRequest {
+/** An Anthropic body with every kind of content: system, image, reasoning, a tool call and its result. */
+function body(): RequestBody {
   return {
     model: 'local/echo',
-    system: [{ type: 'text', text: 'You help ops@example.com.' }],
+    max_tokens: 100,
+    system: 'You help ops@example.com.',
     messages: [
-      { role: 'user', content: [{ type: 'text', text: 'My card is 4111 1111 1111 1111.' }, { type: 'image', source: { kind: 'url', url: 'https://x/y.png' } }] },
+      { role: 'user', content: [{ type: 'text', text: 'My card is 4111 1111 1111 1111.' }, { type: 'image', source: { type: 'url', url: 'https://x/y.png' } }] },
       {
         role: 'assistant',
         content: [
-          { type: 'reasoning', text: 'the user wrote a@example.com', signature: 'sig' },
-          { type: 'tool_call', id: 'c1', name: 'lookup', arguments: '{"email":"bob@example.com","n":1}' },
+          { type: 'thinking', thinking: 'the user wrote a@example.com', signature: 'sig' },
+          { type: 'tool_use', id: 'c1', name: 'lookup', input: { email: 'bob@example.com', n: 1 } },
         ],
       },
       {
         role: 'user',
-        content: [{ type: 'tool_result', toolCallId: 'c1', content: [{ type: 'text', text: 'owner: carol@example.com' }] }, { type: 'text', text: 'thanks' }],
+        content: [{ type: 'tool_result', tool_use_id: 'c1', content: [{ type: 'text', text: 'owner: carol@example.com' }] }, { type: 'text', text: 'thanks' }],
       },
     ],
-    tools: [],
-    stream: false,
-    includeUsage: false,
-    unmapped: [],
   };
 }
 
-const deps = { config };
+const decode = (b: RequestBody) => decodeAnthropicRequest(b, { forCounting: true });
+function request(b: RequestBody = body()): InputRequest {
+  return { body: b, chat: decode(b) };
+}
+
+const deps = { config, decode };
 
 describe('checkInput: pattern rules', () => {
-  it('redacts every text the model reads into a new request, leaving the original untouched', async () => {
-    const chat = request();
-    const before = structuredClone(chat);
-    const r = await checkInput(compile(guardrail('pii', detectors('email', 'credit_card'), 'redact')), scope, chat, deps);
+  it('redacts every text the model reads into a new body and canonical view, leaving the original untouched', async () => {
+    const req = request();
+    const before = structuredClone(req);
+    const r = await checkInput(compile(guardrail('pii', detectors('email', 'credit_card'), 'redact')), scope, req, deps);
     expect(r.changed).toBe(true);
     expect(r.blockedBy).toBeUndefined();
-    expect(chat).toEqual(before);
-    expect(r.request).not.toBe(chat);
-    expect(r.request.system).toEqual([{ type: 'text', text: 'You help [REDACTED:email].' }]);
-    expect(r.request.messages[0]!.content[0]).toEqual({ type: 'text', text: 'My card is [REDACTED:credit_card].' });
+    expect(req).toEqual(before);
+    expect(r.body).not.toBe(req.body);
+    const b = r.body as any;
+    const orig = req.body as any;
+    expect(b.system).toBe('You help [REDACTED:email].');
+    expect(b.messages[0].content[0]).toEqual({ type: 'text', text: 'My card is [REDACTED:credit_card].' });
     // Reasoning is left alone (its signature covers the exact text); the image is shared as is.
-    expect(r.request.messages[1]!.content[0]).toBe(chat.messages[1]!.content[0]);
-    expect(r.request.messages[0]!.content[1]).toBe(chat.messages[0]!.content[1]);
-    expect(r.request.messages[1]!.content[1]).toEqual({ type: 'tool_call', id: 'c1', name: 'lookup', arguments: '{"email":"[REDACTED:email]","n":1}' });
-    expect(r.request.messages[2]!.content[0]).toEqual({ type: 'tool_result', toolCallId: 'c1', content: [{ type: 'text', text: 'owner: [REDACTED:email]' }] });
+    expect(b.messages[1].content[0]).toBe(orig.messages[1].content[0]);
+    expect(b.messages[0].content[1]).toBe(orig.messages[0].content[1]);
+    expect(b.messages[1].content[1]).toEqual({ type: 'tool_use', id: 'c1', name: 'lookup', input: { email: '[REDACTED:email]', n: 1 } });
+    expect(b.messages[2].content[0]).toEqual({ type: 'tool_result', tool_use_id: 'c1', content: [{ type: 'text', text: 'owner: [REDACTED:email]' }] });
     // Unchanged parts are shared, not copied.
-    expect(r.request.messages[2]!.content[1]).toBe(chat.messages[2]!.content[1]);
+    expect(b.messages[2].content[1]).toBe(orig.messages[2].content[1]);
+    // The canonical view is the redacted body's.
+    expect(r.chat).toEqual(decode(r.body));
+    expect(JSON.stringify(r.chat)).not.toMatch(/ops@|bob@|carol@|4111/);
     expect(r.hits).toEqual([
       { guardrailId: 'pii', action: 'redact', label: 'email' },
       { guardrailId: 'pii', action: 'redact', label: 'credit_card' },
     ]);
   });
-  it('returns the same object when nothing changed', async () => {
-    const chat = request();
-    const r = await checkInput(compile(guardrail('log', detectors('email'), 'log')), scope, chat, deps);
-    expect(r).toEqual({ request: chat, changed: false, hits: [{ guardrailId: 'log', action: 'log', label: 'email' }] });
-    expect(r.request).toBe(chat);
-    const none = await checkInput([], scope, chat, deps);
-    expect(none.request).toBe(chat);
+  it('returns the same objects when nothing changed', async () => {
+    const req = request();
+    const r = await checkInput(compile(guardrail('log', detectors('email'), 'log')), scope, req, deps);
+    expect(r).toEqual({ ...req, changed: false, hits: [{ guardrailId: 'log', action: 'log', label: 'email' }] });
+    expect(r.body).toBe(req.body);
+    expect(r.chat).toBe(req.chat);
+    const none = await checkInput([], scope, req, deps);
+    expect(none.body).toBe(req.body);
   });
   it('blocks, naming the first blocking rule', async () => {
     const r = await checkInput(compile(guardrail('cc', detectors('credit_card'), 'block'), guardrail('kw', keywords(['thanks']), 'block')), scope, request(), deps);
     expect(r.blockedBy).toBe('cc');
   });
   it('applies only rules for the input side and this scope', async () => {
-    const chat = request();
+    const req = request();
     const r = await checkInput(
       compile(
         guardrail('out', detectors('email'), 'redact', { appliesTo: 'output' }),
@@ -85,10 +95,10 @@ describe('checkInput: pattern rules', () => {
         guardrail('m', regex('thanks'), 'block', { match: { models: ['openai/*'] } }),
       ),
       scope,
-      chat,
+      req,
       deps,
     );
-    expect(r).toEqual({ request: chat, changed: false, hits: [] });
+    expect(r).toEqual({ ...req, changed: false, hits: [] });
   });
 });
 
@@ -114,7 +124,7 @@ describe('checkInput: max_input_tokens', () => {
     const rules = compile(guardrail('pii', detectors('email'), 'redact'), limit(10, 'block'));
     const r = await checkInput(rules, scope, request(), { ...deps, countTokens });
     expect(r.blockedBy).toBeUndefined();
-    expect(seen).toEqual([r.request]);
+    expect(seen).toEqual([r.chat]);
     expect(JSON.stringify(seen[0])).not.toContain('ops@example.com');
     expect((await checkInput(compile(limit(9, 'block')), scope, request(), { ...deps, countTokens })).blockedBy).toBe('tokens');
   });
@@ -132,8 +142,7 @@ describe('checkInput: webhooks', () => {
 
   it('allow: sends every text (after pattern redaction) and passes the request unchanged', async () => {
     hook.reply = json({ action: 'allow' });
-    const chat = request();
-    const r = await checkInput(compile(guardrail('pii', detectors('credit_card'), 'redact'), guardrail('hook', webhook(hook.url), 'block')), scope, chat, deps);
+    const r = await checkInput(compile(guardrail('pii', detectors('credit_card'), 'redact'), guardrail('hook', webhook(hook.url), 'block')), scope, request(), deps);
     expect(r.blockedBy).toBeUndefined();
     expect(hook.calls).toHaveLength(1);
     const call = hook.calls[0]!;
@@ -141,6 +150,7 @@ describe('checkInput: webhooks', () => {
     expect(call.parts).toEqual([
       'You help ops@example.com.',
       'My card is [REDACTED:credit_card].',
+      'lookup',
       '{"email":"bob@example.com","n":1}',
       'owner: carol@example.com',
       'thanks',
@@ -156,34 +166,34 @@ describe('checkInput: webhooks', () => {
   });
   it('redact with parts replaces each text in place', async () => {
     hook.reply = (call, res) => json({ action: 'redact', parts: call.parts.map((p) => p.replace(/\w+@example\.com/g, '<who>')) })(call, res);
-    const chat = request();
-    const r = await checkInput(compile(guardrail('hook', webhook(hook.url), 'block')), scope, chat, deps);
+    const req = request();
+    const r = await checkInput(compile(guardrail('hook', webhook(hook.url), 'block')), scope, req, deps);
     expect(r.changed).toBe(true);
-    expect(r.request.system).toEqual([{ type: 'text', text: 'You help <who>.' }]);
-    expect(r.request.messages[1]!.content[1]).toMatchObject({ arguments: '{"email":"<who>","n":1}' });
-    expect(r.request.messages[0]!.content[0]).toBe(chat.messages[0]!.content[0]);
+    expect(r.chat.system).toEqual([{ type: 'text', text: 'You help <who>.' }]);
+    expect(r.chat.messages[1]!.content[1]).toMatchObject({ arguments: '{"email":"<who>","n":1}' });
+    expect((r.body as any).messages[0].content[0]).toBe((req.body as any).messages[0].content[0]);
     expect(r.hits).toEqual([{ guardrailId: 'hook', action: 'redact', label: 'webhook' }]);
   });
   it('redact with text applies to a single text; with several texts it is an error', async () => {
     hook.reply = json({ action: 'redact', text: 'clean' });
-    const single: ChatRequest = { ...request(), system: [], messages: [{ role: 'user', content: [{ type: 'text', text: 'dirty' }] }] };
+    const single = request({ model: 'local/echo', max_tokens: 100, messages: [{ role: 'user', content: 'dirty' }] });
     const r = await checkInput(compile(guardrail('hook', webhook(hook.url), 'block')), scope, single, deps);
-    expect(r.request.messages[0]!.content).toEqual([{ type: 'text', text: 'clean' }]);
+    expect(r.chat.messages[0]!.content).toEqual([{ type: 'text', text: 'clean' }]);
     const many = await checkInput(compile(guardrail('hook', webhook(hook.url), 'block')), scope, request(), deps);
     expect(many.blockedBy).toBe('hook');
     expect(many.hits).toEqual([{ guardrailId: 'hook', action: 'block', label: 'webhook_error' }]);
   });
   it('a log rule only records the verdict', async () => {
     hook.reply = json({ action: 'block' });
-    const chat = request();
-    const r = await checkInput(compile(guardrail('hook', webhook(hook.url), 'log')), scope, chat, deps);
-    expect(r).toEqual({ request: chat, changed: false, hits: [{ guardrailId: 'hook', action: 'log', label: 'webhook' }] });
+    const req = request();
+    const r = await checkInput(compile(guardrail('hook', webhook(hook.url), 'log')), scope, req, deps);
+    expect(r).toEqual({ ...req, changed: false, hits: [{ guardrailId: 'hook', action: 'log', label: 'webhook' }] });
   });
   it('timeout: fail_open lets the request through and logs webhook_error', async () => {
     hook.reply = hang;
-    const chat = request();
-    const r = await checkInput(compile(guardrail('hook', webhook(hook.url, 100, 'fail_open'), 'block')), scope, chat, deps);
-    expect(r).toEqual({ request: chat, changed: false, hits: [{ guardrailId: 'hook', action: 'log', label: 'webhook_error' }] });
+    const req = request();
+    const r = await checkInput(compile(guardrail('hook', webhook(hook.url, 100, 'fail_open'), 'block')), scope, req, deps);
+    expect(r).toEqual({ ...req, changed: false, hits: [{ guardrailId: 'hook', action: 'log', label: 'webhook_error' }] });
   });
   it('timeout: fail_closed blocks', async () => {
     hook.reply = hang;
