@@ -174,7 +174,15 @@ export function normalise(data: Obj, source: string, unavailable: Map<string, st
   }
 
   const roles = new Map<string, RoleConfig>();
-  for (const [id, r] of entries(data.roles)) roles.set(id, { id, models: arr((r as Obj).models).map(String) });
+  for (const [id, r] of entries(data.roles)) {
+    const o = r as Obj;
+    roles.set(id, {
+      id,
+      models: arr(o.models).map(String),
+      serverTools: o.server_tools === 'deny' ? 'deny' : 'allow',
+      mcpServers: o.mcp_servers === 'allow' ? 'allow' : 'deny',
+    });
+  }
 
   const keys: KeyConfig[] = arr(data.keys).map((raw) => {
     const k = raw as Obj;

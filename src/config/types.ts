@@ -127,6 +127,10 @@ export interface RoleConfig {
   id: string;
   /** Patterns: `*`, `<ns-or-provider>/*`, or an exact model/alias id. */
   models: readonly string[];
+  /** Anthropic server tools (web search, web fetch, code execution: run on the gateway's account). Default allow. */
+  serverTools: 'allow' | 'deny';
+  /** Anthropic `mcp_servers` (the gateway's account connecting to arbitrary remote servers). Default deny. */
+  mcpServers: 'allow' | 'deny';
 }
 
 export interface KeyConfig {

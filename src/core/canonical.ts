@@ -75,6 +75,13 @@ export interface Usage {
   outputTokens: number;
   cacheReadTokens?: number;
   cacheWriteTokens?: number;
+  /** Anthropic server tools run for this request (billed per use); absent when none ran. */
+  serverToolUse?: ServerToolUse;
+}
+
+export interface ServerToolUse {
+  webSearchRequests?: number;
+  webFetchRequests?: number;
 }
 
 export interface ChatResponse {

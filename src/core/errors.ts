@@ -12,6 +12,7 @@ export type ErrorCode =
   | 'invalid_api_key'
   | 'model_not_found'
   | 'model_not_allowed'
+  | 'tool_not_allowed'
   | 'route_not_found'
   | 'method_not_allowed'
   | 'no_available_provider'
@@ -55,6 +56,7 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, CatalogueEntry>> = {
   missing_api_key: { status: 401, kind: 'authentication', retryable: false },
   invalid_api_key: { status: 401, kind: 'authentication', retryable: false },
   model_not_allowed: { status: 403, kind: 'permission', retryable: false },
+  tool_not_allowed: { status: 403, kind: 'permission', retryable: false },
   model_not_found: { status: 404, kind: 'not_found', retryable: false },
   route_not_found: { status: 404, kind: 'not_found', retryable: false },
   method_not_allowed: { status: 405, kind: 'invalid_request', retryable: false },

@@ -2,8 +2,9 @@
  * Webhook guardrails: the texts go to an external checker, which answers allow, block or redact.
  *
  * Request: POST <url>, JSON `{guardrail, direction, text, parts}` — `parts` are the texts one by
- * one (system, messages, tool calls and results in order; or the response's parts), `text` is
- * them joined with blank lines, for checkers that only want one string.
+ * one (a request's: system, messages, then tools and the other fields, see request-texts.ts; or
+ * the response's parts), `text` is them joined with blank lines, for checkers that only want one
+ * string.
  * Answer: JSON `{action: "allow" | "block" | "redact", text?, parts?}`. For redact, `parts` (same
  * count) replaces every text; `text` is accepted when there is exactly one. Anything else (non-2xx,
  * bad JSON, unknown action, a redact that cannot be placed, timeout) is an error, handled by the

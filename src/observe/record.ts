@@ -70,7 +70,7 @@ const CALLER_CODES = new Set([
   'invalid_json', 'invalid_request', 'body_too_large', 'missing_api_key', 'invalid_api_key', 'model_not_found',
   'route_not_found', 'method_not_allowed', 'provider_key_not_allowed', 'provider_key_required', 'provider_key_rejected',
 ]);
-const POLICY_CODES = new Set(['model_not_allowed', 'budget_exceeded', 'rate_limit_exceeded', 'guardrail_blocked']);
+const POLICY_CODES = new Set(['model_not_allowed', 'tool_not_allowed', 'budget_exceeded', 'rate_limit_exceeded', 'guardrail_blocked']);
 const PROVIDER_CODES = new Set(['upstream_error', 'upstream_unavailable', 'upstream_timeout', 'no_available_provider']);
 
 export function faultDomain(err: GatewayError | undefined, clientAborted: boolean): FaultDomain | undefined {

@@ -1,9 +1,13 @@
 import { GatewayError } from '../core/errors.js';
 import { resolveModel } from '../routing/resolve-model.js';
 import { roleAllows } from '../routing/role-patterns.js';
+import { checkAccountTools } from '../routing/server-tools.js';
 import type { Stage } from './compose.js';
 
-/** Model id or alias → ordered candidates; the caller's role must allow the name it used. */
+/**
+ * Model id or alias → ordered candidates; the caller's role must allow the name it used, and the
+ * server tools or MCP servers the request asks for (routing/server-tools.ts).
+ */
 export const authorise: Stage = async (ctx, next) => {
   const name = ctx.chat!.model;
   const resolution = resolveModel(ctx.config, name);
@@ -14,6 +18,7 @@ export const authorise: Stage = async (ctx, next) => {
   if (!role || !roleAllows(role.models, resolution.id)) {
     throw new GatewayError('model_not_allowed', `Your key's role "${ctx.principal!.role}" may not use the model "${name}".`, { param: 'model' });
   }
+  checkAccountTools(role, ctx.body);
   ctx.resolution = resolution;
   await next();
 };

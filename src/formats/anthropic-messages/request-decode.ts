@@ -75,7 +75,7 @@ export function decodeAnthropicRequest(body: unknown, opts: DecodeOptions = {}):
     model,
     system: decodeSystem(body.system),
     messages,
-    tools: decodeTools(body.tools),
+    tools: decodeTools(body.tools, unmapped),
     toolChoice,
     parallelToolCalls,
     maxTokens: optional ? undefined : (maxTokens as number),
@@ -144,11 +144,18 @@ function decodeBlock(b: unknown, p: string, role: 'user' | 'assistant', unmapped
       unmapped.push(p);
       return undefined;
     default:
-      // document, search_result, server tool blocks…: their text would escape the canonical view
-      // that guardrails read, so they are refused rather than forwarded unseen.
+      // A server tool's call and result in an earlier assistant turn (server_tool_use,
+      // web_search_tool_result…): forwardable as sent, not translatable; guardrails read the body.
+      if (role === 'assistant' && typeof b.type === 'string' && SERVER_TOOL_BLOCK.test(b.type)) {
+        unmapped.push(p);
+        return undefined;
+      }
+      // document, search_result…: no canonical form yet.
       throw invalid(`${p}.type`, `'${p}.type' ${JSON.stringify(b.type)} is not supported by this gateway.`);
   }
 }
+
+const SERVER_TOOL_BLOCK = /^(server_tool_use|mcp_tool_use|mcp_tool_result|[a-z_]+_tool_result)$/;
 
 function decodeImageSource(s: unknown, p: string): ImageSource {
   if (isObject(s) && s.type === 'base64') {
@@ -188,21 +195,26 @@ function decodeSystem(s: unknown): ContentPart[] {
   });
 }
 
-function decodeTools(tools: unknown): ToolSpec[] {
+function decodeTools(tools: unknown, unmapped: string[]): ToolSpec[] {
   if (tools === undefined || tools === null) return [];
   if (!Array.isArray(tools)) throw invalid('tools', "'tools' must be an array.");
-  return tools.map((t, i): ToolSpec => {
+  const out: ToolSpec[] = [];
+  tools.forEach((t, i) => {
     const p = `tools[${i}]`;
     if (!isObject(t)) throw invalid(p, `'${p}' must be an object.`);
-    // Client tools have no type (or "custom"); server tools (web_search_…, bash_…) run at Anthropic.
+    // Client tools have no type (or "custom"). Anthropic-defined tools (web_search_…, bash_…) have
+    // no schema to translate: forwarded as sent to an Anthropic upstream (a role may deny server
+    // tools, routing/server-tools.ts), refused by translation.
     if (t.type !== undefined && t.type !== null && t.type !== 'custom') {
-      throw invalid(p, `'${p}' is a server tool (type ${JSON.stringify(t.type)}), which this gateway does not support.`);
+      unmapped.push(p);
+      return;
     }
     if (typeof t.name !== 'string' || t.name.length === 0) throw invalid(`${p}.name`, `'${p}.name' must be a non-empty string.`);
     if (!isObject(t.input_schema)) throw invalid(`${p}.input_schema`, `'${p}.input_schema' must be a JSON Schema object.`);
     if (t.description !== undefined && typeof t.description !== 'string') throw invalid(`${p}.description`, `'${p}.description' must be a string.`);
-    return { name: t.name, description: t.description, parameters: t.input_schema };
+    out.push({ name: t.name, description: t.description, parameters: t.input_schema });
   });
+  return out;
 }
 
 function decodeToolChoice(tc: unknown): { toolChoice?: ToolChoice; parallelToolCalls?: boolean } {

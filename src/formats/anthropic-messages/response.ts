@@ -18,8 +18,8 @@ export function anthropicMessageId(id: string): string {
 
 /**
  * Upstream message → canonical. Blocks the canonical model has no place for are skipped:
- * redacted_thinking (opaque to anyone but Anthropic) and server-tool blocks (we never send
- * server tools, so they only appear if an upstream adds them on its own).
+ * redacted_thinking (opaque to anyone but Anthropic) and server-tool blocks (server tools are
+ * only forwarded to Anthropic upstreams, whose replies pass through unless output rules apply).
  */
 export function decodeAnthropicResponse(body: unknown): ChatResponse {
   if (!isObject(body) || !Array.isArray(body.content)) {

@@ -5,13 +5,14 @@
  * @see https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching#tracking-cache-performance
  */
 
-import type { Usage } from '../../core/canonical.js';
+import type { ServerToolUse, Usage } from '../../core/canonical.js';
 
 export interface AnthropicUsage {
   input_tokens: number;
   output_tokens: number;
   cache_creation_input_tokens: number;
   cache_read_input_tokens: number;
+  server_tool_use?: { web_search_requests: number; web_fetch_requests: number };
 }
 
 function count(v: unknown): number | undefined {
@@ -34,7 +35,19 @@ export function partialUsageFromAnthropic(u: unknown): Partial<Usage> {
   if (output !== undefined) out.outputTokens = output;
   if (read !== undefined) out.cacheReadTokens = read;
   if (write !== undefined) out.cacheWriteTokens = write;
+  const tools = serverToolUse(o.server_tool_use);
+  if (tools) out.serverToolUse = tools;
   return out;
+}
+
+/** `server_tool_use` counters (web search, web fetch) that are above zero; undefined if none. */
+function serverToolUse(v: unknown): ServerToolUse | undefined {
+  if (typeof v !== 'object' || v === null) return undefined;
+  const o = v as Record<string, unknown>;
+  const search = count(o.web_search_requests);
+  const fetch = count(o.web_fetch_requests);
+  if (!search && !fetch) return undefined;
+  return { ...(search ? { webSearchRequests: search } : {}), ...(fetch ? { webFetchRequests: fetch } : {}) };
 }
 
 /** Later counters win, per field; cache counters that stay 0 are left out, as the OpenAI side does. */
@@ -43,6 +56,7 @@ export function combineUsage(...parts: Array<Partial<Usage> | undefined>): Usage
   const out: Usage = { inputTokens: m.inputTokens ?? 0, outputTokens: m.outputTokens ?? 0 };
   if (m.cacheReadTokens) out.cacheReadTokens = m.cacheReadTokens;
   if (m.cacheWriteTokens) out.cacheWriteTokens = m.cacheWriteTokens;
+  if (m.serverToolUse) out.serverToolUse = m.serverToolUse;
   return out;
 }
 
@@ -53,10 +67,13 @@ export function usageFromAnthropic(u: unknown): Usage | undefined {
 
 /** Anthropic always reports the cache counters (0 when unused), so we do too. */
 export function usageToAnthropic(u: Partial<Usage>): AnthropicUsage {
-  return {
+  const out: AnthropicUsage = {
     input_tokens: u.inputTokens ?? 0,
     cache_creation_input_tokens: u.cacheWriteTokens ?? 0,
     cache_read_input_tokens: u.cacheReadTokens ?? 0,
     output_tokens: u.outputTokens ?? 0,
   };
+  const t = u.serverToolUse;
+  if (t) out.server_tool_use = { web_search_requests: t.webSearchRequests ?? 0, web_fetch_requests: t.webFetchRequests ?? 0 };
+  return out;
 }

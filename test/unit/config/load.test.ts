@@ -79,7 +79,7 @@ describe('loadConfig: valid full config', async () => {
   });
 
   it('hashes plain keys and decodes sha256: keys', () => {
-    expect(config.roles.get('developer')).toEqual({ id: 'developer', models: ['team/*', 'local/*', 'openai/gpt-4o-mini'] });
+    expect(config.roles.get('developer')).toEqual({ id: 'developer', models: ['team/*', 'local/*', 'openai/gpt-4o-mini'], serverTools: 'allow', mcpServers: 'deny' });
     const [laptop, ci] = config.keys;
     expect(laptop.id).toBe('laptop');
     expect(laptop.role).toBe('developer');

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { mapNormalised, normalisedForMatching, originalRange } from '../../../src/guardrails/normalise-text.js';
+import { patternRules } from '../../../src/guardrails/rules.js';
+import { scanCompleteText, scanText } from '../../../src/guardrails/scan.js';
+import { compile, detectors, guardrail, keywords, regex } from './rule-configs.js';
+
+const rules = (...g: Parameters<typeof compile>) => patternRules(compile(...g));
 
 /** The original text a match of `word` in the normalised copy covers. */
 function coveredBy(original: string, word: string): string {
@@ -62,6 +67,47 @@ describe('mapNormalised', () => {
     time(1000);
     const small = time(10_000);
     const big = time(20_000);
+    expect(big).toBeLessThan(3.2 * small + 50);
+  });
+});
+
+describe('pattern rules match on the normalised copy', () => {
+  const bird = rules(guardrail('bird', keywords(['bluebird']), 'redact'));
+
+  it('a disguised keyword is found and redacted in the original text, the rest untouched', () => {
+    for (const disguised of ['blue\u200Bbird', 'blue\u00ADbird', 'ｂｌｕｅｂｉｒｄ', 'BLUE\u2060BIRD']) {
+      const r = scanText(bird, `a ${disguised} and a wren\u200B!`);
+      expect(r.text, disguised).toBe('a [REDACTED:keyword] and a wren\u200B!');
+      expect(r.hits).toEqual([{ guardrailId: 'bird', action: 'redact', label: 'keyword' }]);
+    }
+  });
+  it('detectors and regexes see fullwidth digits and split secrets too; blocks are reported', () => {
+    const r = scanText(rules(guardrail('cc', detectors('credit_card'), 'block')), 'card ４１１１ １１１１ １１１１ １１１１');
+    expect(r.blockedBy).toBe('cc');
+    expect(scanText(rules(guardrail('aws', detectors('aws_access_key'), 'redact')), 'key AKIA\u200BIOSFODNN7EXAMPLE.').text).toBe('key [REDACTED:aws_access_key].');
+    expect(scanText(rules(guardrail('re', regex('TCK-[0-9]{6}'), 'redact')), 'see ＴＣＫ－１２３４５６ now').text).toBe('see [REDACTED:regex] now');
+  });
+  it('keywords written in compatibility forms in the config match their plain forms', () => {
+    expect(scanText(rules(guardrail('lig', keywords(['\uFB01le']), 'redact')), 'the file').text).toBe('the [REDACTED:keyword]');
+  });
+  it('inside JSON (tool-call arguments) the redaction keeps the JSON valid', () => {
+    const r = scanCompleteText(bird, '{"q":"a blue\u200Bbird","n":1}', 'json');
+    expect(JSON.parse(r.text)).toEqual({ q: 'a [REDACTED:keyword]', n: 1 });
+  });
+  it('plain text that only looks similar is not matched', () => {
+    expect(scanText(bird, 'blue bird, blue-bird, bluebirds').hits).toEqual([]);
+  });
+  it('is linear in the text when it matches: doubling the input does not quadruple the time', () => {
+    const unit = 'a ｂｌｕｅ\u200Bｂｉｒｄ sat on café\u0301 ';
+    const time = (n: number) => {
+      const t = unit.repeat(n);
+      const t0 = performance.now();
+      for (let i = 0; i < 3; i++) scanText(bird, t);
+      return performance.now() - t0;
+    };
+    time(500);
+    const small = time(5000);
+    const big = time(10_000);
     expect(big).toBeLessThan(3.2 * small + 50);
   });
 });

@@ -156,6 +156,28 @@ describe('decodeAnthropicRequest', () => {
     expect(r.reasoning).toBeUndefined();
   });
 
+  it('forwards Anthropic-defined tools and earlier server-tool blocks as unmapped (pass-through only)', () => {
+    const r = decodeAnthropicRequest({
+      ...base,
+      messages: [
+        { role: 'user', content: 'news?' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'news' } },
+            { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: [] },
+            { type: 'text', text: 'Here.' },
+          ],
+        },
+        { role: 'user', content: 'thanks' },
+      ],
+      tools: [{ type: 'web_search_20250305', name: 'web_search' }, { name: 'f', input_schema: { type: 'object' } }, { type: 'bash_20250124', name: 'bash' }],
+    });
+    expect(r.unmapped).toEqual(['messages[1].content[0]', 'messages[1].content[1]', 'tools[0]', 'tools[2]']);
+    expect(r.tools).toEqual([{ name: 'f', description: undefined, parameters: { type: 'object' } }]);
+    expect(r.messages[1].content).toEqual([{ type: 'text', text: 'Here.' }]);
+  });
+
   it('names the field at fault', () => {
     const msg = (content: unknown, role = 'user') => ({ ...base, messages: [{ role, content }] });
     expect(paramOf([])).toBe('');
@@ -184,7 +206,7 @@ describe('decodeAnthropicRequest', () => {
     expect(paramOf({ ...base, system: 5 })).toBe('system');
     expect(paramOf({ ...base, system: [{ type: 'image' }] })).toBe('system[0]');
     expect(paramOf({ ...base, tools: {} })).toBe('tools');
-    expect(paramOf({ ...base, tools: [{ type: 'web_search_20250305', name: 'web_search' }] })).toBe('tools[0]');
+    expect(paramOf(msg([{ type: 'web_search_tool_result', tool_use_id: 't', content: [] }]))).toBe('messages[0].content[0].type');
     expect(paramOf({ ...base, tools: [{ input_schema: {} }] })).toBe('tools[0].name');
     expect(paramOf({ ...base, tools: [{ name: 'f' }] })).toBe('tools[0].input_schema');
     expect(paramOf({ ...base, tools: [{ name: 'f', input_schema: {}, description: 1 }] })).toBe('tools[0].description');
