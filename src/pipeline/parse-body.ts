@@ -1,4 +1,5 @@
 import { GatewayError } from '../core/errors.js';
+import { parseJsonStrict } from '../core/parse-json-strict.js';
 import type { Stage } from './compose.js';
 import type { RequestContext } from './context.js';
 
@@ -18,11 +19,8 @@ export const parseCountBody: Stage = async (ctx, next) => {
 
 async function readJson(ctx: RequestContext): Promise<void> {
   ctx.rawBody = await readBody(ctx);
-  try {
-    ctx.body = JSON.parse(ctx.rawBody.toString('utf8'));
-  } catch {
-    throw new GatewayError('invalid_json', 'The request body is not valid JSON.');
-  }
+  // Duplicate keys and too deep a nesting are refused before parsing.
+  ctx.body = parseJsonStrict(ctx.rawBody);
 }
 
 /**
