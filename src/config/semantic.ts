@@ -5,7 +5,9 @@
  * Messages quote ids, names and patterns, never string values (keys, api keys, URLs).
  */
 import { createHash } from 'node:crypto';
+import { checkAliasReach, checkMetricsExposure } from './exposure-checks.js';
 import { formatPath, hint, type Anchor, type Locate, type PathSeg } from './issues.js';
+import { DEFAULTS } from './normalise.js';
 import type { ConfigIssue } from './types.js';
 
 type Obj = Record<string, unknown>;
@@ -118,13 +120,23 @@ export function semanticChecks(data: Obj, file: string, locate: Locate, missingP
   checkRateLimits(ctx, data, roles, keyRoles);
   checkState(ctx, obj(data.state));
   checkGuardrails(ctx, data, roles, keyRoles);
+  checkMetricsExposure(ctx.report, data);
+  checkAliasReach(ctx.report, data, ctx.c);
   return issues;
 }
 
 function checkServer({ report }: Ctx, data: Obj): void {
-  const limit = obj(data.server)?.body_limit;
+  const server = obj(data.server);
+  const limit = server?.body_limit;
   if (typeof limit === 'string' && parseBodyLimit(limit) === 0) {
     report('error', ['server', 'body_limit'], 'must be at least 1 byte');
+  }
+  // Node refuses a headers timeout above the request timeout.
+  const ms = (f: string, d: number) => (typeof server?.[f] === 'number' ? (server[f] as number) : d);
+  const request = ms('request_timeout_ms', DEFAULTS.requestTimeoutMs);
+  if (ms('headers_timeout_ms', DEFAULTS.headersTimeoutMs) > request) report('error', ['server', 'headers_timeout_ms'], `must be at most request_timeout_ms (${request})`);
+  if (ms('body_read_timeout_ms', DEFAULTS.bodyReadTimeoutMs) >= request) {
+    report('warning', ['server', 'body_read_timeout_ms'], `request_timeout_ms (${request}) ends the request first, with a bare 408 instead of an error in the caller's format`);
   }
 }
 

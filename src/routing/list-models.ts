@@ -10,7 +10,7 @@ export interface ModelListEntry {
   contextWindow: number;
   maxOutputTokens?: number;
   available: boolean;
-  /** Alias targets (concrete ids) and fallbacks. */
+  /** Alias targets (concrete ids) and fallbacks: only those the role may name itself. */
   targets?: string[];
   fallbacks?: string[];
 }
@@ -18,6 +18,8 @@ export interface ModelListEntry {
 /**
  * The models and aliases a role may use (every one when role is undefined), models first,
  * each group sorted by id. An alias's context window is the smallest among its targets.
+ * Only names the role may send appear: an alias may route to models outside the role's patterns
+ * (check-config warns), and those stay unnamed here.
  */
 export function listModels(config: GatewayConfig, role?: string): ModelListEntry[] {
   const patterns = role === undefined ? ['*'] : (config.roles.get(role)?.models ?? []);
@@ -45,8 +47,8 @@ export function listModels(config: GatewayConfig, role?: string): ModelListEntry
       maxOutputTokens: minDefined(targets.map((m) => m.maxOutputTokens)),
       // Available when any candidate, fallbacks included, can serve it.
       available: resolveModel(config, a.id)?.candidates.some((c) => c.provider.available) ?? false,
-      targets: a.targets.map((t) => t.model),
-      fallbacks: [...a.fallbacks],
+      targets: a.targets.map((t) => t.model).filter((id) => roleAllows(patterns, id)),
+      fallbacks: a.fallbacks.filter((id) => roleAllows(patterns, id)),
     });
   }
   const byId = (x: ModelListEntry, y: ModelListEntry) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0);

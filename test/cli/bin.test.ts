@@ -31,7 +31,7 @@ describe('bin/gateway.js', () => {
   test('check-config on a valid file exits 0', async () => {
     const r = await gateway(['check-config', VALID]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/valid, 1 warning \(2 providers, 3 models, 2 aliases, 2 roles, 2 keys\)\n$/);
+    expect(r.stdout).toMatch(/valid, 2 warnings \(2 providers, 3 models, 2 aliases, 2 roles, 2 keys\)\n$/);
   });
 
   test('check-config on an invalid file exits 2 with plain output when stdout is not a terminal', async () => {

@@ -6,21 +6,25 @@ import { cli, INVALID, ISSUE_LINE, PLAIN_KEY, ROOT, VALID } from './capture.js';
 
 const ESC = '\u001b[';
 
+/** The role reaches openai/gpt-4o-mini only through its aliases: allowed, and said once. */
+const ALIAS_REACH = `${VALID}:29:39  roles.developer.models[1]: warning: aliases allowed here route to models role "developer" may not name directly: team/fast → openai/gpt-4o-mini; team/cloud → openai/gpt-4o-mini`;
+
 describe('gateway check-config', () => {
   test('a valid file exits 0, prints its warning and a summary with counts', async () => {
     const r = await cli(['check-config', VALID]);
     expect(r.code).toBe(0);
     expect(r.out).toEqual([
       `${VALID}:17:14  providers.openai.api_key: warning: environment variable OPENAI_API_KEY is not set; provider "openai" is unavailable`,
-      `${VALID}: valid, 1 warning (2 providers, 3 models, 2 aliases, 2 roles, 2 keys)`,
+      ALIAS_REACH,
+      `${VALID}: valid, 2 warnings (2 providers, 3 models, 2 aliases, 2 roles, 2 keys)`,
     ]);
     expect(r.err).toEqual([]);
   });
 
-  test('without warnings the summary is just "valid"', async () => {
+  test('with the key set only the alias-reach warning is left', async () => {
     const r = await cli(['check-config', VALID], { env: { OPENAI_API_KEY: 'sk-live-supersecret-999' } });
     expect(r.code).toBe(0);
-    expect(r.out).toEqual([`${VALID}: valid (2 providers, 3 models, 2 aliases, 2 roles, 2 keys)`]);
+    expect(r.out).toEqual([ALIAS_REACH, `${VALID}: valid, 1 warning (2 providers, 3 models, 2 aliases, 2 roles, 2 keys)`]);
     expect(r.all()).not.toContain('sk-live-supersecret-999');
   });
 
@@ -49,7 +53,7 @@ describe('gateway check-config', () => {
 
     const good = await cli(['check-config', VALID, '--json']);
     expect(good.code).toBe(0);
-    expect(JSON.parse(good.out.join('\n'))).toMatchObject({ file: VALID, valid: true, errors: 0, warnings: 1 });
+    expect(JSON.parse(good.out.join('\n'))).toMatchObject({ file: VALID, valid: true, errors: 0, warnings: 2 });
     expect(good.err).toEqual([]);
     expect(good.all()).not.toContain(PLAIN_KEY);
   });

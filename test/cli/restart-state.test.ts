@@ -255,9 +255,13 @@ describe('budget spend across restarts of `gateway serve`', () => {
       });
       expect(await stop(one, 'SIGTERM')).toEqual({ code: 0, signal: null });
       const saved = counters(path);
-      // The mock reported ceil(31 / 4) + 3 + 3 = 14 input tokens at message_start: 14 000 000 nano.
+      // The mock reported ceil(31 / 4) + 3 + 3 = 14 input tokens at message_start (14 000 000
+      // nano), plus the output relayed before the cut (counted locally, a token or two): the
+      // usage seen, well below the reservation (~47 estimated input + 20 output tokens).
       expect(saved['rl:one-at-a-time:*:inflight']?.value ?? 0).toBe(0);
-      expect(saved['budget:per-key:k1:total'].value).toBe(14 * PER_TOKEN);
+      const spent = saved['budget:per-key:k1:total'].value;
+      expect(spent).toBeGreaterThanOrEqual(14 * PER_TOKEN);
+      expect(spent).toBeLessThanOrEqual((14 + 20) * PER_TOKEN);
       // And so, after the restart, the one slot is free.
       const two = await startCli(run);
       try {

@@ -25,7 +25,8 @@ describe('gateway serve', () => {
     const body = (await models.json()) as { data: Array<{ id: string }> };
     expect(body.data.map((m) => m.id)).toEqual(['local/echo', 'team/cloud', 'team/fast']);
 
-    expect(c.err[0]).toBe(`gateway listening on ${running.url} (config: ${VALID})`);
+    expect(c.err[0]).toContain('warning: aliases allowed here route to models role "developer" may not name directly');
+    expect(c.err[1]).toBe(`gateway listening on ${running.url} (config: ${VALID})`);
     expect(c.err.join('\n')).toContain('key with id "laptop"');
     const curl = c.err.find((l) => l.trimStart().startsWith('curl '));
     expect(curl).toBe(
@@ -59,7 +60,7 @@ describe('gateway serve', () => {
     try {
       const r = await cli(['serve', '-c', VALID, '--host', '127.0.0.1', '--port', String(port)], { env: { OPENAI_API_KEY: SECRET } });
       expect(r.code).toBe(1);
-      expect(r.err).toEqual([`error: port ${port} on 127.0.0.1 is already in use (try --port)`]);
+      expect(r.err.filter((l) => !l.includes('warning:'))).toEqual([`error: port ${port} on 127.0.0.1 is already in use (try --port)`]);
       expect(r.out).toEqual([]);
     } finally {
       await new Promise((resolve) => blocker.close(resolve));

@@ -14,13 +14,15 @@ describe('loadConfig: valid full config', async () => {
   const { config, issues } = await loadConfig(fixture('valid/full.yaml'), ENV);
   if (!config) throw new Error(`expected a config, got ${JSON.stringify(issues)}`);
 
-  it('reports no issue for a valid file', () => {
-    expect(issues).toEqual([]);
+  it('reports no issue for a valid file but the alias reaching beyond the role', () => {
+    expect(issues).toEqual([
+      expect.objectContaining({ severity: 'warning', path: 'roles.developer.models[0]', message: expect.stringContaining('team/fast → claude/claude-3-5-haiku') }),
+    ]);
   });
 
   it('normalises server settings (body limit suffix in KiB)', () => {
     expect(config.source).toBe(fixture('valid/full.yaml'));
-    expect(config.server).toEqual({ host: '0.0.0.0', port: 8080, bodyLimitBytes: 512 * 1024, shutdownGraceMs: 2000 });
+    expect(config.server).toMatchObject({ host: '0.0.0.0', port: 8080, bodyLimitBytes: 512 * 1024, shutdownGraceMs: 2000 });
   });
 
   it('normalises providers with defaults, trimmed base URLs and resolved keys', () => {
@@ -127,7 +129,10 @@ describe('loadConfig: defaults and file handling', () => {
   it('applies every default to a minimal config', async () => {
     const { config, issues } = await loadConfig(fixture('valid/minimal.yaml'), {});
     expect(issues).toEqual([]);
-    expect(config!.server).toEqual({ host: '127.0.0.1', port: 4000, bodyLimitBytes: 4 * 1024 * 1024, shutdownGraceMs: 10_000 });
+    expect(config!.server).toEqual({
+      host: '127.0.0.1', port: 4000, bodyLimitBytes: 4 * 1024 * 1024, shutdownGraceMs: 10_000,
+      headersTimeoutMs: 30_000, bodyReadTimeoutMs: 30_000, requestTimeoutMs: 120_000,
+    });
     expect(config!.providers.get('local')).toMatchObject({
       api: 'mock', available: true, byok: 'never', headers: {},
       mock: { latencyMs: 0, chunkDelayMs: 0 },
