@@ -46,7 +46,10 @@ export interface ChatRequest {
   tools: ToolSpec[];
   toolChoice?: ToolChoice;
   parallelToolCalls?: boolean;
+  /** Output limit per choice (OpenAI `max_completion_tokens` / `max_tokens`, Anthropic `max_tokens`). */
   maxTokens?: number;
+  /** OpenAI `n`: choices generated, each up to maxTokens (translation refuses n > 1). */
+  n?: number;
   temperature?: number;
   topP?: number;
   stop?: string[];

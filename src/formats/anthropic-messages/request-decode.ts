@@ -7,18 +7,11 @@
  */
 
 import type { ChatMessage, ChatRequest, ContentPart, ImageSource, ToolChoice, ToolSpec } from '../../core/canonical.js';
-import { GatewayError } from '../../core/errors.js';
+import { invalid, isObject, optBoolean, optNumber, optString } from '../field-types.js';
+import { MAX_TOKENS_LIMIT } from '../output-cap.js';
 import type { DecodeOptions } from '../types.js';
 
-type Json = Record<string, unknown>;
-
-export function invalid(param: string, message: string): GatewayError {
-  return new GatewayError('invalid_request', message, { param });
-}
-
-export function isObject(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+export { invalid, isObject } from '../field-types.js';
 
 /** Top-level fields read (or deliberately ignored) below; any other field with a non-default value is `unmapped`. */
 const KNOWN = new Set([
@@ -30,17 +23,8 @@ const KNOWN = new Set([
 const DEFAULTS: Record<string, unknown> = { service_tier: 'auto', speed: 'standard' };
 
 function isDefault(field: string, v: unknown): boolean {
-  return v === undefined || v === null || (Array.isArray(v) && v.length === 0) || DEFAULTS[field] === v;
-}
-
-function optNumber(body: Json, field: string, min: number, max: number, integer = false): number | undefined {
-  const v = body[field];
-  if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max || (integer && !Number.isInteger(v))) {
-    const what = integer ? 'an integer' : 'a number';
-    throw invalid(field, max === Infinity ? `'${field}' must be ${what} of at least ${min}.` : `'${field}' must be ${what} between ${min} and ${max}.`);
-  }
-  return v;
+  // Own properties only: a caller's `__proto__` or `constructor` field is just an unknown field.
+  return v === undefined || v === null || (Array.isArray(v) && v.length === 0) || (Object.hasOwn(DEFAULTS, field) && DEFAULTS[field] === v);
 }
 
 /** `opts.forCounting`: a /v1/messages/count_tokens body, which has no `max_tokens`. */
@@ -49,36 +33,37 @@ export function decodeAnthropicRequest(body: unknown, opts: DecodeOptions = {}):
   const model = body.model;
   if (typeof model !== 'string' || model.length === 0) throw invalid('model', "'model' is required and must be a string.");
   // Unlike OpenAI, Anthropic has no default output limit: the caller must say.
-  const maxTokens = body.max_tokens;
-  const optional = opts.forCounting === true && (maxTokens === undefined || maxTokens === null);
-  if (!optional && (typeof maxTokens !== 'number' || !Number.isInteger(maxTokens) || maxTokens < 1)) {
-    throw invalid('max_tokens', "'max_tokens' is required and must be a positive integer.");
-  }
+  const maxTokens = optNumber(body, 'max_tokens', 1, MAX_TOKENS_LIMIT, true);
+  if (maxTokens === undefined && opts.forCounting !== true) throw invalid('max_tokens', "'max_tokens' is required and must be a positive integer.");
   if (!Array.isArray(body.messages) || body.messages.length === 0) {
     throw invalid('messages', "'messages' is required and must be a non-empty array.");
   }
   const unmapped: string[] = [];
-  const messages = body.messages.map((m, i) => decodeMessage(m, `messages[${i}]`, unmapped));
+  const messages: ChatMessage[] = [];
+  body.messages.forEach((m, i) => {
+    const message = decodeMessage(m, `messages[${i}]`, unmapped);
+    if (message) messages.push(message);
+  });
 
-  const stream = body.stream ?? false;
-  if (typeof stream !== 'boolean') throw invalid('stream', "'stream' must be a boolean.");
+  const stream = optBoolean(body, 'stream') ?? false;
+  optString(body, 'service_tier');
   const stop = body.stop_sequences;
   if (stop !== undefined && stop !== null && !(Array.isArray(stop) && stop.every((s) => typeof s === 'string'))) {
     throw invalid('stop_sequences', "'stop_sequences' must be an array of strings.");
   }
-  const { toolChoice, parallelToolCalls } = decodeToolChoice(body.tool_choice);
+  const { toolChoice, parallelToolCalls } = decodeToolChoice(body.tool_choice, unmapped);
   for (const [field, value] of Object.entries(body)) {
     if (!KNOWN.has(field) && !isDefault(field, value)) unmapped.push(field);
   }
 
   return {
     model,
-    system: decodeSystem(body.system),
+    system: decodeSystem(body.system, unmapped),
     messages,
     tools: decodeTools(body.tools, unmapped),
     toolChoice,
     parallelToolCalls,
-    maxTokens: optional ? undefined : (maxTokens as number),
+    maxTokens,
     temperature: optNumber(body, 'temperature', 0, 1),
     topP: optNumber(body, 'top_p', 0, 1),
     topK: optNumber(body, 'top_k', 0, Infinity, true),
@@ -92,10 +77,15 @@ export function decodeAnthropicRequest(body: unknown, opts: DecodeOptions = {}):
   };
 }
 
-function decodeMessage(m: unknown, at: string, unmapped: string[]): ChatMessage {
+/** Undefined for a message of a role this gateway does not know: the provider judges it (`unmapped`). */
+function decodeMessage(m: unknown, at: string, unmapped: string[]): ChatMessage | undefined {
   if (!isObject(m)) throw invalid(at, `'${at}' must be an object.`);
   const role = m.role;
-  if (role !== 'user' && role !== 'assistant') throw invalid(`${at}.role`, `'${at}.role' must be "user" or "assistant".`);
+  if (typeof role !== 'string') throw invalid(`${at}.role`, `'${at}.role' must be "user" or "assistant".`);
+  if (role !== 'user' && role !== 'assistant') {
+    unmapped.push(`${at}.role`);
+    return undefined;
+  }
   const content = m.content;
   if (typeof content === 'string') return { role, content: [{ type: 'text', text: content }] };
   if (!Array.isArray(content)) throw invalid(`${at}.content`, `'${at}.content' must be a string or an array of content blocks.`);
@@ -116,8 +106,12 @@ function decodeBlock(b: unknown, p: string, role: 'user' | 'assistant', unmapped
     case 'text':
       if (typeof b.text !== 'string') throw invalid(`${p}.text`, `'${p}.text' must be a string.`);
       return { type: 'text', text: b.text };
-    case 'image':
-      return { type: 'image', source: decodeImageSource(b.source, `${p}.source`) };
+    case 'image': {
+      const source = decodeImageSource(b.source, `${p}.source`);
+      if (source) return { type: 'image', source };
+      unmapped.push(p);
+      return undefined;
+    }
     case 'tool_use':
       onlyIn('assistant');
       if (typeof b.id !== 'string') throw invalid(`${p}.id`, `'${p}.id' must be a string.`);
@@ -128,7 +122,7 @@ function decodeBlock(b: unknown, p: string, role: 'user' | 'assistant', unmapped
       onlyIn('user');
       if (typeof b.tool_use_id !== 'string') throw invalid(`${p}.tool_use_id`, `'${p}.tool_use_id' must be a string.`);
       if (b.is_error !== undefined && typeof b.is_error !== 'boolean') throw invalid(`${p}.is_error`, `'${p}.is_error' must be a boolean.`);
-      const part: ContentPart = { type: 'tool_result', toolCallId: b.tool_use_id, content: decodeResultContent(b.content, `${p}.content`) };
+      const part: ContentPart = { type: 'tool_result', toolCallId: b.tool_use_id, content: decodeResultContent(b.content, `${p}.content`, unmapped) };
       if (b.is_error === true) part.isError = true;
       return part;
     }
@@ -143,56 +137,77 @@ function decodeBlock(b: unknown, p: string, role: 'user' | 'assistant', unmapped
       onlyIn('assistant');
       unmapped.push(p);
       return undefined;
+    case 'document':
+    case 'search_result':
+      // Documented, but with no canonical form yet: forwardable as sent, not translatable.
+      if (!isObject(b.source) && typeof b.source !== 'string') throw invalid(`${p}.source`, `'${p}.source' is required.`);
+      unmapped.push(p);
+      return undefined;
     default:
-      // A server tool's call and result in an earlier assistant turn (server_tool_use,
-      // web_search_tool_result…): forwardable as sent, not translatable; guardrails read the body.
-      if (role === 'assistant' && typeof b.type === 'string' && SERVER_TOOL_BLOCK.test(b.type)) {
-        unmapped.push(p);
-        return undefined;
-      }
-      // document, search_result…: no canonical form yet.
-      throw invalid(`${p}.type`, `'${p}.type' ${JSON.stringify(b.type)} is not supported by this gateway.`);
+      // A server tool's call and result in an earlier turn (server_tool_use,
+      // web_search_tool_result…), or a block type this gateway does not know: the provider judges
+      // it; not translatable; guardrails read the body.
+      if (typeof b.type !== 'string') throw invalid(`${p}.type`, `'${p}.type' must be a string.`);
+      unmapped.push(p);
+      return undefined;
   }
 }
 
-const SERVER_TOOL_BLOCK = /^(server_tool_use|mcp_tool_use|mcp_tool_result|[a-z_]+_tool_result)$/;
-
-function decodeImageSource(s: unknown, p: string): ImageSource {
-  if (isObject(s) && s.type === 'base64') {
+/**
+ * Base64 and URL sources have a canonical form; another source type (the Files API's `file`,
+ * which names an upload only Anthropic holds, or a newer one) is undefined: the provider judges it.
+ */
+function decodeImageSource(s: unknown, p: string): ImageSource | undefined {
+  if (!isObject(s) || typeof s.type !== 'string') throw invalid(`${p}.type`, `'${p}' must be {type: "base64", media_type, data} or {type: "url", url}.`);
+  if (s.type === 'base64') {
     if (typeof s.media_type !== 'string') throw invalid(`${p}.media_type`, `'${p}.media_type' must be a string.`);
     if (typeof s.data !== 'string') throw invalid(`${p}.data`, `'${p}.data' must be a string.`);
     return { kind: 'base64', mediaType: s.media_type, data: s.data };
   }
-  if (isObject(s) && s.type === 'url') {
+  if (s.type === 'url') {
     if (typeof s.url !== 'string') throw invalid(`${p}.url`, `'${p}.url' must be a string.`);
     return { kind: 'url', url: s.url };
   }
-  // Files-API sources ({type: "file"}) name an upload only Anthropic holds.
-  throw invalid(`${p}.type`, `'${p}' must be {type: "base64", media_type, data} or {type: "url", url}.`);
+  return undefined;
 }
 
-function decodeResultContent(c: unknown, p: string): ContentPart[] {
+/** Text and image blocks are decoded; other blocks (document, search_result…) are left to the provider. */
+function decodeResultContent(c: unknown, p: string, unmapped: string[]): ContentPart[] {
   if (c === undefined || c === null) return [];
   if (typeof c === 'string') return [{ type: 'text', text: c }];
-  if (!Array.isArray(c)) throw invalid(p, `'${p}' must be a string or an array of text and image blocks.`);
-  return c.map((b, k): ContentPart => {
+  if (!Array.isArray(c)) throw invalid(p, `'${p}' must be a string or an array of content blocks.`);
+  const out: ContentPart[] = [];
+  c.forEach((b, k) => {
     const q = `${p}[${k}]`;
-    if (isObject(b) && b.type === 'text' && typeof b.text === 'string') return { type: 'text', text: b.text };
-    if (isObject(b) && b.type === 'image') return { type: 'image', source: decodeImageSource(b.source, `${q}.source`) };
-    throw invalid(`${q}.type`, `'${q}.type' ${JSON.stringify(isObject(b) ? b.type : b)} is not supported in a tool result.`);
+    if (!isObject(b) || typeof b.type !== 'string') throw invalid(`${q}.type`, `'${q}' must be a content block with a 'type'.`);
+    if (b.type === 'text') {
+      if (typeof b.text !== 'string') throw invalid(`${q}.text`, `'${q}.text' must be a string.`);
+      out.push({ type: 'text', text: b.text });
+      return;
+    }
+    const source = b.type === 'image' ? decodeImageSource(b.source, `${q}.source`) : undefined;
+    if (source) out.push({ type: 'image', source });
+    else unmapped.push(q);
   });
+  return out;
 }
 
-function decodeSystem(s: unknown): ContentPart[] {
+/** Text blocks; a block of another type is left to the provider. */
+function decodeSystem(s: unknown, unmapped: string[]): ContentPart[] {
   if (s === undefined || s === null) return [];
   if (typeof s === 'string') return s.length > 0 ? [{ type: 'text', text: s }] : [];
   if (!Array.isArray(s)) throw invalid('system', "'system' must be a string or an array of text blocks.");
-  return s.map((b, i): ContentPart => {
-    if (!isObject(b) || b.type !== 'text' || typeof b.text !== 'string') {
-      throw invalid(`system[${i}]`, `'system[${i}]' must be a text block {type: "text", text}.`);
+  const out: ContentPart[] = [];
+  s.forEach((b, i) => {
+    if (!isObject(b) || typeof b.type !== 'string') throw invalid(`system[${i}]`, `'system[${i}]' must be a text block {type: "text", text}.`);
+    if (b.type !== 'text') {
+      unmapped.push(`system[${i}]`);
+      return;
     }
-    return { type: 'text', text: b.text };
+    if (typeof b.text !== 'string') throw invalid(`system[${i}].text`, `'system[${i}].text' must be a string.`);
+    out.push({ type: 'text', text: b.text });
   });
+  return out;
 }
 
 function decodeTools(tools: unknown, unmapped: string[]): ToolSpec[] {
@@ -217,7 +232,7 @@ function decodeTools(tools: unknown, unmapped: string[]): ToolSpec[] {
   return out;
 }
 
-function decodeToolChoice(tc: unknown): { toolChoice?: ToolChoice; parallelToolCalls?: boolean } {
+function decodeToolChoice(tc: unknown, unmapped: string[]): { toolChoice?: ToolChoice; parallelToolCalls?: boolean } {
   if (tc === undefined || tc === null) return {};
   if (!isObject(tc)) throw invalid('tool_choice', "'tool_choice' must be an object.");
   const dp = tc.disable_parallel_tool_use;
@@ -233,7 +248,10 @@ function decodeToolChoice(tc: unknown): { toolChoice?: ToolChoice; parallelToolC
       if (typeof tc.name !== 'string') throw invalid('tool_choice.name', "'tool_choice.name' is required when tool_choice.type is \"tool\".");
       return { toolChoice: { type: 'tool', name: tc.name }, parallelToolCalls };
     default:
-      throw invalid('tool_choice.type', "'tool_choice.type' must be one of auto, any, tool, none.");
+      if (typeof tc.type !== 'string') throw invalid('tool_choice.type', "'tool_choice.type' must be one of auto, any, tool, none.");
+      // A newer mode: the provider judges it.
+      unmapped.push('tool_choice');
+      return {};
   }
 }
 
@@ -251,8 +269,8 @@ function decodeThinking(t: unknown, unmapped: string[]): ChatRequest['reasoning'
   if (!isObject(t) || typeof t.type !== 'string') throw invalid('thinking', "'thinking' must be an object with a 'type'.");
   if (t.type === 'disabled') return undefined;
   if (t.type === 'enabled') {
-    const b = t.budget_tokens;
-    if (typeof b !== 'number' || !Number.isInteger(b) || b < 1) throw invalid('thinking.budget_tokens', "'thinking.budget_tokens' must be a positive integer.");
+    const b = optNumber(t, 'budget_tokens', 1, MAX_TOKENS_LIMIT, true, 'thinking.budget_tokens');
+    if (b === undefined) throw invalid('thinking.budget_tokens', "'thinking.budget_tokens' must be a positive integer.");
     return { budgetTokens: b };
   }
   // Other modes (e.g. "adaptive") have no canonical form: forwardable, not translatable.

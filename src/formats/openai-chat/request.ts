@@ -1,31 +1,54 @@
 /**
  * OpenAI chat-completions request → canonical ChatRequest, validating what the gateway relies on
- * and naming the field at fault. Unknown top-level fields are allowed: they pass through when the
- * upstream speaks the same format and are listed in `unmapped` (see unmapped-fields.ts).
+ * and naming the field at fault. Documented fields are checked for type and shape; values the
+ * gateway does not know (a top-level field, a role, a content-part, tool or tool_choice type) are
+ * not judged: they pass through when the upstream speaks the same format and are listed in
+ * `unmapped` (see unmapped-fields.ts), so translation refuses them by name.
  * @see https://platform.openai.com/docs/api-reference/chat/create
  */
 
 import type { ChatMessage, ChatRequest, ContentPart, ToolChoice, ToolSpec } from '../../core/canonical.js';
-import { GatewayError } from '../../core/errors.js';
+import {
+  invalid, isFiniteNumber, isObject, isString, optArray, optArrayOf, optBoolean, optNumber, optObject, optRecordOf, optString,
+} from '../field-types.js';
+import { MAX_CHOICES, MAX_TOKENS_LIMIT } from '../output-cap.js';
 import { findUnmappedFields } from './unmapped-fields.js';
 
 type Json = Record<string, unknown>;
 
-function invalid(param: string, message: string): GatewayError {
-  return new GatewayError('invalid_request', message, { param });
+/**
+ * Documented fields the canonical model does not carry, checked for their type only (pass-through
+ * forwards them; translation refuses non-default ones, see unmapped-fields.ts).
+ */
+function checkOtherFields(body: Json): void {
+  optBoolean(body, 'logprobs');
+  optNumber(body, 'top_logprobs', 0, Infinity, true);
+  optNumber(body, 'frequency_penalty', -Infinity, Infinity);
+  optNumber(body, 'presence_penalty', -Infinity, Infinity);
+  optNumber(body, 'seed', -Infinity, Infinity, true);
+  optRecordOf(body, 'logit_bias', 'a number', isFiniteNumber);
+  optRecordOf(body, 'metadata', 'a string', isString);
+  optBoolean(body, 'store');
+  optString(body, 'service_tier');
+  optArrayOf(body, 'modalities', 'a string', isString);
+  const format = optObject(body, 'response_format');
+  if (format !== undefined) optString(format, 'type', 'response_format.type');
+  optObject(body, 'prediction');
+  optObject(body, 'audio');
+  optObject(body, 'web_search_options');
+  optString(body, 'prompt_cache_key');
+  optString(body, 'safety_identifier');
+  optString(body, 'verbosity');
+  optArray(body, 'functions');
+  const fc = body.function_call;
+  if (fc !== undefined && fc !== null && typeof fc !== 'string' && !isObject(fc)) throw invalid('function_call', "'function_call' must be a string or an object.");
 }
 
-function isObject(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function optNumber(body: Json, field: string, min: number, max: number): number | undefined {
-  const v = body[field];
-  if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max) {
-    throw invalid(field, `'${field}' must be a number between ${min} and ${max}.`);
-  }
-  return v;
+/** `max_completion_tokens` and the older `max_tokens`; both sent: the larger bounds the reply. */
+function decodeMaxTokens(body: Json): number | undefined {
+  const a = optNumber(body, 'max_completion_tokens', 1, MAX_TOKENS_LIMIT, true);
+  const b = optNumber(body, 'max_tokens', 1, MAX_TOKENS_LIMIT, true);
+  return a === undefined ? b : b === undefined ? a : Math.max(a, b);
 }
 
 export function decodeOpenaiRequest(body: unknown): ChatRequest {
@@ -35,43 +58,40 @@ export function decodeOpenaiRequest(body: unknown): ChatRequest {
   if (!Array.isArray(body.messages) || body.messages.length === 0) {
     throw invalid('messages', "'messages' is required and must be a non-empty array.");
   }
+  const unmapped = findUnmappedFields(body);
   const system: ContentPart[] = [];
   const messages: ChatMessage[] = [];
-  body.messages.forEach((m, i) => decodeMessage(m, `messages[${i}]`, system, messages));
+  body.messages.forEach((m, i) => decodeMessage(m, `messages[${i}]`, system, messages, unmapped));
 
-  const stream = body.stream === undefined || body.stream === null ? false : body.stream;
-  if (typeof stream !== 'boolean') throw invalid('stream', "'stream' must be a boolean.");
-  const streamOptions = body.stream_options;
-  if (streamOptions !== undefined && streamOptions !== null && !isObject(streamOptions)) {
-    throw invalid('stream_options', "'stream_options' must be an object.");
-  }
-  const maxTokens = body.max_completion_tokens ?? body.max_tokens;
-  if (maxTokens !== undefined && maxTokens !== null && (!Number.isInteger(maxTokens) || (maxTokens as number) < 1)) {
-    throw invalid(body.max_completion_tokens !== undefined ? 'max_completion_tokens' : 'max_tokens', "'max_tokens' must be a positive integer.");
-  }
+  const stream = optBoolean(body, 'stream') ?? false;
+  const streamOptions = optObject(body, 'stream_options');
+  const includeUsage = streamOptions === undefined ? undefined : optBoolean(streamOptions, 'include_usage', 'stream_options.include_usage');
+  const maxTokens = decodeMaxTokens(body);
+  const n = optNumber(body, 'n', 1, MAX_CHOICES, true);
+  checkOtherFields(body);
   const stop = body.stop;
   let stops: string[] | undefined;
   if (typeof stop === 'string') stops = [stop];
   else if (Array.isArray(stop) && stop.every((s) => typeof s === 'string')) stops = stop as string[];
   else if (stop !== undefined && stop !== null) throw invalid('stop', "'stop' must be a string or an array of strings.");
 
-  const unmapped = findUnmappedFields(body);
   const reasoning = decodeReasoningEffort(body.reasoning_effort, unmapped);
 
   return {
     model,
     system,
     messages,
-    tools: decodeTools(body.tools),
-    toolChoice: decodeToolChoice(body.tool_choice),
-    parallelToolCalls: typeof body.parallel_tool_calls === 'boolean' ? body.parallel_tool_calls : undefined,
-    maxTokens: (maxTokens as number | undefined) ?? undefined,
+    tools: decodeTools(body.tools, unmapped),
+    toolChoice: decodeToolChoice(body.tool_choice, unmapped),
+    parallelToolCalls: optBoolean(body, 'parallel_tool_calls'),
+    maxTokens,
+    ...(n !== undefined ? { n } : {}),
     temperature: optNumber(body, 'temperature', 0, 2),
     topP: optNumber(body, 'top_p', 0, 1),
     stop: stops,
     stream,
-    includeUsage: isObject(streamOptions) && streamOptions.include_usage === true,
-    user: typeof body.user === 'string' ? body.user : undefined,
+    includeUsage: includeUsage === true,
+    user: optString(body, 'user'),
     ...(reasoning ? { reasoning } : {}),
     unmapped,
   };
@@ -94,19 +114,21 @@ function decodeReasoningEffort(v: unknown, unmapped: string[]): ChatRequest['rea
   return undefined;
 }
 
-function decodeMessage(m: unknown, at: string, system: ContentPart[], out: ChatMessage[]): void {
+function decodeMessage(m: unknown, at: string, system: ContentPart[], out: ChatMessage[], unmapped: string[]): void {
   if (!isObject(m)) throw invalid(at, `'${at}' must be an object.`);
+  optString(m, 'name', `${at}.name`);
   const role = m.role;
+  if (typeof role !== 'string') throw invalid(`${at}.role`, `'${at}.role' must be a string.`);
   switch (role) {
     case 'system':
     case 'developer':
-      system.push(...decodeContent(m.content, `${at}.content`, false));
+      system.push(...decodeContent(m.content, `${at}.content`, false, unmapped));
       return;
     case 'user':
-      out.push({ role: 'user', content: decodeContent(m.content, `${at}.content`, true) });
+      out.push({ role: 'user', content: decodeContent(m.content, `${at}.content`, true, unmapped) });
       return;
     case 'assistant': {
-      const content = m.content === null || m.content === undefined ? [] : decodeContent(m.content, `${at}.content`, false);
+      const content = m.content === null || m.content === undefined ? [] : decodeContent(m.content, `${at}.content`, false, unmapped);
       if (Array.isArray(m.tool_calls)) {
         m.tool_calls.forEach((tc, j) => {
           const p = `${at}.tool_calls[${j}]`;
@@ -114,7 +136,9 @@ function decodeMessage(m: unknown, at: string, system: ContentPart[], out: ChatM
           if (!isObject(tc) || typeof tc.id !== 'string' || !isObject(fn) || typeof fn.name !== 'string') {
             throw invalid(p, `'${p}' must have an 'id' and a 'function' with a 'name'.`);
           }
-          const args = typeof fn.arguments === 'string' ? fn.arguments : '{}';
+          // Documented as a JSON string; some OpenAI-compatible servers (Ollama) send an object.
+          const raw = fn.arguments;
+          const args = isObject(raw) ? JSON.stringify(raw) : (optString(fn, 'arguments', `${p}.function.arguments`) ?? '{}');
           content.push({ type: 'tool_call', id: tc.id, name: fn.name, arguments: args });
         });
       } else if (m.tool_calls !== undefined && m.tool_calls !== null) {
@@ -125,7 +149,7 @@ function decodeMessage(m: unknown, at: string, system: ContentPart[], out: ChatM
     }
     case 'tool': {
       if (typeof m.tool_call_id !== 'string') throw invalid(`${at}.tool_call_id`, `'${at}.tool_call_id' is required for a tool message.`);
-      const result: ContentPart = { type: 'tool_result', toolCallId: m.tool_call_id, content: decodeContent(m.content, `${at}.content`, false) };
+      const result: ContentPart = { type: 'tool_result', toolCallId: m.tool_call_id, content: decodeContent(m.content, `${at}.content`, false, unmapped) };
       // Consecutive tool results belong to one user turn in the canonical model.
       const last = out[out.length - 1];
       if (last && last.role === 'user' && last.content.every((c) => c.type === 'tool_result')) last.content.push(result);
@@ -133,47 +157,90 @@ function decodeMessage(m: unknown, at: string, system: ContentPart[], out: ChatM
       return;
     }
     default:
-      throw invalid(`${at}.role`, `'${at}.role' must be one of system, developer, user, assistant, tool.`);
+      // A role this gateway does not know (or the deprecated `function`): the provider judges it.
+      unmapped.push(`${at}.role`);
   }
 }
 
-function decodeContent(content: unknown, at: string, allowImages: boolean): ContentPart[] {
+/**
+ * Content parts with a canonical form (text; images in user messages) are decoded; other
+ * documented parts (`input_audio`, `file`, `refusal`, images elsewhere) are checked for shape and,
+ * like parts of a type the gateway does not know, left to the provider (`unmapped`).
+ */
+function decodeContent(content: unknown, at: string, allowImages: boolean, unmapped: string[]): ContentPart[] {
   if (typeof content === 'string') return [{ type: 'text', text: content }];
   if (!Array.isArray(content)) throw invalid(at, `'${at}' must be a string or an array of content parts.`);
-  return content.map((part, i): ContentPart => {
+  const out: ContentPart[] = [];
+  content.forEach((part, i) => {
     const p = `${at}[${i}]`;
     if (!isObject(part)) throw invalid(p, `'${p}' must be an object.`);
-    if (part.type === 'text' && typeof part.text === 'string') return { type: 'text', text: part.text };
-    if (part.type === 'image_url' && allowImages) {
-      const url = isObject(part.image_url) ? part.image_url.url : undefined;
-      if (typeof url !== 'string') throw invalid(`${p}.image_url.url`, `'${p}.image_url.url' must be a string.`);
-      const m = /^data:([^;,]+);base64,(.*)$/s.exec(url);
-      return m ? { type: 'image', source: { kind: 'base64', mediaType: m[1], data: m[2] } } : { type: 'image', source: { kind: 'url', url } };
+    switch (part.type) {
+      case 'text':
+        out.push({ type: 'text', text: optString(part, 'text', `${p}.text`) ?? missing(`${p}.text`) });
+        return;
+      case 'image_url': {
+        const image = optObject(part, 'image_url', `${p}.image_url`) ?? missing(`${p}.image_url`);
+        const url = optString(image, 'url', `${p}.image_url.url`) ?? missing(`${p}.image_url.url`);
+        optString(image, 'detail', `${p}.image_url.detail`);
+        if (!allowImages) break;
+        const m = /^data:([^;,]+);base64,(.*)$/s.exec(url);
+        out.push(m ? { type: 'image', source: { kind: 'base64', mediaType: m[1], data: m[2] } } : { type: 'image', source: { kind: 'url', url } });
+        return;
+      }
+      case 'input_audio':
+      case 'file':
+        optObject(part, part.type, `${p}.${part.type}`) ?? missing(`${p}.${part.type}`);
+        break;
+      case 'refusal':
+        optString(part, 'refusal', `${p}.refusal`) ?? missing(`${p}.refusal`);
+        break;
+      default:
+        if (typeof part.type !== 'string') throw invalid(`${p}.type`, `'${p}.type' must be a string.`);
     }
-    // Audio (`input_audio`) and `file` parts have no canonical form yet; refusing beats dropping them.
-    throw invalid(`${p}.type`, `'${p}.type' ${JSON.stringify(part.type)} is not supported here.`);
+    unmapped.push(p);
   });
+  return out;
 }
 
-function decodeTools(tools: unknown): ToolSpec[] {
+function missing(at: string): never {
+  throw invalid(at, `'${at}' is required.`);
+}
+
+/** Function tools are decoded; a tool of another type (`custom`…) is left to the provider. */
+function decodeTools(tools: unknown, unmapped: string[]): ToolSpec[] {
   if (tools === undefined || tools === null) return [];
   if (!Array.isArray(tools)) throw invalid('tools', "'tools' must be an array.");
-  return tools.map((t, i) => {
+  const out: ToolSpec[] = [];
+  tools.forEach((t, i) => {
+    if (isObject(t) && typeof t.type === 'string' && t.type !== 'function') {
+      unmapped.push(`tools[${i}]`);
+      return;
+    }
     const fn = isObject(t) ? t.function : undefined;
     if (!isObject(t) || t.type !== 'function' || !isObject(fn) || typeof fn.name !== 'string') {
       throw invalid(`tools[${i}]`, `'tools[${i}]' must be {type: "function", function: {name, parameters}}.`);
     }
-    return {
+    const at = `tools[${i}].function`;
+    optBoolean(fn, 'strict', `${at}.strict`);
+    out.push({
       name: fn.name,
-      description: typeof fn.description === 'string' ? fn.description : undefined,
-      parameters: isObject(fn.parameters) ? fn.parameters : { type: 'object', properties: {} },
-    };
+      description: optString(fn, 'description', `${at}.description`),
+      parameters: optObject(fn, 'parameters', `${at}.parameters`) ?? { type: 'object', properties: {} },
+    });
   });
+  return out;
 }
 
-function decodeToolChoice(tc: unknown): ToolChoice | undefined {
+function decodeToolChoice(tc: unknown, unmapped: string[]): ToolChoice | undefined {
   if (tc === undefined || tc === null) return undefined;
   if (tc === 'auto' || tc === 'none' || tc === 'required') return { type: tc };
-  if (isObject(tc) && isObject(tc.function) && typeof tc.function.name === 'string') return { type: 'tool', name: tc.function.name };
+  if (isObject(tc) && (tc.type === 'function' || tc.type === undefined) && isObject(tc.function) && typeof tc.function.name === 'string') {
+    return { type: 'tool', name: tc.function.name };
+  }
+  // Another mode (`allowed_tools`, a custom tool…): the provider judges it.
+  if (typeof tc === 'string' || (isObject(tc) && typeof tc.type === 'string' && tc.type !== 'function')) {
+    unmapped.push('tool_choice');
+    return undefined;
+  }
   throw invalid('tool_choice', "'tool_choice' must be 'auto', 'none', 'required' or {type: 'function', function: {name}}.");
 }

@@ -51,7 +51,8 @@ export function findUnmappedFields(body: Json): string[] {
   for (const [field, value] of Object.entries(body)) {
     // An explicit null means "use the default" throughout the chat API.
     if (value === undefined || value === null || MAPPED.has(field) || IGNORABLE.has(field)) continue;
-    const nonDefault = NON_DEFAULT[field];
+    // Own properties only: a caller's `__proto__` or `hasOwnProperty` field is just an unknown field.
+    const nonDefault = Object.hasOwn(NON_DEFAULT, field) ? NON_DEFAULT[field] : undefined;
     // `seed`, `audio`, `prediction`, `web_search_options`, `function_call` and any field we do
     // not know: present at all means it matters.
     if (nonDefault === undefined || nonDefault(value)) out.push(field);

@@ -178,6 +178,36 @@ describe('decodeAnthropicRequest', () => {
     expect(r.messages[1].content).toEqual([{ type: 'text', text: 'Here.' }]);
   });
 
+  it('leaves what it does not carry to the provider: new roles and block types, documents, Files-API images, new tool_choice types (unmapped)', () => {
+    const r = decodeAnthropicRequest({
+      ...base,
+      system: [{ type: 'text', text: 's' }, { type: 'future_system_block' }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'hi' },
+            { type: 'document', source: { type: 'text', data: 'x', media_type: 'text/plain' } },
+            { type: 'search_result', source: 'x', title: 't', content: [] },
+            { type: 'image', source: { type: 'file', file_id: 'f' } },
+            { type: 'future_block' },
+            { type: 'web_search_tool_result', tool_use_id: 't', content: [] },
+            { type: 'tool_result', tool_use_id: 't', content: [{ type: 'document', source: { type: 'text', data: 'x', media_type: 'text/plain' } }] },
+          ],
+        },
+        { role: 'critic', content: 'x' },
+      ],
+      tool_choice: { type: 'sometimes' },
+    });
+    expect(r.unmapped).toEqual([
+      'messages[0].content[1]', 'messages[0].content[2]', 'messages[0].content[3]', 'messages[0].content[4]', 'messages[0].content[5]',
+      'messages[0].content[6].content[0]', 'messages[1].role', 'tool_choice', 'system[1]',
+    ]);
+    expect(r.messages).toHaveLength(1);
+    expect(r.messages[0].content.map((c) => c.type)).toEqual(['text', 'tool_result']);
+    expect(r.system).toEqual([{ type: 'text', text: 's' }]);
+  });
+
   it('names the field at fault', () => {
     const msg = (content: unknown, role = 'user') => ({ ...base, messages: [{ role, content }] });
     expect(paramOf([])).toBe('');
@@ -187,31 +217,31 @@ describe('decodeAnthropicRequest', () => {
     expect(paramOf({ ...base, max_tokens: 1.5 })).toBe('max_tokens');
     expect(paramOf({ ...base, messages: [] })).toBe('messages');
     expect(paramOf({ ...base, messages: ['x'] })).toBe('messages[0]');
-    expect(paramOf({ ...base, messages: [{ role: 'system', content: 'x' }] })).toBe('messages[0].role');
+    expect(paramOf({ ...base, messages: [{ role: 5, content: 'x' }] })).toBe('messages[0].role');
     expect(paramOf({ ...base, messages: [{ role: 'user' }] })).toBe('messages[0].content');
     expect(paramOf(msg([{ type: 'text' }]))).toBe('messages[0].content[0].text');
-    expect(paramOf(msg([{ type: 'image', source: { type: 'file', file_id: 'f' } }]))).toBe('messages[0].content[0].source.type');
+    expect(paramOf(msg([{ type: 'image', source: { file_id: 'f' } }]))).toBe('messages[0].content[0].source.type');
+    expect(paramOf(msg([{ type: 5 }]))).toBe('messages[0].content[0].type');
     expect(paramOf(msg([{ type: 'image', source: { type: 'base64', data: 'x' } }]))).toBe('messages[0].content[0].source.media_type');
-    expect(paramOf(msg([{ type: 'document', source: { type: 'text', data: 'x', media_type: 'text/plain' } }]))).toBe('messages[0].content[0].type');
-    expect(paramOf(msg([{ type: 'search_result', source: 'x', title: 't', content: [] }]))).toBe('messages[0].content[0].type');
+    expect(paramOf(msg([{ type: 'document' }]))).toBe('messages[0].content[0].source');
     expect(paramOf(msg([{ type: 'tool_use', id: 't', name: 'f', input: {} }]))).toBe('messages[0].content[0].type');
     expect(paramOf(msg([{ type: 'tool_use', id: 't', name: 'f', input: [] }], 'assistant'))).toBe('messages[0].content[0].input');
     expect(paramOf(msg([{ type: 'tool_use', name: 'f', input: {} }], 'assistant'))).toBe('messages[0].content[0].id');
     expect(paramOf(msg([{ type: 'tool_result', tool_use_id: 't' }], 'assistant'))).toBe('messages[0].content[0].type');
     expect(paramOf(msg([{ type: 'tool_result' }]))).toBe('messages[0].content[0].tool_use_id');
     expect(paramOf(msg([{ type: 'tool_result', tool_use_id: 't', is_error: 'yes' }]))).toBe('messages[0].content[0].is_error');
-    expect(paramOf(msg([{ type: 'tool_result', tool_use_id: 't', content: [{ type: 'document' }] }]))).toBe('messages[0].content[0].content[0].type');
+    expect(paramOf(msg([{ type: 'tool_result', tool_use_id: 't', content: [{ text: 'x' }] }]))).toBe('messages[0].content[0].content[0].type');
     expect(paramOf(msg([{ type: 'thinking', thinking: 'x' }], 'assistant'))).toBe('messages[0].content[0].signature');
     expect(paramOf(msg([{ type: 'thinking', thinking: 'x', signature: 's' }]))).toBe('messages[0].content[0].type');
     expect(paramOf({ ...base, system: 5 })).toBe('system');
-    expect(paramOf({ ...base, system: [{ type: 'image' }] })).toBe('system[0]');
+    expect(paramOf({ ...base, system: [{ text: 'x' }] })).toBe('system[0]');
+    expect(paramOf({ ...base, system: [{ type: 'text', text: 5 }] })).toBe('system[0].text');
+    expect(paramOf({ ...base, tool_choice: { type: 5 } })).toBe('tool_choice.type');
     expect(paramOf({ ...base, tools: {} })).toBe('tools');
-    expect(paramOf(msg([{ type: 'web_search_tool_result', tool_use_id: 't', content: [] }]))).toBe('messages[0].content[0].type');
     expect(paramOf({ ...base, tools: [{ input_schema: {} }] })).toBe('tools[0].name');
     expect(paramOf({ ...base, tools: [{ name: 'f' }] })).toBe('tools[0].input_schema');
     expect(paramOf({ ...base, tools: [{ name: 'f', input_schema: {}, description: 1 }] })).toBe('tools[0].description');
     expect(paramOf({ ...base, tool_choice: 'auto' })).toBe('tool_choice');
-    expect(paramOf({ ...base, tool_choice: { type: 'sometimes' } })).toBe('tool_choice.type');
     expect(paramOf({ ...base, tool_choice: { type: 'tool' } })).toBe('tool_choice.name');
     expect(paramOf({ ...base, tool_choice: { type: 'auto', disable_parallel_tool_use: 1 } })).toBe('tool_choice.disable_parallel_tool_use');
     expect(paramOf({ ...base, stop_sequences: 'END' })).toBe('stop_sequences');

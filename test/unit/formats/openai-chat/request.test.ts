@@ -47,19 +47,40 @@ describe('decodeOpenaiRequest', () => {
     expect(paramOf({ messages: [] })).toBe('model');
     expect(paramOf({ model: 'm', messages: [] })).toBe('messages');
     expect(paramOf({ ...base, messages: [{ role: 'user' }] })).toBe('messages[0].content');
-    expect(paramOf({ ...base, messages: [{ role: 'user', content: [{ type: 'audio' }] }] })).toBe('messages[0].content[0].type');
+    expect(paramOf({ ...base, messages: [{ role: 'user', content: [{ type: 5 }] }] })).toBe('messages[0].content[0].type');
+    expect(paramOf({ ...base, messages: [{ role: 'user', content: [{ type: 'text', text: 5 }] }] })).toBe('messages[0].content[0].text');
+    expect(paramOf({ ...base, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: {} }] }] })).toBe('messages[0].content[0].image_url.url');
+    expect(paramOf({ ...base, messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: 'x' }] }] })).toBe('messages[0].content[0].input_audio');
+    expect(paramOf({ ...base, messages: [{ role: 5, content: 'x' }] })).toBe('messages[0].role');
     expect(paramOf({ ...base, messages: [{ role: 'tool', content: 'x' }] })).toBe('messages[0].tool_call_id');
     expect(paramOf({ ...base, stream: 'yes' })).toBe('stream');
     expect(paramOf({ ...base, max_tokens: 0 })).toBe('max_tokens');
     expect(paramOf({ ...base, top_p: 2 })).toBe('top_p');
     expect(paramOf({ ...base, stop: 3 })).toBe('stop');
     expect(paramOf({ ...base, tools: [{ type: 'function' }] })).toBe('tools[0]');
-    expect(paramOf({ ...base, tool_choice: 'sometimes' })).toBe('tool_choice');
+    expect(paramOf({ ...base, tool_choice: 5 })).toBe('tool_choice');
+    expect(paramOf({ ...base, tool_choice: { function: 'f' } })).toBe('tool_choice');
   });
 
-  it('rejects audio and file content parts', () => {
-    expect(paramOf({ ...base, messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'AA==', format: 'wav' } }] }] })).toBe('messages[0].content[0].type');
-    expect(paramOf({ ...base, messages: [{ role: 'user', content: [{ type: 'file', file: { file_id: 'file-1' } }] }] })).toBe('messages[0].content[0].type');
+  it('leaves what it does not carry to the provider: audio and file parts, new roles, part, tool and tool_choice types (unmapped)', () => {
+    const r = decodeOpenaiRequest({
+      ...base,
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'hi' }, { type: 'input_audio', input_audio: { data: 'AA==', format: 'wav' } }, { type: 'file', file: { file_id: 'file-1' } }, { type: 'input_video', url: 'x' }] },
+        { role: 'critic', content: 'be brief' },
+        { role: 'system', content: [{ type: 'image_url', image_url: { url: 'https://x.test/i.png' } }] },
+        { role: 'assistant', content: [{ type: 'refusal', refusal: 'no' }] },
+      ],
+      tools: [{ type: 'custom', custom: { name: 'grep' } }, { type: 'function', function: { name: 'f' } }],
+      tool_choice: 'sometimes',
+    });
+    expect(r.unmapped).toEqual([
+      'messages[0].content[1]', 'messages[0].content[2]', 'messages[0].content[3]', 'messages[1].role', 'messages[2].content[0]', 'messages[3].content[0]', 'tools[0]', 'tool_choice',
+    ]);
+    expect(r.messages[0].content).toEqual([{ type: 'text', text: 'hi' }]);
+    expect(r.tools.map((t) => t.name)).toEqual(['f']);
+    expect(r.toolChoice).toBeUndefined();
+    expect(decodeOpenaiRequest({ ...base, tool_choice: { type: 'allowed_tools', allowed_tools: { mode: 'auto', tools: [] } } }).unmapped).toEqual(['tool_choice']);
   });
 
   it('maps reasoning_effort', () => {
