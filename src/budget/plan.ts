@@ -3,10 +3,11 @@
  * settles. Pure: the limits stage runs it against a StateStore.
  *
  * Reservation (before any upstream call): the estimated maximum cost, i.e. estimated input
- * tokens at the input price plus `max_tokens` (else the model's output limit, else 4096) at the
- * output price, of the most expensive candidate; tokens per minute likewise; one request per
- * minute; one slot in flight. Settlement (when the response or stream ends, fails or is cut
- * off): the reservation is replaced by what the provider reported (usage seen so far counts).
+ * tokens at the input price plus the most output the candidate can bill (the output limit it is
+ * sent, times the choices: formats/output-cap.ts) at the output price, of the most expensive
+ * candidate; tokens per minute likewise; one request per minute; one slot in flight. Settlement
+ * (when the response or stream ends, fails or is cut off): the reservation is replaced by what
+ * the provider reported (usage seen so far counts).
  */
 
 import type { BudgetConfig, GatewayConfig, LimitScope, RateLimitConfig } from '../config/types.js';
@@ -14,10 +15,9 @@ import { promptTokensIncludingCache, type Usage } from '../core/canonical.js';
 import type { Principal } from '../pipeline/context.js';
 import type { Candidate } from '../routing/resolve-model.js';
 import type { CounterOp } from '../state/store.js';
-import { costNanoUsd } from './cost.js';
+import { costNanoUsd, MAX_COST_NANO } from './cost.js';
 import { periodWindow } from './periods.js';
 
-export const DEFAULT_OUTPUT_ESTIMATE = 4096;
 /** A request's input tokens are estimated from its body size: at most one token per 3 bytes in practice. */
 export const BYTES_PER_TOKEN_ESTIMATE = 3;
 const MINUTE = 60_000;
@@ -81,7 +81,8 @@ export interface PlanInput {
   modelId: string;
   candidates: readonly Candidate[];
   bodyBytes: number;
-  maxTokens?: number;
+  /** The most output tokens candidate `c` can bill for this request (all choices). */
+  outputTokens: (c: Candidate) => number;
   now: number;
 }
 
@@ -95,10 +96,12 @@ export function planLimits(i: PlanInput): LimitPlan | undefined {
   let outputTokens = 0;
   let estimateNano = 0;
   for (const c of i.candidates) {
-    const out = i.maxTokens ?? c.model.maxOutputTokens ?? DEFAULT_OUTPUT_ESTIMATE;
+    const out = i.outputTokens(c);
     outputTokens = Math.max(outputTokens, out);
     estimateNano = Math.max(estimateNano, costNanoUsd({ inputTokens, outputTokens: out }, c.model.price));
   }
+  // costNanoUsd is bounded; a reservation above the bound is refused by any budget below it.
+  estimateNano = Math.min(estimateNano, MAX_COST_NANO);
   const estimateTokens = inputTokens + outputTokens;
 
   const ops: CounterOp[] = [];

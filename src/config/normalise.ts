@@ -11,6 +11,9 @@ import type {
   ObservabilityConfig, StateConfig, Timeouts,
 } from './types.js';
 
+/** USD per 1,000 web searches on Anthropic-format models without `price.web_search`. */
+const DEFAULT_WEB_SEARCH_USD_PER_1K = 10;
+
 export const DEFAULTS = {
   host: '127.0.0.1',
   port: 4000,
@@ -85,6 +88,8 @@ function normaliseProvider(id: string, p: Obj, unavailable: Map<string, string>,
               output: price.output as number,
               ...(typeof price.cache_read === 'number' ? { cacheRead: price.cache_read } : {}),
               ...(typeof price.cache_write === 'number' ? { cacheWrite: price.cache_write } : {}),
+              // Anthropic's list price for web search, unless configured.
+              ...(typeof price.web_search === 'number' ? { webSearch: price.web_search } : api === 'anthropic' ? { webSearch: DEFAULT_WEB_SEARCH_USD_PER_1K } : {}),
             },
           }
         : {}),

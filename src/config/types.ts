@@ -11,6 +11,8 @@ export interface Price {
   output: number;
   cacheRead?: number;
   cacheWrite?: number;
+  /** USD per 1,000 web search requests (a server tool, reported in usage). */
+  webSearch?: number;
 }
 
 export interface ModelSpec {

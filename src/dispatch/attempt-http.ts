@@ -27,7 +27,7 @@ export async function attemptHttp(ctx: RequestContext, c: Candidate, kind: HttpP
   // Byte pass-through only when the caller's bytes are what goes up and what comes back needs no look inside.
   const same = upstreamFormat.id === ctx.format.id && !ctx.outputGuarded;
   const body = upstreamFormat.id === ctx.format.id
-    ? ctx.format.passThrough.prepareBody(ctx.rawBody!, ctx.body, c.model.upstreamName, chat)
+    ? ctx.format.passThrough.prepareBody(ctx.rawBody!, ctx.body, { model: c.model.upstreamName, maxOutputTokens: c.model.maxOutputTokens }, chat)
     : Buffer.from(JSON.stringify(upstreamFormat.encodeRequest(chat, { model: c.model.upstreamName, maxOutputTokens: c.model.maxOutputTokens })));
   const headers: Record<string, string> = {
     ...c.provider.headers,

@@ -8,6 +8,8 @@
 import { costNanoUsd, formatUsd, nanoToUsd } from '../budget/cost.js';
 import { describeScope, planLimits, settlementOps, unreservedOps, type Limiter, type LimitPlan } from '../budget/plan.js';
 import { GatewayError } from '../core/errors.js';
+import { maxBilledOutputTokens } from '../formats/output-cap.js';
+import { HTTP_PROVIDERS } from '../providers/registry.js';
 import type { CounterOp, ReserveResult } from '../state/store.js';
 import type { Stage } from './compose.js';
 import type { RequestContext } from './context.js';
@@ -25,7 +27,8 @@ export const limits: Stage = async (ctx, next) => {
     modelId: resolution.id,
     candidates: resolution.candidates,
     bodyBytes: ctx.rawBody?.length ?? 0,
-    maxTokens: ctx.chat?.maxTokens,
+    // What each candidate is sent as its output limit, times the choices (thinking budgets included).
+    outputTokens: (c) => maxBilledOutputTokens(ctx.chat!, ctx.format.id, HTTP_PROVIDERS[c.provider.api]?.speaks, c.model.maxOutputTokens),
     now,
   });
   if (!plan) {

@@ -6,14 +6,15 @@
 
 import type { Usage } from '../../core/canonical.js';
 import { spliceTopLevel } from '../../core/json-splice.js';
-import type { PassThrough } from '../types.js';
+import type { EncodeTarget, PassThrough } from '../types.js';
 import { anthropicErrorMessage } from './errors.js';
 import { AnthropicStreamWatch } from './stream-watch.js';
 import { usageFromAnthropic } from './usage.js';
 
 export const anthropicPassThrough: PassThrough = {
-  prepareBody(raw: Buffer, _parsed: unknown, upstreamModel: string): Buffer {
-    return spliceTopLevel(raw, { model: JSON.stringify(upstreamModel) });
+  // `max_tokens` is required in this format, so the caller's body always carries an output cap.
+  prepareBody(raw: Buffer, _parsed: unknown, target: EncodeTarget): Buffer {
+    return spliceTopLevel(raw, { model: JSON.stringify(target.model) });
   },
 
   watchStream() {

@@ -9,23 +9,15 @@
  */
 
 import type { ChatRequest, ContentPart, ToolChoice } from '../../core/canonical.js';
+import { anthropicMaxTokens, DEFAULT_OUTPUT_CAP, EFFORT_BUDGET_TOKENS, thinkingBudget } from '../output-cap.js';
 import type { EncodeTarget } from '../types.js';
 import { invalid, isObject } from './request-decode.js';
 
 type Json = Record<string, unknown>;
 
-/**
- * `max_tokens` when the caller gave none (OpenAI callers may omit it; Anthropic requires it):
- * enough for a long answer, and never above the model's configured output limit.
- */
-export const DEFAULT_MAX_TOKENS = 4096;
-
-/**
- * OpenAI-style `reasoning_effort` → Anthropic `thinking.budget_tokens`. 1024 is Anthropic's
- * minimum budget; `minimal` means "as little reasoning as possible", so thinking stays off.
- * @see https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking
- */
-export const EFFORT_BUDGET_TOKENS = { low: 1024, medium: 4096, high: 16384 } as const;
+/** `max_tokens` when the caller gave none (OpenAI callers may omit it; Anthropic requires it). */
+export const DEFAULT_MAX_TOKENS = DEFAULT_OUTPUT_CAP;
+export { EFFORT_BUDGET_TOKENS };
 
 export function encodeAnthropicRequest(req: ChatRequest, target: EncodeTarget): Record<string, unknown> {
   if (req.unmapped.length > 0) {
@@ -34,10 +26,8 @@ export function encodeAnthropicRequest(req: ChatRequest, target: EncodeTarget): 
   if (req.temperature !== undefined && req.temperature > 1) {
     throw invalid('temperature', 'temperature above 1 cannot be sent to an Anthropic-format model (its range is 0 to 1).');
   }
-  const effort = req.reasoning?.effort;
-  const budget = req.reasoning?.budgetTokens ?? (effort && effort !== 'minimal' ? EFFORT_BUDGET_TOKENS[effort] : undefined);
-
-  const out: Json = { model: target.model, max_tokens: maxTokens(req, target, budget) };
+  const budget = thinkingBudget(req);
+  const out: Json = { model: target.model, max_tokens: anthropicMaxTokens(req, target.maxOutputTokens) };
   const system = encodeSystem(req.system);
   if (system !== undefined) out.system = system;
   out.messages = encodeMessages(req);
@@ -55,16 +45,6 @@ export function encodeAnthropicRequest(req: ChatRequest, target: EncodeTarget): 
   if (budget !== undefined) out.thinking = { type: 'enabled', budget_tokens: budget };
   if (req.stream) out.stream = true;
   return out;
-}
-
-/**
- * The caller's limit is sent as given. A default stays within the model's limit, and leaves room
- * for the answer after a thinking budget (Anthropic requires budget_tokens < max_tokens).
- */
-function maxTokens(req: ChatRequest, target: EncodeTarget, budget: number | undefined): number {
-  if (req.maxTokens !== undefined) return req.maxTokens;
-  const wanted = DEFAULT_MAX_TOKENS + (budget ?? 0);
-  return Math.min(wanted, target.maxOutputTokens ?? wanted);
 }
 
 /** A lone text part becomes the plain string form, which every Anthropic-compatible host accepts. */

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { planLimits, settlementOps, unreservedOps } from '../../../src/budget/plan.js';
-import { resolveModel } from '../../../src/routing/resolve-model.js';
+import type { ChatRequest } from '../../../src/core/canonical.js';
+import { maxBilledOutputTokens } from '../../../src/formats/output-cap.js';
+import { resolveModel, type Candidate } from '../../../src/routing/resolve-model.js';
 import { MemoryStore } from '../../../src/state/memory-store.js';
 import { loadTestConfig } from '../../helpers/start-gateway.js';
 
@@ -25,7 +27,8 @@ const input = (modelId: string, now: number, maxTokens?: number) => ({
   modelId,
   candidates: resolveModel(config, modelId)!.candidates,
   bodyBytes: 300,
-  ...(maxTokens !== undefined ? { maxTokens } : {}),
+  // As the limits stage computes it for the mock provider: the caller's limit, else the model's.
+  outputTokens: (c: Candidate) => maxBilledOutputTokens({ maxTokens } as ChatRequest, 'openai-chat', undefined, c.model.maxOutputTokens),
   now,
 });
 
