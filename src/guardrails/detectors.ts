@@ -63,21 +63,46 @@ const EMAIL_DOMAIN_MAX = 120;
 const EMAIL_RE =
   /(?<![A-Za-z0-9._%+-])[A-Za-z0-9_%+-][A-Za-z0-9._%+-]{0,63}@((?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,8}[A-Za-z]{2,24})(?![A-Za-z0-9-])/g;
 
-/** An address right after `scheme://…` in the same word is URL userinfo or path, not an email. */
-function insideUrl(text: string, start: number): boolean {
-  let i = start;
-  while (i > 0 && !/\s/.test(text[i - 1]!) && start - i < 2048) i--;
-  return text.slice(i, start).includes('://');
+/**
+ * Whether an address is right after `scheme://…` in the same word (then it is URL userinfo or a
+ * path, not an email). The word is looked at up to 2048 characters back. One forward pass serves
+ * every match of a text (they come in order), so many addresses cost no rescans of their words.
+ */
+class UrlContext {
+  private pos = 0;
+  private lastSpace = -1;
+  private lastScheme = -1;
+
+  constructor(private readonly text: string) {}
+
+  insideUrl(start: number): boolean {
+    const t = this.text;
+    for (; this.pos < start; this.pos++) {
+      const c = t.charCodeAt(this.pos);
+      if (isSpaceCode(c)) this.lastSpace = this.pos;
+      // `://` ending here starts two characters back.
+      else if (c === 0x2f && this.pos >= 2 && t.charCodeAt(this.pos - 1) === 0x2f && t.charCodeAt(this.pos - 2) === 0x3a) this.lastScheme = this.pos - 2;
+    }
+    return this.lastScheme >= Math.max(this.lastSpace + 1, start - 2048);
+  }
+}
+
+/** `\s` of a regex, by code: ASCII by table, the rest through the regex itself. */
+function isSpaceCode(c: number): boolean {
+  if (c < 0x80) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+  return /\s/.test(String.fromCharCode(c));
 }
 
 const email: Detector = {
   name: 'email',
   maxSpan: EMAIL_LOCAL_MAX + 1 + EMAIL_DOMAIN_MAX,
-  find: (text) =>
-    spansOf(EMAIL_RE, text, (m) => {
-      if (m[1]!.length > EMAIL_DOMAIN_MAX || insideUrl(text, m.index)) return undefined;
+  find(text) {
+    const url = new UrlContext(text);
+    return spansOf(EMAIL_RE, text, (m) => {
+      if (m[1]!.length > EMAIL_DOMAIN_MAX || url.insideUrl(m.index)) return undefined;
       return { start: m.index, end: m.index + m[0].length };
-    }),
+    });
+  },
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -230,33 +255,99 @@ const awsAccessKey: Detector = { name: 'aws_access_key', maxSpan: 20, find: (tex
 // ---------------------------------------------------------------------------------------------
 // private_key: `-----BEGIN [RSA |EC |OPENSSH |ENCRYPTED |PGP …]PRIVATE KEY[ BLOCK]-----`.
 // Terminated: through the matching END line when only key material (base64, armour headers,
-// whitespace) lies between. Unterminated (so far): the BEGIN line plus the key material lines that
-// follow it (base64 runs of ≥ 16 chars, `Proc-Type:`/`DEK-Info:` headers), running to the end of
-// the text when the text ends inside them or inside a partial END line; prose stops it.
-// Whitespace separates lines, so keys flattened to one line or JSON-escaped (`\n`) still match.
+// whitespace) lies between, within KEY_SEARCH_LIMIT characters. Unterminated (so far): the BEGIN
+// line plus the key material lines that follow it (base64 runs of ≥ 16 chars,
+// `Proc-Type:`/`DEK-Info:` headers), running to the end of the text when the text ends inside
+// them or inside a partial END line; prose stops it. Whitespace separates lines, so keys flattened
+// to one line or JSON-escaped (`\n`) still match.
+//
+// Linear time: the scan is anchored on each BEGIN marker, and what it looks at after one (the
+// next END marker, the run of key-material characters, the shape of the text's end) is found
+// once per text and shared by every marker (KeyTextFacts), so a text made of thousands of
+// markers is not rescanned to its end for each.
 
 const KEY_LABEL = '(?:[A-Z0-9]{1,12} ){0,3}PRIVATE KEY(?: BLOCK)?';
 const KEY_BEGIN_RE = new RegExp(`-----BEGIN ${KEY_LABEL}-----`, 'g');
 const KEY_END_RE = new RegExp(`-----END ${KEY_LABEL}-----`, 'y');
-const KEY_MATERIAL_RE = /^[\sA-Za-z0-9+/=:,.()_-]*$/;
+const KEY_END_MARK = '-----END ';
+const KEY_MATERIAL_RUN_RE = /[\sA-Za-z0-9+/=:,.()_-]*/y;
 const KEY_LINES_RE = /(?:\s+(?:[A-Za-z0-9+/=]{16,}|(?:Proc-Type|DEK-Info|Comment|Version):[^\S\r\n]*[^\s]+))*/y;
-const KEY_TAIL_AT_END_RE = /\s*(?:[A-Za-z0-9+/=]+|-[-A-Z0-9 ]*)?\s*$/y;
+const SPACES_RE = /\s*/y;
 const KEY_SEARCH_LIMIT = 16_384;
+
+const isBase64Code = (c: number): boolean =>
+  (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c === 0x2b || c === 0x2f || c === 0x3d;
+/** `[-A-Z0-9 ]`: what a partial END line is made of. */
+const isEndLineCode = (c: number): boolean => (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x20;
+
+/** What the private_key scan asks about positions after a marker, each answered in amortised O(1). */
+class KeyTextFacts {
+  private endFrom = -1;
+  private endAt = -1;
+  private runStart = -1;
+  private runEnd = -1;
+  private tail?: { contentEnd: number; base64From: number; endLineFrom: number };
+
+  constructor(private readonly text: string) {}
+
+  /** The first END marker at or after `from`, or -1. Searches resume past the last one found. */
+  nextEndMarker(from: number): number {
+    if (this.endFrom < 0 || from < this.endFrom || (this.endAt >= 0 && from > this.endAt)) {
+      this.endFrom = from;
+      this.endAt = this.text.indexOf(KEY_END_MARK, from);
+    }
+    return this.endAt;
+  }
+
+  /** Where the run of key-material characters starting at `from` ends (runs are measured once). */
+  materialEnd(from: number): number {
+    if (from < this.runStart || from > this.runEnd) {
+      KEY_MATERIAL_RUN_RE.lastIndex = from;
+      this.runStart = from;
+      this.runEnd = from + KEY_MATERIAL_RUN_RE.exec(this.text)![0].length;
+    }
+    return this.runEnd;
+  }
+
+  /**
+   * Whether everything from `from` on is whitespace, then nothing, a base64 run or a partial END
+   * line (`-` then `[-A-Z0-9 ]`), then whitespace: the text ends inside the key.
+   */
+  endsInKey(from: number): boolean {
+    const t = this.text;
+    const tail = (this.tail ??= this.tailShape());
+    SPACES_RE.lastIndex = from;
+    const s = from + SPACES_RE.exec(t)![0].length;
+    return s >= tail.contentEnd || s >= tail.base64From || (t.charCodeAt(s) === 0x2d && s >= tail.endLineFrom);
+  }
+
+  /** Reading back from the end: the last non-space, and the runs of each kind that end there. */
+  private tailShape(): { contentEnd: number; base64From: number; endLineFrom: number } {
+    const t = this.text;
+    let contentEnd = t.length;
+    while (contentEnd > 0 && isSpaceCode(t.charCodeAt(contentEnd - 1))) contentEnd--;
+    let base64From = contentEnd;
+    while (base64From > 0 && isBase64Code(t.charCodeAt(base64From - 1))) base64From--;
+    let endLineFrom = contentEnd;
+    while (endLineFrom > 0 && isEndLineCode(t.charCodeAt(endLineFrom - 1))) endLineFrom--;
+    return { contentEnd, base64From, endLineFrom };
+  }
+}
 
 const privateKey: Detector = {
   name: 'private_key',
   maxSpan: '-----BEGIN '.length + 3 * 13 + 'PRIVATE KEY BLOCK-----'.length,
   find(text) {
     const out: Span[] = [];
+    const facts = new KeyTextFacts(text);
     KEY_BEGIN_RE.lastIndex = 0;
     for (let m = KEY_BEGIN_RE.exec(text); m; m = KEY_BEGIN_RE.exec(text)) {
       const bodyStart = m.index + m[0].length;
-      let end = terminatedEnd(text, bodyStart);
+      let end = terminatedEnd(text, bodyStart, facts);
       if (end === undefined) {
         KEY_LINES_RE.lastIndex = bodyStart;
         end = bodyStart + KEY_LINES_RE.exec(text)![0].length;
-        KEY_TAIL_AT_END_RE.lastIndex = end;
-        if (KEY_TAIL_AT_END_RE.test(text)) end = text.length;
+        if (facts.endsInKey(end)) end = text.length;
       }
       out.push({ start: m.index, end });
       KEY_BEGIN_RE.lastIndex = end;
@@ -265,9 +356,9 @@ const privateKey: Detector = {
   },
 };
 
-function terminatedEnd(text: string, bodyStart: number): number | undefined {
-  const at = text.indexOf('-----END ', bodyStart);
-  if (at < 0 || at - bodyStart > KEY_SEARCH_LIMIT || !KEY_MATERIAL_RE.test(text.slice(bodyStart, at))) return undefined;
+function terminatedEnd(text: string, bodyStart: number, facts: KeyTextFacts): number | undefined {
+  const at = facts.nextEndMarker(bodyStart);
+  if (at < 0 || at - bodyStart > KEY_SEARCH_LIMIT || facts.materialEnd(bodyStart) < at) return undefined;
   KEY_END_RE.lastIndex = at;
   const end = KEY_END_RE.exec(text);
   return end ? at + end[0].length : undefined;

@@ -13,6 +13,13 @@
  * The last STREAM_CONTEXT characters already sent stay available as left context, so lookbehinds
  * and the `Bearer ` prefix still work across the cut.
  *
+ * Cost stays linear in the stream: a delta normally rescans only the hold-back and itself. When a
+ * match still growing holds more than that (a 200 KB token arriving in small deltas), the held text
+ * is rescanned only once the text received since the last scan is at least half the excess
+ * (rescanWorthIt); until then new text simply joins the held text, which is always safe, and the
+ * held text grows geometrically between scans. The price: after a very long held match, the text
+ * that follows it waits for that rescan (or the block's end).
+ *
  * Redactions replace the match with `[REDACTED:<label>]` in the re-emitted delta (same index and
  * kind). A block stops the stream: a final `error` event names the guardrail (never the text) and
  * the upstream is closed. Held text is flushed at the block's `block_stop`, before
@@ -49,6 +56,8 @@ interface BlockState {
   context: string;
   /** JSON lexer state at the start of `pending`. */
   lex: JsonLexState;
+  /** `pending.length` right after the last scan: what that scan held back. */
+  held: number;
 }
 
 type Step = { emit: string } | { blocked: string };
@@ -95,11 +104,11 @@ class StreamGuard {
           if (b && b.kind !== d.kind) stop = this.flush(ev.index, out);
           if (stop) break;
           if (!b || b.kind !== d.kind) {
-            b = { kind: d.kind, pending: '', context: '', lex: JSON_START };
+            b = { kind: d.kind, pending: '', context: '', lex: JSON_START, held: 0 };
             this.blocks.set(ev.index, b);
           }
           b.pending += d.kind === 'text' ? d.text : d.json;
-          stop = this.emit(ev.index, b, this.step(b, false), out);
+          if (this.rescanWorthIt(b)) stop = this.emit(ev.index, b, this.step(b, false), out);
           break;
         }
         case 'block_stop':
@@ -147,6 +156,16 @@ class StreamGuard {
     return false;
   }
 
+  /**
+   * Whether to scan now: always when the last scan held no more than the hold-back; otherwise once
+   * the text received since is at least half of the excess, so a scan of n held characters is paid
+   * for by about n/3 new ones (amortised linear).
+   */
+  private rescanWorthIt(b: BlockState): boolean {
+    const excess = b.held - this.hold;
+    return excess <= 0 || 2 * (b.pending.length - b.held) >= excess;
+  }
+
   /** Scans what is pending (with left context) and releases the part no future text can change. */
   private step(b: BlockState, final: boolean): Step {
     if (b.pending.length === 0) return { emit: '' };
@@ -177,6 +196,7 @@ class StreamGuard {
     b.context = (b.context + view.slice(base, cut)).slice(-STREAM_CONTEXT);
     if (lex) b.lex = rel === b.pending.length ? lex.end : lexJson(raw, b.lex).end;
     b.pending = b.pending.slice(rel);
+    b.held = b.pending.length;
     return { emit };
   }
 

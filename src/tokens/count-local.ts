@@ -23,6 +23,7 @@
 import { createRequire } from 'node:module';
 import type { ChatRequest, ContentPart } from '../core/canonical.js';
 import type { ModelSpec } from '../config/types.js';
+import { countInPieces } from './bpe-pieces.js';
 
 export type TokenizerEncoding = 'o200k_base' | 'cl100k_base';
 
@@ -65,6 +66,11 @@ function encodingFor(name: TokenizerEncoding): Encoding {
 /** Special-token text in a prompt (`<|endoftext|>`) is ordinary text to count, not an error. */
 const AS_TEXT = { disallowedSpecial: new Set<string>() };
 
+/** Tokens of `text`, long runs cut first so the cost stays linear (see bpe-pieces.ts). */
+function countText(enc: Encoding, text: string): number {
+  return countInPieces(text, (piece) => enc.countTokens(piece, AS_TEXT));
+}
+
 const O200K_FAMILIES = /^(?:gpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|chatgpt-4o|gpt-oss|o1|o3|o4)(?![a-z0-9])/;
 const CL100K_FAMILIES = /^(?:gpt-4(?![a-z0-9.])|gpt-3\.5(?![0-9]))/;
 
@@ -88,7 +94,7 @@ export function countInputTokensLocally(chat: ChatRequest, model: ModelSpec): Lo
     if (s.length === 0) return 0;
     let n = memo.get(s);
     if (n === undefined) {
-      n = enc.countTokens(s, AS_TEXT);
+      n = countText(enc, s);
       memo.set(s, n);
     }
     return n;
@@ -141,5 +147,5 @@ export function countInputTokensLocally(chat: ChatRequest, model: ModelSpec): Lo
 /** Tokens of generated text (what a cut stream had relayed) with the model family's tokenizer. */
 export function countTextTokensLocally(text: string, model: ModelSpec): number {
   if (text.length === 0) return 0;
-  return encodingFor(encodingForModel(model.upstreamName).encoding).countTokens(text, AS_TEXT);
+  return countText(encodingFor(encodingForModel(model.upstreamName).encoding), text);
 }
