@@ -19,6 +19,9 @@ export const DEFAULTS = {
   port: 4000,
   bodyLimitBytes: 4 * 1024 * 1024,
   shutdownGraceMs: 10_000,
+  headersTimeoutMs: 30_000,
+  bodyReadTimeoutMs: 30_000,
+  requestTimeoutMs: 120_000,
   timeouts: { connectMs: 10_000, firstByteMs: 60_000, totalMs: 600_000 },
   anthropicBaseUrl: 'https://api.anthropic.com',
   webhookTimeoutMs: 2000,
@@ -241,7 +244,8 @@ export function normalise(data: Obj, source: string, unavailable: Map<string, st
       includePrompts: log.include_prompts === true,
     },
     metrics: {
-      enabled: metrics.enabled !== false,
+      // Off unless there is a way to protect it (check-config refuses `enabled: true` without one).
+      enabled: typeof metrics.enabled === 'boolean' ? metrics.enabled : typeof metrics.admin_key === 'string' || typeof metrics.port === 'number',
       ...(typeof metrics.admin_key === 'string' ? { adminKey: metrics.admin_key } : {}),
       ...(typeof metrics.port === 'number' ? { port: metrics.port } : {}),
     },
@@ -274,6 +278,9 @@ export function normalise(data: Obj, source: string, unavailable: Map<string, st
       port: num(server.port, DEFAULTS.port),
       bodyLimitBytes: server.body_limit === undefined ? DEFAULTS.bodyLimitBytes : parseBodyLimit(server.body_limit as string | number),
       shutdownGraceMs: num(server.shutdown_grace_ms, DEFAULTS.shutdownGraceMs),
+      headersTimeoutMs: num(server.headers_timeout_ms, DEFAULTS.headersTimeoutMs),
+      bodyReadTimeoutMs: num(server.body_read_timeout_ms, DEFAULTS.bodyReadTimeoutMs),
+      requestTimeoutMs: num(server.request_timeout_ms, DEFAULTS.requestTimeoutMs),
     },
     providers, models, aliases, roles, keys, routing, budgets, rateLimits, state, observability, guardrails,
   });

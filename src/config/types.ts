@@ -171,6 +171,7 @@ export interface StateConfig {
 
 export interface ObservabilityConfig {
   log: { level: 'debug' | 'info' | 'warn' | 'error'; format: 'auto' | 'json' | 'pretty'; file?: string; includePrompts: boolean };
+  /** Enabled only with an admin key (main port) or a port of its own: /metrics is never public by default. */
   metrics: { enabled: boolean; adminKey?: string; port?: number };
   /** Undefined: traces off. */
   traces?: { otlpEndpoint: string; serviceName: string; headers: Readonly<Record<string, string>> };
@@ -198,6 +199,12 @@ export interface ServerConfig {
   port: number;
   bodyLimitBytes: number;
   shutdownGraceMs: number;
+  /** All request headers must arrive within this (Node's headersTimeout; 408 otherwise). */
+  headersTimeoutMs: number;
+  /** The whole body must arrive within this once reading starts (408 in the caller's format). */
+  bodyReadTimeoutMs: number;
+  /** Backstop for receiving a whole request (Node's requestTimeout); never limits responses. */
+  requestTimeoutMs: number;
 }
 
 export interface GatewayConfig {

@@ -8,6 +8,8 @@ export type ErrorCode =
   | 'invalid_json'
   | 'invalid_request'
   | 'body_too_large'
+  | 'headers_too_large'
+  | 'request_timeout'
   | 'missing_api_key'
   | 'invalid_api_key'
   | 'model_not_found'
@@ -53,6 +55,9 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, CatalogueEntry>> = {
   invalid_json: { status: 400, kind: 'invalid_request', retryable: false },
   invalid_request: { status: 400, kind: 'invalid_request', retryable: false },
   body_too_large: { status: 413, kind: 'too_large', retryable: false },
+  headers_too_large: { status: 431, kind: 'too_large', retryable: false },
+  // The request did not arrive in time (a slow or stalled client): 408, which SDKs retry.
+  request_timeout: { status: 408, kind: 'timeout', retryable: true },
   missing_api_key: { status: 401, kind: 'authentication', retryable: false },
   invalid_api_key: { status: 401, kind: 'authentication', retryable: false },
   model_not_allowed: { status: 403, kind: 'permission', retryable: false },

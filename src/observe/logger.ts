@@ -1,10 +1,13 @@
 /**
  * Structured logging: one JSON object per line by default; a readable, coloured form for a
  * terminal. Secrets never reach here: callers pass key ids, never keys, and catalogue messages.
+ * Top-level string fields are bounded (bound-field.ts); the readable form escapes control
+ * characters (JSON escapes them already), so no field can forge a line or drive the terminal.
  */
 
 import { createWriteStream } from 'node:fs';
 import { Chalk } from 'chalk';
+import { boundField, escapeControls, MAX_FIELD_CHARS } from './bound-field.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -32,7 +35,8 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
     log(level, msg, fields) {
       if (RANK[level] < min) return;
       const time = new Date().toISOString();
-      write((pretty ? pretty(time, level, msg, fields ?? {}) : JSON.stringify({ time, level, msg, ...fields })) + '\n');
+      const f = boundFields(fields ?? {});
+      write((pretty ? pretty(time, level, msg, f) : JSON.stringify({ time, level, msg, ...f })) + '\n');
     },
     enabled: (level) => RANK[level] >= min,
   };
@@ -48,36 +52,48 @@ export function fileWriter(path: string): { write: (line: string) => void; close
   };
 }
 
+/** The same fields, with over-long strings cut (a copy only when one is). */
+function boundFields(fields: Record<string, unknown>): Record<string, unknown> {
+  let out: Record<string, unknown> | undefined;
+  for (const k in fields) {
+    const v = fields[k];
+    if (typeof v === 'string' && v.length > MAX_FIELD_CHARS) (out ??= { ...fields })[k] = boundField(v);
+  }
+  return out ?? fields;
+}
+
 type Paint = InstanceType<typeof Chalk>;
 
 function prettyLine(c: Paint) {
   const levelColour: Record<LogLevel, (s: string) => string> = { debug: c.gray, info: c.cyan, warn: c.yellow, error: c.red };
+  // Every value is escaped before colouring (the colours are the only escapes written).
+  const text = (v: unknown): string => escapeControls(typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v)));
   return (time: string, level: LogLevel, msg: string, f: Record<string, unknown>): string => {
     const clock = c.gray(time.slice(11, 23));
     if (msg === 'request' && typeof f.status === 'number') {
       const status = f.status >= 500 ? c.red(String(f.status)) : f.status >= 400 ? c.yellow(String(f.status)) : c.green(String(f.status));
-      const route = f.served_model && f.served_model !== f.model ? `${f.model} → ${f.served_model}` : String(f.model ?? '');
+      const route = f.served_model && f.served_model !== f.model ? `${text(f.model)} → ${text(f.served_model)}` : text(f.model ?? '');
       const parts = [
         clock,
         status,
-        String(f.endpoint),
+        text(f.endpoint),
         route,
         `${f.latency_ms} ms`,
         f.stream ? 'stream' : '',
         f.input_tokens !== undefined ? `in ${f.input_tokens} out ${f.output_tokens ?? 0}` : '',
         typeof f.cost_usd === 'number' ? `$${f.cost_usd.toFixed(6)}` : '',
         Number(f.attempts) > 1 ? `${f.attempts} attempts` : '',
-        f.error_code ? c.red(`${f.error_code} (${f.fault})`) : '',
-        f.key_id ? c.gray(`key ${f.key_id}`) : '',
-        c.gray(String(f.correlation_id)),
+        f.error_code ? c.red(`${text(f.error_code)} (${text(f.fault)})`) : '',
+        f.key_id ? c.gray(`key ${text(f.key_id)}`) : '',
+        c.gray(text(f.correlation_id)),
       ];
       return parts.filter((p) => p !== '').join('  ');
     }
     const rest = Object.entries(f)
       .filter(([, v]) => v !== undefined)
-      .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+      .map(([k, v]) => `${escapeControls(k)}=${text(v)}`)
       .join(' ');
-    return `${clock}  ${levelColour[level](level.toUpperCase())}  ${msg}${rest ? '  ' + c.gray(rest) : ''}`;
+    return `${clock}  ${levelColour[level](level.toUpperCase())}  ${escapeControls(msg)}${rest ? '  ' + c.gray(rest) : ''}`;
   };
 }
 

@@ -42,6 +42,10 @@ export interface GatewayMetricsOptions {
   budgetsTimeoutMs?: number;
   /** Read at every scrape: the targets whose circuit is open or half-open, e.g. `() => breakers.cooling()`. */
   cooling?: () => readonly string[];
+  /** Read at every scrape: spans the trace exporter has dropped so far (queue full, collector slow). */
+  traceSpansDropped?: () => number;
+  /** Read at every scrape: bytes of serialised spans waiting for export (bounded). */
+  traceQueueBytes?: () => number;
 }
 
 /** Request duration (whole request, seconds). */
@@ -212,6 +216,29 @@ export class GatewayMetrics implements Telemetry {
         this.set(n);
       },
     });
+    const droppedFn = opts.traceSpansDropped;
+    if (droppedFn) {
+      new Counter({
+        name: 'gateway_trace_spans_dropped_total',
+        help: 'Spans not exported because the trace queue was full (a slow or unreachable collector).',
+        registers,
+        collect() {
+          this.reset();
+          this.inc(Math.max(0, droppedFn()));
+        },
+      });
+    }
+    const queueBytesFn = opts.traceQueueBytes;
+    if (queueBytesFn) {
+      new Gauge({
+        name: 'gateway_trace_queue_bytes',
+        help: 'Bytes of serialised spans waiting for export (bounded: beyond it spans are dropped).',
+        registers,
+        collect() {
+          this.set(Math.max(0, queueBytesFn()));
+        },
+      });
+    }
   }
 
   /** Replaces the label allow-lists (after a config reload). Omitted lists are left as they are. */

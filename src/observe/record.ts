@@ -5,6 +5,7 @@
  */
 
 import type { GatewayError } from '../core/errors.js';
+import { boundField } from './bound-field.js';
 
 /** Who a failure is to blame on. */
 export type FaultDomain = 'caller' | 'policy' | 'provider' | 'gateway';
@@ -67,7 +68,7 @@ export interface RequestRecord {
 }
 
 const CALLER_CODES = new Set([
-  'invalid_json', 'invalid_request', 'body_too_large', 'missing_api_key', 'invalid_api_key', 'model_not_found',
+  'invalid_json', 'invalid_request', 'body_too_large', 'headers_too_large', 'request_timeout', 'missing_api_key', 'invalid_api_key', 'model_not_found',
   'route_not_found', 'method_not_allowed', 'provider_key_not_allowed', 'provider_key_required', 'provider_key_rejected',
 ]);
 const POLICY_CODES = new Set(['model_not_allowed', 'tool_not_allowed', 'budget_exceeded', 'rate_limit_exceeded', 'guardrail_blocked']);
@@ -122,7 +123,8 @@ export function buildRecord(i: RecordInput): RequestRecord {
     endpoint: i.endpoint,
     key_id: i.keyId,
     role: i.role,
-    model: i.model,
+    // The caller's own text: bounded before the log, the metrics and the traces see it.
+    model: i.model !== undefined ? boundField(i.model) : undefined,
     provider: i.servedProvider,
     served_model: i.servedModel,
     attempts: i.attempts.length,

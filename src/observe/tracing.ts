@@ -13,15 +13,14 @@
  * Written by hand rather than with the OpenTelemetry SDK: spans here are made from recorded
  * timestamps with known ids, and the current SDK and exporter releases require Node >= 22.
  *
- * Export is batched (every `flushIntervalMs`, or as soon as `maxBatchSpans` are queued) and
- * drained on close(). Export failures never reach the request path: they are counted in
- * `stats` and logged once per outage.
+ * Export (batched, bounded in spans and bytes, failures counted and never reaching the request
+ * path) is otlp-export.ts. String attributes and span names are bounded (bound-field.ts).
  */
 
 import { randomBytes } from 'node:crypto';
-import http from 'node:http';
-import https from 'node:https';
+import { boundField } from './bound-field.js';
 import type { Logger } from './logger.js';
+import { OtlpSpanExport, type TracingStats } from './otlp-export.js';
 import type { AttemptRecord, RequestRecord, Telemetry } from './record.js';
 
 export interface OtlpTracingOptions {
@@ -45,6 +44,8 @@ export interface OtlpTracingOptions {
   maxBatchSpans?: number;
   /** Spans queued beyond this are dropped (and counted). Default 4096. */
   maxQueueSpans?: number;
+  /** Serialised spans queued beyond this many bytes are dropped (and counted). Default 8 MiB. */
+  maxQueueBytes?: number;
   /** Per export request. Default 10000. */
   exportTimeoutMs?: number;
   /**
@@ -126,13 +127,12 @@ export function unixNano(ms: number): string {
 }
 
 const MAX_STRING = 1024;
-const MAX_CONCURRENT_EXPORTS = 2;
 const MAX_NAME = 256;
 
 class Attrs {
   readonly list: OtlpKeyValue[] = [];
   str(key: string, v: string | undefined): this {
-    if (v !== undefined && v !== '') this.list.push({ key, value: { stringValue: v.length > MAX_STRING ? v.slice(0, MAX_STRING) : v } });
+    if (v !== undefined && v !== '') this.list.push({ key, value: { stringValue: boundField(v, MAX_STRING) } });
     return this;
   }
   int(key: string, v: number | undefined): this {
@@ -161,45 +161,16 @@ function operationOf(endpoint: string): string | undefined {
 
 const spanId = () => randomBytes(8).toString('hex');
 const traceId = () => randomBytes(16).toString('hex');
-const clip = (s: string) => (s.length > MAX_NAME ? s.slice(0, MAX_NAME) : s);
+const clip = (s: string) => boundField(s, MAX_NAME);
 
-export interface TracingStats {
-  /** Spans the collector accepted (2xx). */
-  exported: number;
-  /** Spans in exports that failed (network error, timeout or non-2xx). */
-  failed: number;
-  /** Spans dropped because the queue was full or the tracer was closed. */
-  dropped: number;
-}
+export type { TracingStats } from './otlp-export.js';
 
 export class OtlpTracing implements Telemetry {
-  readonly stats: TracingStats = { exported: 0, failed: 0, dropped: 0 };
-
-  private readonly url: URL;
-  private readonly headers: Record<string, string>;
-  private readonly agent: http.Agent;
-  private readonly resource: { attributes: OtlpKeyValue[] };
   private readonly kinds: Map<string, string>;
-  private readonly maxBatch: number;
-  private readonly maxQueue: number;
-  private readonly timeoutMs: number;
   private readonly respectSampling: boolean;
-  private readonly logger?: Pick<Logger, 'log'>;
-  private readonly timer: NodeJS.Timeout;
-
-  private queue: OtlpSpan[] = [];
-  private readonly inflight = new Set<Promise<void>>();
-  private flushScheduled = false;
-  private closed = false;
-  private failing = false;
+  private readonly exporter: OtlpSpanExport;
 
   constructor(opts: OtlpTracingOptions) {
-    this.url = new URL(opts.endpoint);
-    if (this.url.protocol !== 'http:' && this.url.protocol !== 'https:') {
-      throw new Error(`The OTLP traces endpoint must be an http(s) URL, not ${this.url.protocol}`);
-    }
-    this.headers = { ...opts.headers, 'content-type': 'application/json' };
-    this.agent = this.url.protocol === 'https:' ? new https.Agent({ keepAlive: true, maxSockets: 4 }) : new http.Agent({ keepAlive: true, maxSockets: 4 });
     const res = new Attrs().str('service.name', opts.serviceName).str('service.version', opts.serviceVersion);
     res.str('telemetry.sdk.language', 'nodejs').str('telemetry.sdk.name', 'gateway');
     for (const [k, v] of Object.entries(opts.resourceAttributes ?? {})) {
@@ -208,53 +179,48 @@ export class OtlpTracing implements Telemetry {
       else if (Number.isInteger(v)) res.int(k, v);
       else res.dbl(k, v);
     }
-    this.resource = { attributes: res.list };
+    this.exporter = new OtlpSpanExport({
+      ...opts,
+      resource: { attributes: res.list },
+      maxBatchSpans: Math.max(1, opts.maxBatchSpans ?? 100),
+      maxQueueSpans: opts.maxQueueSpans ?? 4096,
+      maxQueueBytes: opts.maxQueueBytes ?? 8 * 1024 * 1024,
+      flushIntervalMs: opts.flushIntervalMs ?? 1000,
+      exportTimeoutMs: opts.exportTimeoutMs ?? 10_000,
+    });
     this.kinds = new Map();
     const p = opts.providers;
     if (p instanceof Map) for (const [id, v] of p) this.kinds.set(id, v.api);
     else if (p) for (const [id, api] of Object.entries(p as Record<string, string>)) this.kinds.set(id, api);
-    this.maxBatch = Math.max(1, opts.maxBatchSpans ?? 100);
-    this.maxQueue = Math.max(this.maxBatch, opts.maxQueueSpans ?? 4096);
-    this.timeoutMs = opts.exportTimeoutMs ?? 10_000;
     this.respectSampling = opts.respectParentSampling ?? true;
-    this.logger = opts.logger;
-    this.timer = setInterval(() => this.pump(), Math.max(10, opts.flushIntervalMs ?? 1000));
-    this.timer.unref();
+  }
+
+  /** Exported, failed and dropped span counts. */
+  get stats(): TracingStats {
+    return this.exporter.stats;
+  }
+
+  /** Bytes of serialised spans waiting for export (bounded by `maxQueueBytes`). */
+  get queuedBytes(): number {
+    return this.exporter.queuedBytes;
   }
 
   onRequest(record: RequestRecord, detail: { attempts: readonly AttemptRecord[]; traceparent?: string; startEpochMs: number }): void {
     try {
       const spans = this.spansOf(record, detail);
-      if (spans.length === 0) return;
-      if (this.closed || this.queue.length + spans.length > this.maxQueue) {
-        this.stats.dropped += spans.length;
-        return;
-      }
-      this.queue.push(...spans);
-      if (this.queue.length >= this.maxBatch && !this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(() => {
-          this.flushScheduled = false;
-          this.pump();
-        });
-      }
+      if (spans.length > 0) this.exporter.enqueue(spans);
     } catch {
       // Tracing never breaks a request.
     }
   }
 
   /** Exports everything queued now and waits for every export under way. Never rejects. */
-  async flush(): Promise<void> {
-    this.pump();
-    while (this.inflight.size > 0) await Promise.race(this.inflight);
+  flush(): Promise<void> {
+    return this.exporter.flush();
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    clearInterval(this.timer);
-    await this.flush();
-    this.agent.destroy();
+  close(): Promise<void> {
+    return this.exporter.close();
   }
 
   /** The spans of one finished request (exported for tests and for other sinks). */
@@ -353,66 +319,5 @@ export class OtlpTracing implements Telemetry {
       });
     });
     return spans;
-  }
-
-  /** Starts exports of queued spans, up to MAX_CONCURRENT_EXPORTS at a time; the rest wait in the queue. */
-  private pump(): void {
-    while (this.queue.length > 0 && this.inflight.size < MAX_CONCURRENT_EXPORTS) {
-      const batch = this.queue.splice(0, this.maxBatch);
-      const p: Promise<void> = this.send(batch).finally(() => {
-        this.inflight.delete(p);
-        this.pump();
-      });
-      this.inflight.add(p);
-    }
-  }
-
-  private send(spans: OtlpSpan[]): Promise<void> {
-    const body = JSON.stringify({
-      resourceSpans: [{ resource: this.resource, scopeSpans: [{ scope: { name: 'gateway' }, spans }] }],
-    });
-    return new Promise<void>((resolve) => {
-      let settled = false;
-      const done = (err?: string) => {
-        if (settled) return;
-        settled = true;
-        if (err === undefined) {
-          this.stats.exported += spans.length;
-          this.failing = false;
-        } else {
-          this.stats.failed += spans.length;
-          if (!this.failing) {
-            this.failing = true;
-            try {
-              this.logger?.log('warn', 'trace export failed', { otlp_endpoint: `${this.url.origin}${this.url.pathname}`, error: err, spans: spans.length });
-            } catch {
-              // ignore
-            }
-          }
-        }
-        resolve();
-      };
-      try {
-        const mod = this.url.protocol === 'https:' ? https : http;
-        const req = mod.request(this.url, {
-          method: 'POST',
-          agent: this.agent,
-          headers: { ...this.headers, 'content-length': Buffer.byteLength(body) },
-          timeout: this.timeoutMs,
-        });
-        req.on('response', (res) => {
-          const code = res.statusCode ?? 0;
-          done(code >= 200 && code < 300 ? undefined : `HTTP ${code}`);
-          res.on('error', () => {});
-          res.resume();
-        });
-        req.on('timeout', () => req.destroy(new Error(`timed out after ${this.timeoutMs} ms`)));
-        req.on('error', (e) => done(e.message));
-        req.on('close', () => done('connection closed'));
-        req.end(body);
-      } catch (e) {
-        done((e as Error).message);
-      }
-    });
   }
 }

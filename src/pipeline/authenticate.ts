@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { KeyConfig } from '../config/types.js';
 import { GatewayError } from '../core/errors.js';
+import { leaveBodyUnread, REFUSED_DISCARD } from '../server/unread-body.js';
 import type { Stage } from './compose.js';
 
 /** The gateway key from `Authorization: Bearer <key>` or `x-api-key: <key>` (Anthropic clients). */
@@ -25,11 +26,18 @@ export function findKey(keys: readonly KeyConfig[], presented: string): KeyConfi
   return found;
 }
 
+/**
+ * From the headers alone, before the body is read: a caller without a valid key gets its 401
+ * without the gateway buffering a byte of what it sends (the rest is dropped, bounded).
+ */
 export const authenticate: Stage = async (ctx, next) => {
   const key = presentedKey(ctx.req.headers);
-  if (!key) throw new GatewayError('missing_api_key', 'No API key was provided. Send it as "Authorization: Bearer <key>".');
-  const entry = findKey(ctx.config.keys, key);
-  if (!entry) throw new GatewayError('invalid_api_key', 'The API key is not valid for this gateway.');
+  const entry = key ? findKey(ctx.config.keys, key) : undefined;
+  if (!entry) {
+    leaveBodyUnread(ctx.req, REFUSED_DISCARD);
+    if (!key) throw new GatewayError('missing_api_key', 'No API key was provided. Send it as "Authorization: Bearer <key>".');
+    throw new GatewayError('invalid_api_key', 'The API key is not valid for this gateway.');
+  }
   ctx.principal = { keyId: entry.id, role: entry.role };
   await next();
 };

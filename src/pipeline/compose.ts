@@ -4,8 +4,8 @@
  *   correlation  → X-Correlation-ID fixed before anything can fail
  *   observe      → start clock            ↩ one log line after the response is written
  *   render       →                        ↩ write ctx.reply (JSON or SSE) or render the GatewayError
+ *   authenticate → gateway key → principal (headers only: before any body byte is buffered)
  *   parse-body   → size limit, JSON.parse once
- *   authenticate → gateway key → principal
  *   authorise    → model id | alias → candidates; role check
  *   (byok, guardrails, budget join here)
  *   dispatch     → innermost: provider call; sets ctx.reply

@@ -2,6 +2,7 @@ import { GatewayError } from '../core/errors.js';
 import { parseJsonStrict } from '../core/parse-json-strict.js';
 import type { Stage } from './compose.js';
 import type { RequestContext } from './context.js';
+import { BODY_REFUSED, leaveBodyUnread, oversizedDiscard, REFUSED_DISCARD, sendContinue } from '../server/unread-body.js';
 
 /** Size limit, JSON.parse once, then the canonical view in the caller's format. */
 export const parseBody: Stage = async (ctx, next) => {
@@ -24,19 +25,21 @@ async function readJson(ctx: RequestContext): Promise<void> {
 }
 
 /**
- * The whole body, bounded by the limit. Plain 'data'/'end' listeners: an async iterator over the
- * request costs several objects per request on the hot path.
+ * The whole body, bounded by the limit and by `server.body_read_timeout_ms`. Plain 'data'/'end'
+ * listeners: an async iterator over the request costs several objects per request on the hot path.
+ * A body over the limit is not read further (the 413 goes out while the rest is dropped, see
+ * server/unread-body.ts); a client that leaves mid-upload is a caller event (499), not a failure.
  */
 function readBody(ctx: RequestContext): Promise<Buffer> {
-  const limit = ctx.config.server.bodyLimitBytes;
+  const { req, res } = ctx;
+  const { bodyLimitBytes: limit, bodyReadTimeoutMs } = ctx.config.server;
   const tooLarge = () => {
-    // The rest of the body is not read; the connection cannot be reused.
-    ctx.responseHeaders.connection = 'close';
+    leaveBodyUnread(req, oversizedDiscard(limit));
     return new GatewayError('body_too_large', `The request body exceeds the limit of ${limit} bytes.`);
   };
-  const declared = Number(ctx.req.headers['content-length']);
+  const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge());
-  const req = ctx.req;
+  sendContinue(res);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -54,22 +57,45 @@ function readBody(ctx: RequestContext): Promise<Buffer> {
       cleanup();
       resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
     };
-    const onFail = (err?: Error) => {
+    const onCut = () => {
       cleanup();
-      reject(err ?? new GatewayError('invalid_request', 'The request body was cut off.'));
+      // Always this error, whichever of the request's or the response's 'close' came first (the
+      // response's aborts the signal with a plain Error, which would render as a 500).
+      const gone = new GatewayError('client_disconnected', 'The client closed the connection during the upload.');
+      ctx.signal.abort(gone);
+      reject(gone);
     };
     const onClose = () => {
-      if (!req.complete) onFail();
+      if (!req.complete) onCut();
     };
+    // The HTTP parser refused the rest of the body (bad chunked framing): answered here, in the
+    // caller's format and with the request's own id, and the connection is not reused.
+    const onRefused = (err: GatewayError) => {
+      cleanup();
+      ctx.responseHeaders.connection = 'close';
+      reject(err);
+    };
+    const onTimeout = () => {
+      cleanup();
+      req.pause();
+      leaveBodyUnread(req, REFUSED_DISCARD);
+      reject(new GatewayError('request_timeout', `The request body did not arrive within ${bodyReadTimeoutMs} ms.`));
+    };
+    const timer = setTimeout(onTimeout, bodyReadTimeoutMs);
     const cleanup = () => {
+      clearTimeout(timer);
       req.off('data', onData);
       req.off('end', onEnd);
-      req.off('error', onFail);
+      req.off('error', onCut);
       req.off('close', onClose);
+      req.off(BODY_REFUSED, onRefused);
     };
     req.on('data', onData);
     req.on('end', onEnd);
-    req.on('error', onFail);
+    req.on('error', onCut);
     req.on('close', onClose);
+    req.on(BODY_REFUSED, onRefused);
+    // Gone before its body was read at all: no 'close' is coming any more.
+    if (req.destroyed && !req.complete) onCut();
   });
 }

@@ -1,9 +1,10 @@
 /**
  * The node:http server: correlation id first, then the route's pipeline; /health without auth;
- * 404/405 in the caller's format; graceful close that lets in-flight requests and streams finish.
+ * 404/405 in the caller's format; requests the HTTP parser refuses answered in the same contract
+ * (protocol-errors.ts); graceful close that lets in-flight requests and streams finish.
  */
 
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { GatewayConfig } from '../config/types.js';
 import { CancelSignal } from '../core/cancel.js';
@@ -24,7 +25,9 @@ import { budgetRows } from '../budget/report.js';
 import { presentedKey } from '../pipeline/authenticate.js';
 import { sameSecret } from '../core/secrets.js';
 import type { StateStore } from '../state/store.js';
+import { answerProtocolError } from './protocol-errors.js';
 import { formatForUnknownPath, ROUTES, type Route } from './routes.js';
+import { leaveBodyUnread, REFUSED_DISCARD } from './unread-body.js';
 import { writeJson } from './write.js';
 
 export interface GatewayOptions {
@@ -63,6 +66,8 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
         processMetrics: true,
         cooling: () => runtime.breakers.cooling(),
         budgets: async () => (await budgetRows(runtime.config, runtime.limits, Date.now())).map((r) => ({ id: r.id, remainingUsd: r.remainingUsd })),
+        // Only with traces on (the tracer is made just below; read at scrape time).
+        ...(obs.traces ? { traceSpansDropped: () => tracing?.stats.dropped ?? 0, traceQueueBytes: () => tracing?.queuedBytes ?? 0 } : {}),
       })
     : undefined;
   const tracing = obs.traces
@@ -97,7 +102,8 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
       void ready(res);
       return;
     }
-    if (path === '/metrics' && req.method === 'GET' && metrics && obs.metrics.port === undefined) {
+    // On the main port only behind the admin key (check-config refuses metrics with no protection).
+    if (path === '/metrics' && req.method === 'GET' && metrics && obs.metrics.port === undefined && obs.metrics.adminKey !== undefined) {
       void serveMetrics(req, res);
       return;
     }
@@ -129,7 +135,7 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
       const err = routes
         ? new GatewayError('method_not_allowed', `${req.method} is not allowed on ${path}.`, { headers: { allow: routes.map((r) => r.method).join(', ') } })
         : new GatewayError('route_not_found', `There is no route ${req.method} ${path}.`);
-      req.resume();
+      leaveBodyUnread(req, REFUSED_DISCARD);
       writeError(ctx, err);
       return;
     }
@@ -147,7 +153,7 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
       });
   };
 
-  /** Prometheus text; behind the admin key when one is configured. */
+  /** Prometheus text; behind the admin key when one is configured (always, on the main port). */
   const serveMetrics = async (req: IncomingMessage, res: ServerResponse) => {
     const adminKey = obs.metrics.adminKey;
     if (adminKey !== undefined && !sameSecret(presentedKey(req.headers), adminKey)) {
@@ -164,17 +170,27 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
   };
   let metricsServer: Server | undefined;
 
-  /** Ready: a config is loaded and the state store answers. */
+  /**
+   * Ready: a config is loaded and the state store answers. Unauthenticated, so it names no file,
+   * host or path: the store's error goes to the log, once per outage.
+   */
+  let storeDown = false;
   const ready = async (res: ServerResponse) => {
     try {
       await runtime.limits.ping();
-      writeJson(res, 200, { status: 'ready', store: runtime.limits.kind, config: runtime.config.source });
+      storeDown = false;
+      writeJson(res, 200, { status: 'ready', store: runtime.limits.kind });
     } catch (err) {
-      writeJson(res, 503, { status: 'not_ready', store: runtime.limits.kind, reason: `state store unreachable: ${(err as Error).message}` });
+      if (!storeDown) runtime.logger.log('warn', 'not ready: state store unreachable', { store: runtime.limits.kind, error: (err as Error).message });
+      storeDown = true;
+      writeJson(res, 503, { status: 'not_ready', store: runtime.limits.kind, reason: 'state store unreachable' });
     }
   };
 
-  const server = createServer({ keepAlive: true, noDelay: true, keepAliveTimeout: 65_000 }, handle);
+  const server = createServer(serverOptions(config), handle);
+  // Expect: 100-continue is answered when the body is read (after authentication), not before.
+  server.on('checkContinue', handle);
+  server.on('clientError', (err: Error, socket) => answerProtocolError(err, socket, runtime.logger));
 
   return {
     server,
@@ -187,7 +203,7 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
           server.off('error', onError);
           if (metrics && obs.metrics.port !== undefined) {
             // Metrics on their own port (e.g. reachable only from the monitoring network).
-            metricsServer = createServer((mreq, mres) => {
+            metricsServer = createServer(serverOptions(config), (mreq, mres) => {
               const p = (mreq.url ?? '/').split('?', 1)[0];
               if (p === '/metrics' && mreq.method === 'GET') void serveMetrics(mreq, mres);
               else writeJson(mres, 404, { error: { message: 'only GET /metrics is served here' } });
@@ -204,6 +220,9 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
       const current = runtime.config;
       const needRestart: string[] = [];
       if (next.server.host !== current.server.host || next.server.port !== current.server.port) needRestart.push('server.host/server.port');
+      if (next.server.headersTimeoutMs !== current.server.headersTimeoutMs || next.server.requestTimeoutMs !== current.server.requestTimeoutMs) {
+        needRestart.push('server.headers_timeout_ms/server.request_timeout_ms');
+      }
       if (JSON.stringify(next.state) !== JSON.stringify(current.state)) needRestart.push('state');
       if (JSON.stringify(next.observability) !== JSON.stringify(current.observability)) needRestart.push('observability');
       runtime.config = next;
@@ -230,5 +249,23 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
       await new Promise<void>((resolve) => (metricsServer ? metricsServer.close(() => resolve()) : resolve()));
       await runtime.limits.close();
     },
+  };
+}
+
+/**
+ * Node's own limits on receiving a request. requestTimeout covers only the request (headers and
+ * body), never the response, so long streams are not cut. Node checks both every
+ * connectionsCheckingInterval (30 s by default, which would let a 30 s headers timeout run to
+ * 60 s): checked here at a quarter of the headers timeout, at most every second.
+ */
+function serverOptions(config: GatewayConfig): ServerOptions {
+  const { headersTimeoutMs, requestTimeoutMs } = config.server;
+  return {
+    keepAlive: true,
+    noDelay: true,
+    keepAliveTimeout: 65_000,
+    headersTimeout: headersTimeoutMs,
+    requestTimeout: requestTimeoutMs,
+    connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(headersTimeoutMs / 4))),
   };
 }

@@ -23,8 +23,12 @@ export interface Route {
   run: (ctx: RequestContext) => Promise<void>;
 }
 
-/** The stages every model request goes through, whatever its wire format: one pipeline, no copies. */
-const MODEL_REQUEST: Stage[] = [observe, render, parseBody, authenticate, authorise, guardInput, limits, dispatch];
+/**
+ * The stages every model request goes through, whatever its wire format: one pipeline, no copies.
+ * Authentication reads only headers and comes before the body is read (unauthenticated bytes are
+ * never buffered).
+ */
+const MODEL_REQUEST: Stage[] = [observe, render, authenticate, parseBody, authorise, guardInput, limits, dispatch];
 
 /** Anthropic clients announce themselves with `anthropic-version`; everyone else gets OpenAI shapes. */
 export function callerFormat(req: IncomingMessage): WireFormat {
@@ -38,7 +42,7 @@ export const ROUTES: readonly Route[] = [
     method: 'POST',
     path: '/v1/messages/count_tokens',
     format: anthropicMessages,
-    run: compose([observe, render, parseCountBody, authenticate, authorise, guardInput, countTokensReply]),
+    run: compose([observe, render, authenticate, parseCountBody, authorise, guardInput, countTokensReply]),
   },
   { method: 'GET', path: '/v1/models', format: callerFormat, run: compose([observe, render, authenticate, listModelsReply]) },
 ];

@@ -4,11 +4,15 @@
  */
 
 import type { ServerResponse } from 'node:http';
+import { endDiscardingBody, unreadBodyBound } from './unread-body.js';
 
 export function writeJson(res: ServerResponse, status: number, body: Buffer | string | object, headers: Record<string, string> = {}): void {
   const payload = Buffer.isBuffer(body) ? body : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(payload.length), ...headers });
-  res.end(payload);
+  // A request refused before its body was read: answer, drop the rest (bounded), close.
+  const unread = unreadBodyBound(res.req);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(payload.length), ...headers, ...(unread ? { connection: 'close' } : {}) });
+  if (unread) endDiscardingBody(res, payload, unread);
+  else res.end(payload);
 }
 
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
