@@ -136,7 +136,7 @@ function checkServer({ report }: Ctx, data: Obj): void {
   const request = ms('request_timeout_ms', DEFAULTS.requestTimeoutMs);
   if (ms('headers_timeout_ms', DEFAULTS.headersTimeoutMs) > request) report('error', ['server', 'headers_timeout_ms'], `must be at most request_timeout_ms (${request})`);
   if (ms('body_read_timeout_ms', DEFAULTS.bodyReadTimeoutMs) >= request) {
-    report('warning', ['server', 'body_read_timeout_ms'], `request_timeout_ms (${request}) ends the request first, with a bare 408 instead of an error in the caller's format`);
+    report('warning', ['server', 'body_read_timeout_ms'], `has no effect: request_timeout_ms (${request}) ends a slow upload first`);
   }
 }
 
