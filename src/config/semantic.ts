@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { checkAliasReach, checkMetricsExposure } from './exposure-checks.js';
 import { formatPath, hint, type Anchor, type Locate, type PathSeg } from './issues.js';
+import { regexBacktrackingRisk } from './regex-safety.js';
 import { DEFAULTS } from './normalise.js';
 import type { ConfigIssue } from './types.js';
 
@@ -380,6 +381,20 @@ function checkBudgets(ctx: Ctx, data: Obj, roles: Set<string>, keyRoles: Map<str
 
 const REDACTABLE = new Set(['regex', 'keywords', 'detectors']);
 
+/** A guardrail regex must compile, and must not be able to freeze the gateway (regex-safety.ts). */
+function checkGuardrailRegex({ report }: Ctx, pattern: string, flags: string, segs: PathSeg[]): void {
+  try {
+    new RegExp(pattern, flags);
+  } catch (e) {
+    // V8 puts the pattern first ("Invalid regular expression: /(/: Unterminated group"); keep the reason.
+    const reason = String((e as Error).message).split(': ').pop();
+    report('error', segs, `invalid regular expression: ${reason}`);
+    return;
+  }
+  const risk = regexBacktrackingRisk(pattern, flags);
+  if (risk) report(risk.severity, segs, risk.message);
+}
+
 function checkGuardrails(ctx: Ctx, data: Obj, roles: Set<string>, keyRoles: Map<string, string>): void {
   const { report } = ctx;
   const guardrails = arr(data.guardrails);
@@ -397,15 +412,7 @@ function checkGuardrails(ctx: Ctx, data: Obj, roles: Set<string>, keyRoles: Map<
     });
     arr(match.models).forEach((p, j) => checkPattern(ctx, str(p), ['guardrails', i, 'match', 'models', j]));
     const check = obj(o.check) ?? {};
-    if (check.type === 'regex' && typeof check.pattern === 'string') {
-      try {
-        new RegExp(check.pattern, str(check.flags) ?? '');
-      } catch (e) {
-        // V8 puts the pattern first ("Invalid regular expression: /(/: Unterminated group"); keep the reason.
-        const reason = String((e as Error).message).split(': ').pop();
-        report('error', ['guardrails', i, 'check', 'pattern'], `invalid regular expression: ${reason}`);
-      }
-    }
+    if (check.type === 'regex' && typeof check.pattern === 'string') checkGuardrailRegex(ctx, check.pattern, str(check.flags) ?? '', ['guardrails', i, 'check', 'pattern']);
     if (check.type === 'webhook' && typeof check.url === 'string' && !isHttpUrl(check.url)) {
       report('error', ['guardrails', i, 'check', 'url'], 'must be an http:// or https:// URL');
     }

@@ -6,10 +6,12 @@
  * - count_tokens on one 200 KB word and on 256 KiB of `A` (local counting, the model's BPE);
  * - the max_input_tokens guardrail (the same counting, on a chat request);
  * - the output stream guard on a 200 KB `Bearer` token streamed in small deltas.
+ * A guardrail regex that would backtrack catastrophically never gets that far: its config is refused.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectLinearDoubling, healthLatencyDuring } from '../helpers/linear-time.js';
-import { bodyFor, headersFor, jsonReply, openaiStream, post, startRig, type SecurityRig } from './harness.js';
+import { loadConfigText } from '../../src/config/load.js';
+import { bodyFor, headersFor, jsonReply, openaiStream, post, securityConfigYaml, startRig, type SecurityRig } from './harness.js';
 
 /** GET /health must answer within this while a big request is being worked on. */
 const HEALTH_MS = 1_000;
@@ -163,4 +165,13 @@ describe('output stream guard', () => {
     },
     TEST_MS,
   );
+});
+
+describe('guardrail regexes from the config', () => {
+  it('one with catastrophic backtracking is refused at load, naming the rule path and why', () => {
+    const yaml = securityConfigYaml('http://127.0.0.1:9', `guardrails:\n  - { id: nested, applies_to: input, check: { type: regex, pattern: "(a+)+$" }, action: block }`);
+    const r = loadConfigText(yaml, 'gateway.yaml', {});
+    expect(r.config).toBeUndefined();
+    expect(r.issues).toContainEqual(expect.objectContaining({ severity: 'error', path: 'guardrails[0].check.pattern', message: expect.stringMatching(/^catastrophic backtracking: .*exponential/) }));
+  });
 });
