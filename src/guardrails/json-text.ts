@@ -101,6 +101,7 @@ export function isSafeJsonCut(lex: JsonLex, i: number): boolean {
   return c !== JsonClass.EscapeInner && c !== JsonClass.ScalarInner;
 }
 
+const isInner = (c: number | undefined): boolean => c === JsonClass.EscapeInner || c === JsonClass.ScalarInner;
 const isStringClass = (c: number | undefined): boolean => c === JsonClass.StringChar || c === JsonClass.EscapeStart || c === JsonClass.EscapeInner;
 
 /**
@@ -108,15 +109,19 @@ const isStringClass = (c: number | undefined): boolean => c === JsonClass.String
  * own, from lexJson; `text` must not begin or end inside an escape or scalar (see isSafeJsonCut).
  */
 export function redactJson(text: string, classes: Uint8Array, spans: readonly LabelledSpan[], placeholder: (label: string) => string): string {
-  // Widen each span to whole escapes and whole scalars, then merge what now overlaps.
+  // Widen each span to whole escapes and whole scalars, then merge what now overlaps. Widening
+  // never walks back over the previous span nor forward over what it covers, so thousands of
+  // matches inside one long scalar cost one pass over it.
   const widened: LabelledSpan[] = [];
   for (const s of spans) {
-    let a = s.start;
-    let b = s.end;
-    while (a > 0 && (classes[a] === JsonClass.EscapeInner || classes[a] === JsonClass.ScalarInner)) a--;
-    while (b < text.length && (classes[b] === JsonClass.EscapeInner || classes[b] === JsonClass.ScalarInner)) b++;
     const last = widened[widened.length - 1];
-    if (last && a < last.end) last.end = Math.max(last.end, b);
+    const floor = last ? last.end : 0;
+    let a = s.start;
+    while (a > floor && isInner(classes[a])) a--;
+    let b = Math.max(s.end, floor);
+    while (b < text.length && isInner(classes[b])) b++;
+    // Stopped at the floor still inside an escape or scalar: it runs into the previous span.
+    if (last && (a < last.end || (a === floor && isInner(classes[a])))) last.end = Math.max(last.end, b);
     else widened.push({ start: a, end: b, label: s.label });
   }
   let out = '';

@@ -3,6 +3,7 @@
  * in its input (doubling the input must not quadruple the time) and `GET /health` stays prompt
  * (asked from another thread) while a big request runs:
  * - the private_key detector as an input guardrail (a text of thousands of BEGIN markers);
+ * - redaction inside tool-call arguments (thousands of keys in one JSON scalar);
  * - count_tokens on one 200 KB word and on 256 KiB of `A` (local counting, the model's BPE);
  * - the max_input_tokens guardrail (the same counting, on a chat request);
  * - the output stream guard on a 200 KB `Bearer` token streamed in small deltas.
@@ -60,6 +61,36 @@ describe('private_key detector as an input guardrail', () => {
         await res.arrayBuffer();
         // Every marker was redacted before the upstream saw the text.
         expect(rig.up.received.at(-1)!.rawBody).not.toContain('BEGIN PRIVATE KEY');
+      });
+    },
+    TEST_MS,
+  );
+});
+
+describe('redaction inside tool-call arguments', () => {
+  let rig: SecurityRig;
+  beforeAll(async () => {
+    rig = await startRig((req) => ({ kind: 'json', body: jsonReply(req.path, 'ok') }), {
+      extra: `guardrails:\n  - { id: aws-in, applies_to: input, check: { type: detectors, detectors: [aws_access_key] }, action: redact }`,
+    });
+  });
+  afterAll(() => rig.close());
+
+  it(
+    '160 KB and 320 KB of keys glued into one bare JSON token: linear, /health prompt',
+    async () => {
+      const KEY = 'AKIAIOSFODNN7EXAMPLE-';
+      await expectLinearAndResponsive(rig, 160 * KB, async (size) => {
+        const args = `{"x": ${KEY.repeat(Math.ceil(size / KEY.length))}1}`;
+        const messages = [
+          { role: 'user', content: 'go' },
+          { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: args } }] },
+          { role: 'tool', tool_call_id: 'call_1', content: 'done' },
+        ];
+        const res = await post(rig.gw.url, 'openai', JSON.stringify({ model: 'oa/m', max_tokens: 20, messages }));
+        expect(res.status).toBe(200);
+        await res.arrayBuffer();
+        expect(rig.up.received.at(-1)!.rawBody).not.toContain('AKIAIOSFODNN7EXAMPLE');
       });
     },
     TEST_MS,
