@@ -8,6 +8,9 @@
  * candidate; tokens per minute likewise; one request per minute; one slot in flight. Settlement
  * (when the response or stream ends, fails or is cut off): the reservation is replaced by what
  * the provider reported (usage seen so far counts).
+ *
+ * Token counting (count_tokens) costs nothing: it only counts against request rates and
+ * concurrency, in counters of its own (planCountLimits).
  */
 
 import type { BudgetConfig, GatewayConfig, LimitScope, RateLimitConfig } from '../config/types.js';
@@ -26,8 +29,9 @@ const INFLIGHT_TTL_MS = 15 * MINUTE;
 
 export type Limiter =
   | { kind: 'budget'; budget: BudgetConfig; periodId: string; resetMs?: number }
-  | { kind: 'requests' | 'tokens'; limit: RateLimitConfig; max: number; resetMs: number }
-  | { kind: 'concurrent'; limit: RateLimitConfig; max: number };
+  /** `counting`: the count_tokens allowance of that rate limit. */
+  | { kind: 'requests' | 'tokens'; limit: RateLimitConfig; max: number; resetMs: number; counting?: boolean }
+  | { kind: 'concurrent'; limit: RateLimitConfig; max: number; counting?: boolean };
 
 export interface LimitPlan {
   /** Reserved now (index-aligned with `limiters`). */
@@ -162,4 +166,39 @@ export function unreservedOps(plan: LimitPlan, actualNano: number, usage: Usage 
     if (amount > 0) out.push({ key, amount, ...(expiresAt !== undefined ? { expiresAt } : {}) });
   });
   return out;
+}
+
+/**
+ * Bursts of token counting a client may send at once: Claude Code sends about 14 count_tokens
+ * calls in parallel when a session starts.
+ */
+export const COUNT_TOKENS_BURST = 16;
+
+/**
+ * A count_tokens request: only request rates and concurrency apply (it costs nothing, so no
+ * budget and no token limit), in counters of its own so counting never eats into the requests a
+ * caller may make: per limit, as many counting calls per minute as `requests_per_minute` and as
+ * many in flight as `max_concurrent`, each at least COUNT_TOKENS_BURST.
+ */
+export function planCountLimits(i: Omit<PlanInput, 'candidates' | 'bodyBytes' | 'outputTokens'>): LimitPlan | undefined {
+  const ops: CounterOp[] = [];
+  const limiters: Limiter[] = [];
+  const minute = Math.floor(i.now / MINUTE) * MINUTE;
+  for (const l of i.config.rateLimits) {
+    const inst = scopeApplies(l.scope, i.principal, i.modelId);
+    if (inst === undefined) continue;
+    const base = `rl:${l.id}:${inst}:count`;
+    if (l.requestsPerMinute !== undefined) {
+      const max = Math.max(l.requestsPerMinute, COUNT_TOKENS_BURST);
+      ops.push({ key: `${base}:req:${minute}`, amount: 1, limit: max, expiresAt: minute + 2 * MINUTE });
+      limiters.push({ kind: 'requests', limit: l, max, resetMs: minute + MINUTE, counting: true });
+    }
+    if (l.maxConcurrent !== undefined) {
+      const max = Math.max(l.maxConcurrent, COUNT_TOKENS_BURST);
+      ops.push({ key: `${base}:inflight`, amount: 1, limit: max, expiresAt: i.now + INFLIGHT_TTL_MS });
+      limiters.push({ kind: 'concurrent', limit: l, max, counting: true });
+    }
+  }
+  if (ops.length === 0) return undefined;
+  return { ops, limiters, estimateNano: 0, estimateTokens: 0, estimateInputTokens: 0 };
 }

@@ -6,7 +6,7 @@
  */
 
 import { costNanoUsd, formatUsd, nanoToUsd } from '../budget/cost.js';
-import { describeScope, planLimits, settlementOps, unreservedOps, type Limiter, type LimitPlan } from '../budget/plan.js';
+import { describeScope, planCountLimits, planLimits, settlementOps, unreservedOps, type Limiter, type LimitPlan } from '../budget/plan.js';
 import { GatewayError } from '../core/errors.js';
 import { maxBilledOutputTokens } from '../formats/output-cap.js';
 import { HTTP_PROVIDERS } from '../providers/registry.js';
@@ -69,6 +69,22 @@ export const limits: Stage = async (ctx, next) => {
   }
   if (holdsSlot && ctx.reply?.kind !== 'sse') await settle();
   announceCost(ctx, cost, holdsSlot ? settle : undefined);
+};
+
+/**
+ * count_tokens: request rates and concurrency only, in counters of their own (budget/plan.ts,
+ * planCountLimits). The slot is given back before the reply is written.
+ */
+export const countTokensLimits: Stage = async (ctx, next) => {
+  const plan = planCountLimits({ config: ctx.config, principal: ctx.principal!, modelId: ctx.resolution!.id, now: Date.now() });
+  if (!plan) return next();
+  const reserved = await reserve(ctx, plan.ops);
+  if (reserved && !reserved.ok) throw refusal(plan.limiters[reserved.refused!], reserved.values[reserved.refused!], plan, Date.now());
+  try {
+    await next();
+  } finally {
+    await ctx.runtime.reconcile.add(reserved ? settlementOps(plan, 0, undefined) : unreservedOps(plan, 0, undefined));
+  }
 };
 
 /** The request's final cost, from what the provider reported (computed once, locally). */
@@ -137,7 +153,7 @@ function refusal(l: Limiter, value: number, plan: LimitPlan, now: number): Gatew
       { headers, param: `budget:${b.id}` },
     );
   }
-  const what = l.kind === 'requests' ? 'requests per minute' : l.kind === 'tokens' ? 'tokens per minute' : 'requests in flight';
+  const what = (l.counting ? 'token-counting ' : '') + (l.kind === 'requests' ? 'requests per minute' : l.kind === 'tokens' ? 'tokens per minute' : 'requests in flight');
   const instance = plan.ops[plan.limiters.indexOf(l)].key.split(':')[2];
   headers['x-gateway-limit'] = `rate_limit=${l.limit.id}`;
   if (l.kind !== 'concurrent') {

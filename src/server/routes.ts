@@ -9,7 +9,7 @@ import type { RequestContext } from '../pipeline/context.js';
 import { countTokensReply } from '../pipeline/count-tokens-reply.js';
 import { dispatch } from '../pipeline/dispatch.js';
 import { guardInput } from '../pipeline/guard.js';
-import { limits } from '../pipeline/limits.js';
+import { countTokensLimits, limits } from '../pipeline/limits.js';
 import { listModelsReply } from '../pipeline/list-models-reply.js';
 import { observe } from '../pipeline/observe.js';
 import { parseBody, parseCountBody } from '../pipeline/parse-body.js';
@@ -42,7 +42,7 @@ export const ROUTES: readonly Route[] = [
     method: 'POST',
     path: '/v1/messages/count_tokens',
     format: anthropicMessages,
-    run: compose([observe, render, authenticate, parseCountBody, authorise, guardInput, countTokensReply]),
+    run: compose([observe, render, authenticate, parseCountBody, authorise, guardInput, countTokensLimits, countTokensReply]),
   },
   { method: 'GET', path: '/v1/models', format: callerFormat, run: compose([observe, render, authenticate, listModelsReply]) },
 ];
