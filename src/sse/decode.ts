@@ -15,7 +15,8 @@ export interface SseMessage {
 /** Incremental decoder: push chunks, get the complete events they finish. */
 export class SseDecoder {
   private readonly text = new TextDecoder('utf-8');
-  private buffer = '';
+  /** The start of a line whose end has not arrived, in pieces (a long line is joined once). */
+  private partial: string[] = [];
   /** True when the previous chunk ended in CR, so a leading LF is the rest of a CRLF. */
   private pendingCr = false;
   private event: string | undefined;
@@ -26,24 +27,23 @@ export class SseDecoder {
     let s = typeof chunk === 'string' ? chunk : this.text.decode(chunk, { stream: true });
     if (this.pendingCr && s.startsWith('\n')) s = s.slice(1);
     this.pendingCr = false;
-    this.buffer += s;
     const out: SseMessage[] = [];
     let start = 0;
-    const buf = this.buffer;
-    for (let i = 0; i < buf.length; i++) {
-      const c = buf.charCodeAt(i);
+    // Only the new text is scanned: what is kept of earlier chunks holds no line end.
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
       if (c !== 10 && c !== 13) continue;
-      this.line(buf.slice(start, i), out);
+      this.line(this.takeLine(s.slice(start, i)), out);
       if (c === 13) {
-        if (i + 1 < buf.length) {
-          if (buf.charCodeAt(i + 1) === 10) i++;
+        if (i + 1 < s.length) {
+          if (s.charCodeAt(i + 1) === 10) i++;
         } else {
           this.pendingCr = true;
         }
       }
       start = i + 1;
     }
-    this.buffer = buf.slice(start);
+    if (start < s.length) this.partial.push(s.slice(start));
     return out;
   }
 
@@ -51,11 +51,19 @@ export class SseDecoder {
   end(): SseMessage[] {
     const out: SseMessage[] = [];
     const rest = this.text.decode();
-    if (rest) this.buffer += rest;
-    if (this.buffer.length > 0) this.line(this.buffer, out);
-    this.buffer = '';
+    if (rest) this.partial.push(rest);
+    if (this.partial.length > 0) this.line(this.takeLine(''), out);
     this.line('', out);
     return out;
+  }
+
+  /** A line's start kept from earlier chunks, joined once with its end. */
+  private takeLine(end: string): string {
+    if (this.partial.length === 0) return end;
+    this.partial.push(end);
+    const line = this.partial.join('');
+    this.partial = [];
+    return line;
   }
 
   private line(line: string, out: SseMessage[]): void {

@@ -6,24 +6,36 @@
 
 export class SseEventSplitter {
   private readonly text = new TextDecoder('utf-8');
-  private carry = '';
+  /** Text after the last whole event, in pieces: it holds no blank line that counts yet. */
+  private carry: string[] = [];
+  /** Its last characters: a blank line ending in the next chunk starts at most 3 before it. */
+  private tail = '';
 
   /** The whole events this chunk completes (possibly several, possibly none: ''). */
   push(chunk: Uint8Array): string {
-    const s = this.carry + this.text.decode(chunk, { stream: true });
-    const end = lastEventEnd(s);
-    if (end === 0) {
-      this.carry = s;
+    const s = this.text.decode(chunk, { stream: true });
+    // Only the new text (and the carry's tail) is searched, so a long event costs one pass.
+    const window = this.tail + s;
+    const inWindow = lastEventEnd(window);
+    if (inWindow === 0) {
+      if (s) this.carry.push(s);
+      this.tail = window.slice(-3);
       return '';
     }
-    this.carry = s.slice(end);
-    return end === s.length ? s : s.slice(0, end);
+    this.carry.push(s);
+    const all = this.carry.join('');
+    const end = all.length - window.length + inWindow;
+    const rest = all.slice(end);
+    this.carry = rest ? [rest] : [];
+    this.tail = rest.slice(-3);
+    return end === all.length ? all : all.slice(0, end);
   }
 
   /** End of input: whatever is left (an unterminated last event). */
   end(): string {
-    const rest = this.carry + this.text.decode();
-    this.carry = '';
+    const rest = this.carry.join('') + this.text.decode();
+    this.carry = [];
+    this.tail = '';
     return rest;
   }
 }
