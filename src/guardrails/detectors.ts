@@ -68,6 +68,8 @@ const EMAIL_RE =
  * path, not an email). The word is looked at up to 2048 characters back. One forward pass serves
  * every match of a text (they come in order), so many addresses cost no rescans of their words.
  */
+const URL_LOOKBACK = 2048;
+
 class UrlContext {
   private pos = 0;
   private lastSpace = -1;
@@ -77,13 +79,15 @@ class UrlContext {
 
   insideUrl(start: number): boolean {
     const t = this.text;
+    // Nothing further back than the window can matter: skip to it.
+    this.pos = Math.max(this.pos, start - URL_LOOKBACK - 3);
     for (; this.pos < start; this.pos++) {
       const c = t.charCodeAt(this.pos);
       if (isSpaceCode(c)) this.lastSpace = this.pos;
       // `://` ending here starts two characters back.
       else if (c === 0x2f && this.pos >= 2 && t.charCodeAt(this.pos - 1) === 0x2f && t.charCodeAt(this.pos - 2) === 0x3a) this.lastScheme = this.pos - 2;
     }
-    return this.lastScheme >= Math.max(this.lastSpace + 1, start - 2048);
+    return this.lastScheme >= Math.max(this.lastSpace + 1, start - URL_LOOKBACK);
   }
 }
 
