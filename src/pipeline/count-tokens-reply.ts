@@ -1,7 +1,7 @@
 import { GatewayError } from '../core/errors.js';
 import { WIRE_FORMATS } from '../formats/registry.js';
 import { HTTP_PROVIDERS } from '../providers/registry.js';
-import { countTokensLocal } from '../tokens/count-tokens.js';
+import { countTokensLocal, refuseUncountable } from '../tokens/count-tokens.js';
 import { upstreamHttpError } from '../upstream/http-error.js';
 import { callerProviderKey, CredentialPlan, type Credential } from '../routing/byok.js';
 import type { Candidate } from '../routing/resolve-model.js';
@@ -40,6 +40,8 @@ export const countTokensReply: Stage = async (ctx) => {
     ctx.reply = { kind: 'json', status: 200, body: { input_tokens: count.inputTokens } };
     return;
   }
+  // The body is re-encoded from the canonical request (only the counting fields go up).
+  refuseUncountable(chat);
   const encoded = upstreamFormat.encodeRequest({ ...chat, stream: false }, { model: c.model.upstreamName, maxOutputTokens: c.model.maxOutputTokens });
   const body: Record<string, unknown> = {};
   for (const f of COUNT_FIELDS) if (encoded[f] !== undefined) body[f] = encoded[f];

@@ -41,7 +41,17 @@ export function countingCandidate(config: GatewayConfig, modelName: string): Can
   return chosen;
 }
 
+/**
+ * A message, role or part the canonical model does not carry (forwarded untouched on
+ * pass-through) cannot be counted: a count that silently left it out would be too low.
+ */
+export function refuseUncountable(chat: ChatRequest): void {
+  const part = chat.unmapped.find((f) => f.startsWith('messages['));
+  if (part !== undefined) throw new GatewayError('invalid_request', `${part} is not supported for token counting.`, { param: part });
+}
+
 export function countTokensLocal(config: GatewayConfig, modelName: string, chat: ChatRequest): TokenCount {
+  refuseUncountable(chat);
   const { model } = countingCandidate(config, modelName);
   const { inputTokens, encoding, exact } = countInputTokensLocally(chat, model);
   return {

@@ -14,7 +14,7 @@ import { openaiChat } from '../../formats/openai-chat/index.js';
 import { findKey } from '../../pipeline/authenticate.js';
 import { resolveModel } from '../../routing/resolve-model.js';
 import { roleAllows } from '../../routing/role-patterns.js';
-import { countTokensLocal, type TokenCount } from '../../tokens/count-tokens.js';
+import { countTokensLocal, refuseUncountable, type TokenCount } from '../../tokens/count-tokens.js';
 import { requireConfig } from '../config-report.js';
 import { CliExit, ExitCode } from '../exit-codes.js';
 import { colors, displayPath, plural, type CliIO } from '../io.js';
@@ -66,6 +66,7 @@ export async function collectCount(file: string | undefined, opts: CountTokensOp
   let chat: ChatRequest;
   try {
     chat = decodeCountInput(input, modelName).chat;
+    refuseUncountable(chat);
   } catch (e) {
     usage(io, `the input is not a valid request: ${(e as Error).message}`);
   }
