@@ -4,8 +4,12 @@
  * ends at a blank line; whatever follows the last blank line waits for the next chunk.
  */
 
+import { StringDecoder } from 'node:string_decoder';
+
 export class SseEventSplitter {
-  private readonly text = new TextDecoder('utf-8');
+  // StringDecoder keeps a code point split across chunks whole, like TextDecoder, at a fraction
+  // of its cost per call on small chunks.
+  private readonly text = new StringDecoder('utf8');
   /** Text after the last whole event, in pieces: it holds no blank line that counts yet. */
   private carry: string[] = [];
   /** Its last characters: a blank line ending in the next chunk starts at most 3 before it. */
@@ -13,7 +17,7 @@ export class SseEventSplitter {
 
   /** The whole events this chunk completes (possibly several, possibly none: ''). */
   push(chunk: Uint8Array): string {
-    const s = this.text.decode(chunk, { stream: true });
+    const s = this.text.write(chunk);
     // Only the new text (and the carry's tail) is searched, so a long event costs one pass.
     const window = this.tail + s;
     const inWindow = lastEventEnd(window);
@@ -33,7 +37,7 @@ export class SseEventSplitter {
 
   /** End of input: whatever is left (an unterminated last event). */
   end(): string {
-    const rest = this.carry.join('') + this.text.decode();
+    const rest = this.carry.join('') + this.text.end();
     this.carry = [];
     this.tail = '';
     return rest;
@@ -46,6 +50,12 @@ export class SseEventSplitter {
  * right after a CR-terminated blank line belongs to it, so a run never splits a CRLF.
  */
 export function lastEventEnd(s: string): number {
+  // Most streams use LF only: one forward scan for a CR, then a backward search that stops at
+  // once when the text ends with its blank line (as upstream writes usually do).
+  if (s.indexOf('\r') === -1) {
+    const end = s.lastIndexOf('\n\n');
+    return end === -1 ? 0 : end + 2;
+  }
   let best = 0;
   const lf = s.lastIndexOf('\n\n');
   if (lf !== -1) best = lf + 2;

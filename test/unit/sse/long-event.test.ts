@@ -58,3 +58,14 @@ describe('SSE: one long event in 16 KB chunks', () => {
     }
   });
 });
+
+describe('SseDecoder: byte-order mark', () => {
+  it('ignores one BOM at the start of the stream, as the spec says, also when it arrives alone', () => {
+    const d = new SseDecoder();
+    const bom = Buffer.from([0xef, 0xbb, 0xbf]);
+    expect(d.push(bom.subarray(0, 2))).toEqual([]);
+    expect(d.push(Buffer.concat([bom.subarray(2), Buffer.from('data: x\n\n')]))).toEqual([{ event: undefined, data: 'x', id: undefined }]);
+    const e = new SseDecoder();
+    expect(e.push('\ufeffevent: a\ndata: y\n\n')).toEqual([{ event: 'a', data: 'y', id: undefined }]);
+  });
+});
