@@ -13,17 +13,37 @@ export const listModelsReply: Stage = async (ctx) => {
 };
 
 function openaiList(ctx: RequestContext, entries: ModelListEntry[]) {
-  const created = Math.floor(ctx.runtime.startedAtEpochMs / 1000);
-  const data = entries.map((m) => ({
+  return { object: 'list', data: entries.map((m) => openaiModel(ctx, m)) };
+}
+
+/** One entry in the OpenAI shape (the list's entries and GET /v1/models/{id}). */
+export function openaiModel(ctx: RequestContext, m: ModelListEntry) {
+  return {
     id: m.id,
     object: 'model',
-    created,
+    created: Math.floor(ctx.runtime.startedAtEpochMs / 1000),
     owned_by: m.owner,
     context_window: m.contextWindow,
     ...(m.maxOutputTokens !== undefined ? { max_output_tokens: m.maxOutputTokens } : {}),
     ...(m.kind === 'alias' ? { targets: m.targets } : {}),
-  }));
-  return { object: 'list', data };
+  };
+}
+
+/**
+ * One entry in the Anthropic shape (ModelInfo: `type`, `id`, `display_name`, `created_at`, plus
+ * the documented `max_input_tokens` and `max_tokens`).
+ * @see https://docs.anthropic.com/en/api/models
+ */
+export function anthropicModel(ctx: RequestContext, m: ModelListEntry) {
+  return {
+    type: 'model',
+    id: m.id,
+    display_name: m.id,
+    created_at: new Date(ctx.runtime.startedAtEpochMs).toISOString(),
+    max_input_tokens: m.contextWindow,
+    // The configured output limit; without one, the context window bounds it.
+    max_tokens: m.maxOutputTokens ?? m.contextWindow,
+  };
 }
 
 /** @see https://docs.anthropic.com/en/api/models-list */
@@ -53,17 +73,8 @@ function anthropicList(ctx: RequestContext, entries: ModelListEntry[]) {
     page = entries.slice(start, start + limit);
     hasMore = start + limit < entries.length;
   }
-  const createdAt = new Date(ctx.runtime.startedAtEpochMs).toISOString();
   return {
-    data: page.map((m) => ({
-      type: 'model',
-      id: m.id,
-      display_name: m.id,
-      created_at: createdAt,
-      max_input_tokens: m.contextWindow,
-      // The configured output limit; without one, the context window bounds it.
-      max_tokens: m.maxOutputTokens ?? m.contextWindow,
-    })),
+    data: page.map((m) => anthropicModel(ctx, m)),
     has_more: hasMore,
     first_id: page[0]?.id ?? null,
     last_id: page.at(-1)?.id ?? null,

@@ -26,7 +26,7 @@ import { presentedKey } from '../pipeline/authenticate.js';
 import { sameSecret } from '../core/secrets.js';
 import type { StateStore } from '../state/store.js';
 import { answerProtocolError } from './protocol-errors.js';
-import { formatForUnknownPath, ROUTES, type Route } from './routes.js';
+import { formatForUnknownPath, routePath, ROUTES, type Route } from './routes.js';
 import { leaveBodyUnread, REFUSED_DISCARD } from './unread-body.js';
 import { writeJson } from './write.js';
 
@@ -107,7 +107,7 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
       void serveMetrics(req, res);
       return;
     }
-    const routes = byPath.get(path);
+    const routes = byPath.get(routePath(path));
     const route = routes?.find((r) => r.method === req.method);
     const clientGone = new CancelSignal();
     res.on('close', () => {

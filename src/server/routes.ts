@@ -14,6 +14,7 @@ import { listModelsReply } from '../pipeline/list-models-reply.js';
 import { observe } from '../pipeline/observe.js';
 import { parseBody, parseCountBody } from '../pipeline/parse-body.js';
 import { render } from '../pipeline/render.js';
+import { retrieveModelReply } from '../pipeline/retrieve-model-reply.js';
 
 export interface Route {
   method: 'GET' | 'POST';
@@ -35,6 +36,8 @@ export function callerFormat(req: IncomingMessage): WireFormat {
   return req.headers['anthropic-version'] !== undefined ? anthropicMessages : openaiChat;
 }
 
+const MODEL_BY_ID = '/v1/models/{id}';
+
 export const ROUTES: readonly Route[] = [
   { method: 'POST', path: '/v1/chat/completions', format: openaiChat, run: compose(MODEL_REQUEST) },
   { method: 'POST', path: '/v1/messages', format: anthropicMessages, run: compose(MODEL_REQUEST) },
@@ -45,7 +48,16 @@ export const ROUTES: readonly Route[] = [
     run: compose([observe, render, authenticate, parseCountBody, authorise, guardInput, countTokensLimits, countTokensReply]),
   },
   { method: 'GET', path: '/v1/models', format: callerFormat, run: compose([observe, render, authenticate, listModelsReply]) },
+  { method: 'GET', path: MODEL_BY_ID, format: callerFormat, run: compose([observe, render, authenticate, retrieveModelReply]) },
 ];
+
+/**
+ * The route path a request path is served by: itself, or the one templated route, whose id may
+ * hold `/` (`/v1/models/team/fast`), so it takes the whole rest of the path.
+ */
+export function routePath(path: string): string {
+  return path.startsWith('/v1/models/') && path.length > '/v1/models/'.length ? MODEL_BY_ID : path;
+}
 
 /** Format used for errors on paths no route owns. */
 export function formatForUnknownPath(path: string, req: IncomingMessage): WireFormat {
