@@ -1,0 +1,146 @@
+/**
+ * The Vercel AI SDK (ai 6) against the gateway, through its three providers a gateway user would
+ * pick: `@ai-sdk/openai` (`.chat()`, Chat Completions), `@ai-sdk/openai-compatible` and
+ * `@ai-sdk/anthropic` (Messages), each on a model of an OpenAI-format and of an Anthropic-format
+ * upstream. Same format is pass-through, the other is translation.
+ */
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { APICallError, generateText, stepCountIs, streamText, tool, type LanguageModel } from 'ai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { startScriptedUpstream, type ScriptedUpstream } from '../helpers/scripted-upstream.js';
+import type { RunningGateway } from '../helpers/start-gateway.js';
+import { ANT_ALIAS, BROKE_KEY, CLIENT_KEY, LIMITED_KEY, startClientGateway, UPSTREAMS } from './client-gateway.js';
+
+// The SDK warns on the console about every unknown model name (ours are gateway names).
+(globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
+
+let up: ScriptedUpstream;
+let gw: RunningGateway;
+
+beforeAll(async () => {
+  up = await startScriptedUpstream();
+  gw = await startClientGateway(up.url);
+});
+afterAll(async () => {
+  await gw?.close();
+  await up?.close();
+});
+
+/** A language model of one of the three providers, for `model` with gateway key `key`. */
+type ClientName = 'openai.chat' | 'openai-compatible' | 'anthropic';
+function modelOf(client: ClientName, model: string, key = CLIENT_KEY): LanguageModel {
+  const baseURL = `${gw.url}/v1`;
+  switch (client) {
+    case 'openai.chat':
+      return createOpenAI({ baseURL, apiKey: key }).chat(model);
+    case 'openai-compatible':
+      return createOpenAICompatible({ name: 'gateway', baseURL, apiKey: key, includeUsage: true }).chatModel(model);
+    case 'anthropic':
+      return createAnthropic({ baseURL, apiKey: key }).messages(model);
+  }
+}
+
+const CLIENTS: ClientName[] = ['openai.chat', 'openai-compatible', 'anthropic'];
+const MATRIX = CLIENTS.flatMap((client) => UPSTREAMS.map((u) => ({ client, ...u, label: `${client} → ${u.upstream} upstream (${u.alias})` })));
+
+const weatherTool = tool({
+  description: 'Current weather in a city',
+  inputSchema: z.object({ city: z.string() }),
+  execute: async ({ city }) => `sunny in ${city}`,
+});
+
+describe.each(MATRIX)('$label', ({ client, alias }) => {
+  const model = () => modelOf(client, alias);
+
+  it('generateText: text, finish reason, usage', async () => {
+    const r = await generateText({ model: model(), system: 'be brief', prompt: 'hello there', maxRetries: 0 });
+    expect(r.text).toBe('[sys:be brief] echo: hello there');
+    expect(r.finishReason).toBe('stop');
+    expect(r.usage.inputTokens).toBeGreaterThan(0);
+    expect(r.usage.outputTokens).toBeGreaterThan(0);
+  });
+
+  it('streamText: deltas add up, usage present and non-zero', async () => {
+    const r = streamText({ model: model(), prompt: 'hello there', maxRetries: 0 });
+    let text = '';
+    for await (const d of r.textStream) text += d;
+    expect(text).toBe('echo: hello there');
+    expect(await r.finishReason).toBe('stop');
+    const usage = await r.usage;
+    expect(usage.inputTokens).toBeGreaterThan(0);
+    expect(usage.outputTokens).toBeGreaterThan(0);
+  });
+
+  it('tool round trip: the call, its result sent back, the final text', async () => {
+    const r = await generateText({ model: model(), prompt: 'what is the weather', tools: { get_weather: weatherTool }, stopWhen: stepCountIs(3), maxRetries: 0 });
+    expect(r.steps).toHaveLength(2);
+    expect(r.steps[0].toolCalls).toEqual([expect.objectContaining({ toolName: 'get_weather', input: { city: 'Paris' } })]);
+    expect(r.steps[0].finishReason).toBe('tool-calls');
+    expect(r.text).toBe('tool said: sunny in Paris');
+    expect(r.totalUsage.inputTokens).toBeGreaterThan(0);
+  });
+
+  it('tool round trip, streamed', async () => {
+    const r = streamText({ model: model(), prompt: 'what is the weather', tools: { get_weather: weatherTool }, stopWhen: stepCountIs(3), maxRetries: 0 });
+    let text = '';
+    for await (const d of r.textStream) text += d;
+    expect(text).toBe('tool said: sunny in Paris');
+    const steps = await r.steps;
+    expect(steps[0].toolCalls).toEqual([expect.objectContaining({ toolName: 'get_weather', input: { city: 'Paris' } })]);
+    expect((await r.totalUsage).outputTokens).toBeGreaterThan(0);
+  });
+
+  it('parallel tool calls: two calls in one step, both results sent back', async () => {
+    const r = await generateText({ model: model(), prompt: 'parallel weather', tools: { get_weather: weatherTool }, stopWhen: stepCountIs(3), maxRetries: 0 });
+    expect(r.steps[0].toolCalls.map((c) => c.input)).toEqual([{ city: 'Paris' }, { city: 'Rome' }]);
+    expect(r.text).toBe('tool said: sunny in Paris\nsunny in Rome');
+  });
+
+  it('parallel tool calls, streamed', async () => {
+    const r = streamText({ model: model(), prompt: 'parallel weather', tools: { get_weather: weatherTool }, stopWhen: stepCountIs(3), maxRetries: 0 });
+    let text = '';
+    for await (const d of r.textStream) text += d;
+    expect((await r.steps)[0].toolCalls.map((c) => c.input)).toEqual([{ city: 'Paris' }, { city: 'Rome' }]);
+    expect(text).toBe('tool said: sunny in Paris\nsunny in Rome');
+  });
+
+  it('an upstream 429 → APICallError 429', async () => {
+    const err = await generateText({ model: model(), prompt: 'please fail 429', maxRetries: 0 }).catch((e: unknown) => e);
+    expect(APICallError.isInstance(err)).toBe(true);
+    expect((err as APICallError).statusCode).toBe(429);
+    expect((err as APICallError).isRetryable).toBe(true);
+  });
+});
+
+describe.each(CLIENTS)('%s: gateway errors parsed into APICallError', (client) => {
+  async function failure(model: string, key: string): Promise<APICallError> {
+    const err = await generateText({ model: modelOf(client, model, key), prompt: 'hello', maxRetries: 0 }).catch((e: unknown) => e);
+    expect(APICallError.isInstance(err), String(err)).toBe(true);
+    return err as APICallError;
+  }
+
+  it('403 model_not_allowed, with the gateway message', async () => {
+    const err = await failure(ANT_ALIAS, LIMITED_KEY);
+    expect(err.statusCode).toBe(403);
+    expect(err.isRetryable).toBe(false);
+    expect(err.message).toMatch(/team\/claude/);
+  });
+
+  it('404 for an unknown model', async () => {
+    expect((await failure('team/nope', CLIENT_KEY)).statusCode).toBe(404);
+  });
+
+  it('401 for a wrong key', async () => {
+    expect((await failure(ANT_ALIAS, 'not-a-gateway-key')).statusCode).toBe(401);
+  });
+
+  it('429 budget_exceeded, naming the budget', async () => {
+    const err = await failure(ANT_ALIAS, BROKE_KEY);
+    expect(err.statusCode).toBe(429);
+    expect(err.message).toMatch(/broke-total/);
+    expect(err.responseHeaders?.['x-should-retry']).toBe('false');
+  });
+});
