@@ -56,7 +56,7 @@ export async function attemptHttp(ctx: RequestContext, c: Candidate, kind: HttpP
   const isSse = (header(up, 'content-type') ?? '').includes('text/event-stream');
   if (chat.stream && isSse) {
     if (same) return { kind: 'sse', chunks: await primeStream(relaySse(ctx, c, up, upstreamFormat)) };
-    return replyFromEvents(ctx, upstreamFormat.decodeStream(decodeSse(guardBody(up, c))));
+    return replyFromEvents(ctx, upstreamFormat.decodeStream(decodeSse(guardBody(up, c))), c.model.upstreamName);
   }
   if (chat.stream) {
     await up.body.dump().catch(() => undefined);
@@ -71,7 +71,7 @@ export async function attemptHttp(ctx: RequestContext, c: Candidate, kind: HttpP
   } catch {
     throw new GatewayError('upstream_error', `Provider "${c.provider.id}" sent a response that is not JSON.`);
   }
-  if (!same) return replyFromResponse(ctx, upstreamFormat.decodeResponse(parsed));
+  if (!same) return replyFromResponse(ctx, upstreamFormat.decodeResponse(parsed), c.model.upstreamName);
   ctx.usage = upstreamFormat.passThrough.usageFromBody(parsed);
   return { kind: 'json', status: up.status, body: raw };
 }

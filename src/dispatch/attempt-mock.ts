@@ -11,5 +11,5 @@ export function attemptMock(ctx: RequestContext, c: Candidate): Promise<Reply> {
   if (dropped !== undefined) {
     return Promise.reject(new GatewayError('invalid_request', `${dropped} is not supported by the mock provider.`, { param: dropped }));
   }
-  return replyFromEvents(ctx, mockEvents(ctx.chat!, c.model, c.provider.mock, ctx.signal));
+  return replyFromEvents(ctx, mockEvents(ctx.chat!, c.model, c.provider.mock, ctx.signal), c.model.upstreamName);
 }
