@@ -2,8 +2,10 @@
  * Starts a real `redis-server` on 127.0.0.1 (free port, no persistence) for integration tests,
  * and can stop it and start it again on the same port to simulate an outage.
  *
- * The binary must be on PATH (Debian/Ubuntu: `apt-get install redis-server`). Tests do not skip
- * silently when it is missing: they fail, unless GATEWAY_SKIP_REDIS_TESTS=1 is set.
+ * The binary must be on PATH (Debian/Ubuntu: `apt-get install redis-server`). Without it the
+ * Redis tests are skipped with a notice on stderr (a fresh machine still runs `npm test`), unless
+ * GATEWAY_REQUIRE_REDIS=1 (CI sets it in .ci/run): then they fail. GATEWAY_SKIP_REDIS_TESTS=1
+ * skips them even when the binary is there.
  */
 
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -24,8 +26,8 @@ export interface RedisServer {
 }
 
 /** Whether `redis-server` is an executable on PATH. */
-export function redisAvailable(): boolean {
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+export function redisAvailable(env: NodeJS.ProcessEnv = process.env): boolean {
+  for (const dir of (env.PATH ?? '').split(delimiter)) {
     if (!dir) continue;
     try {
       accessSync(join(dir, REDIS_BINARY), fsConstants.X_OK);
@@ -37,17 +39,32 @@ export function redisAvailable(): boolean {
   return false;
 }
 
-/** True when the Redis tests should be skipped: binary missing AND GATEWAY_SKIP_REDIS_TESTS=1. */
-export function skipRedisTests(): boolean {
-  return !redisAvailable() && process.env.GATEWAY_SKIP_REDIS_TESTS === '1';
+const INSTALL_HINT = 'Debian/Ubuntu: sudo apt-get install redis-server';
+
+/**
+ * Why the Redis tests are skipped, or undefined when they run: the binary is missing and
+ * GATEWAY_REQUIRE_REDIS is not 1, or GATEWAY_SKIP_REDIS_TESTS=1.
+ */
+export function redisSkipReason(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (env.GATEWAY_REQUIRE_REDIS === '1') return undefined;
+  if (env.GATEWAY_SKIP_REDIS_TESTS === '1') return 'GATEWAY_SKIP_REDIS_TESTS=1';
+  if (!redisAvailable(env)) return `${REDIS_BINARY} is not on PATH (${INSTALL_HINT}; GATEWAY_REQUIRE_REDIS=1 makes this a failure)`;
+  return undefined;
 }
 
-/** Throws a clear error when the binary is missing and skipping was not asked for. */
+/** True when the Redis tests in `what` are skipped; says so on stderr, so a skip is never silent. */
+export function skipRedisTests(what = 'the Redis tests'): boolean {
+  const reason = redisSkipReason();
+  if (reason) console.warn(`NOTICE: skipping ${what}: ${reason}`);
+  return reason !== undefined;
+}
+
+/** Throws a clear error when the binary is missing and the tests were not skipped. */
 export function requireRedis(): void {
-  if (redisAvailable() || process.env.GATEWAY_SKIP_REDIS_TESTS === '1') return;
+  if (redisAvailable()) return;
   throw new Error(
-    `${REDIS_BINARY} was not found on PATH; the Redis integration tests need it ` +
-      `(Debian/Ubuntu: apt-get install redis-server). Set GATEWAY_SKIP_REDIS_TESTS=1 to skip them.`,
+    `${REDIS_BINARY} was not found on PATH; the Redis integration tests need it (${INSTALL_HINT}). ` +
+      `GATEWAY_REQUIRE_REDIS=1 is set, so they fail instead of being skipped.`,
   );
 }
 

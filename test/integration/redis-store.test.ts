@@ -19,7 +19,7 @@ function uniquePrefix(): string {
   return `gwtest${process.pid}-${counter}:`;
 }
 
-describe.skipIf(skipRedisTests())('RedisStore (real redis-server)', () => {
+describe.skipIf(skipRedisTests('the RedisStore tests'))('RedisStore (real redis-server)', () => {
   let server: RedisServer;
   let raw: Redis;
   const stores: RedisStore[] = [];

@@ -158,7 +158,7 @@ async function awayFromMinuteBoundary(): Promise<void> {
   if (into > 55_000) await sleep(60_000 - into + 1_000);
 }
 
-describe.skipIf(skipRedisTests())('three gateway instances sharing state through Redis (real redis-server)', () => {
+describe.skipIf(skipRedisTests('the shared-state Redis tests'))('three gateway instances sharing state through Redis (real redis-server)', () => {
   let server: RedisServer;
   let raw: Redis;
   let upstream: MockUpstream;
