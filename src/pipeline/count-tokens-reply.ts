@@ -1,4 +1,7 @@
+import type { ChatRequest } from '../core/canonical.js';
 import { GatewayError } from '../core/errors.js';
+import { spliceTopLevel } from '../core/json-splice.js';
+import type { WireFormat } from '../formats/types.js';
 import { WIRE_FORMATS } from '../formats/registry.js';
 import { HTTP_PROVIDERS } from '../providers/registry.js';
 import { countTokensLocal, refuseUncountable } from '../tokens/count-tokens.js';
@@ -13,7 +16,8 @@ const COUNT_FIELDS = ['model', 'messages', 'system', 'tools', 'tool_choice', 'th
 /**
  * POST /v1/messages/count_tokens → `{ input_tokens }`. A model behind a provider with its own
  * counting endpoint (Anthropic) gets the provider's exact count; any other model is counted
- * locally with its family's tokenizer (see README, "Token counting", for the accuracy).
+ * locally with its family's tokenizer (see README, "Token counting", for the accuracy). A caller of
+ * the provider's own format has its body forwarded as sent (pass-through), like /v1/messages.
  */
 export const countTokensReply: Stage = async (ctx) => {
   const resolution = ctx.resolution!;
@@ -40,17 +44,13 @@ export const countTokensReply: Stage = async (ctx) => {
     ctx.reply = { kind: 'json', status: 200, body: { input_tokens: count.inputTokens } };
     return;
   }
-  // The body is re-encoded from the canonical request (only the counting fields go up).
-  refuseUncountable(chat);
-  const encoded = upstreamFormat.encodeRequest({ ...chat, stream: false }, { model: c.model.upstreamName, maxOutputTokens: c.model.maxOutputTokens });
-  const body: Record<string, unknown> = {};
-  for (const f of COUNT_FIELDS) if (encoded[f] !== undefined) body[f] = encoded[f];
+  const body = upstreamFormat.id === ctx.format.id ? passThroughBody(ctx.rawBody!, c.model.upstreamName) : encodedBody(chat, upstreamFormat, c);
   ctx.attempts += 1;
   const up = await ctx.runtime.upstream.send({
     provider: c.provider,
     path: kind.countTokensPath,
     headers: { ...c.provider.headers, ...kind.forwardHeaders?.(ctx.req.headers, ctx.format.id), 'content-type': 'application/json', 'x-correlation-id': ctx.id, ...kind.authHeaders(cred.apiKey) },
-    body: Buffer.from(JSON.stringify(body)),
+    body,
     timeouts: c.model.timeouts,
     signal: ctx.signal,
   });
@@ -66,3 +66,17 @@ export const countTokensReply: Stage = async (ctx) => {
   ctx.responseHeaders['x-gateway-token-count'] = 'upstream';
   ctx.reply = { kind: 'json', status: 200, body: { input_tokens: parsed.input_tokens } };
 };
+
+/** Same format: the caller's count_tokens body as sent (only `model` rewritten); the provider judges what it does not know. */
+function passThroughBody(raw: Buffer, model: string): Buffer {
+  return spliceTopLevel(raw, { model: JSON.stringify(model) });
+}
+
+/** Another format: re-encoded from the canonical request, only the counting fields going up. */
+function encodedBody(chat: ChatRequest, upstreamFormat: WireFormat, c: Candidate): Buffer {
+  refuseUncountable(chat);
+  const encoded = upstreamFormat.encodeRequest({ ...chat, stream: false }, { model: c.model.upstreamName, maxOutputTokens: c.model.maxOutputTokens });
+  const body: Record<string, unknown> = {};
+  for (const f of COUNT_FIELDS) if (encoded[f] !== undefined) body[f] = encoded[f];
+  return Buffer.from(JSON.stringify(body));
+}
