@@ -1,10 +1,21 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, test } from 'vitest';
+import { afterAll, afterEach, describe, expect, test } from 'vitest';
 import { startServe, type RunningServe } from '../../src/cli/commands/serve.js';
-import { capture, cli, INVALID, PLAIN_KEY, VALID } from './capture.js';
+import { capture, cli, INVALID, PLAIN_KEY, SHA_KEY, VALID } from './capture.js';
 
 const SECRET = 'sk-live-supersecret-999';
+
+/** Sends the request a printed curl line describes, expanding `$VAR` from `env` as a shell would. */
+async function curlLine(line: string, env: Record<string, string>): Promise<Response> {
+  const m = /^ {2}curl (\S+) -H "Authorization: Bearer ((?:[^"\\]|\\.)*)" -H 'content-type: application\/json' -d '(.+)'$/.exec(line);
+  if (!m) throw new Error(`not a curl line: ${line}`);
+  const key = m[2].replace(/\$([A-Za-z_]\w*)|\\(.)/g, (_, v: string | undefined, esc: string | undefined) => (v ? (env[v] ?? '') : esc!));
+  return fetch(m[1], { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: m[3] });
+}
 
 describe('gateway serve', () => {
   let running: RunningServe | undefined;
@@ -27,22 +38,15 @@ describe('gateway serve', () => {
 
     expect(c.err[0]).toContain('warning: aliases allowed here route to models role "developer" may not name directly');
     expect(c.err[1]).toBe(`gateway listening on ${running.url} (config: ${VALID})`);
-    expect(c.err.join('\n')).toContain('key with id "laptop"');
+    // valid.yaml writes the key of "laptop" literally: the line carries it, so it works as pasted.
+    expect(c.err.join('\n')).toContain(`try it with the key with id "laptop" (role: developer; written in ${VALID}):`);
     const curl = c.err.find((l) => l.trimStart().startsWith('curl '));
     expect(curl).toBe(
-      `  curl ${running.url}/v1/chat/completions -H "Authorization: Bearer $GATEWAY_KEY" -H 'content-type: application/json' ` +
+      `  curl ${running.url}/v1/chat/completions -H "Authorization: Bearer ${PLAIN_KEY}" -H 'content-type: application/json' ` +
         `-d '{"model":"local/echo","messages":[{"role":"user","content":"Hello"}]}'`,
     );
-    // The curl line's request works against the mock provider.
-    const payload = /-d '(.+)'$/.exec(curl!)![1];
-    const chat = await fetch(`${running.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${PLAIN_KEY}`, 'content-type': 'application/json' },
-      body: payload,
-    });
-    expect(chat.status).toBe(200);
-
-    expect(c.all()).not.toContain(PLAIN_KEY);
+    expect((await curlLine(curl!, {})).status).toBe(200);
+    // Values from the environment are never printed.
     expect(c.all()).not.toContain(SECRET);
   });
 
@@ -79,5 +83,71 @@ describe('gateway serve', () => {
     const r = await cli(['serve', '-c', VALID, '--port', '70000']);
     expect(r.code).toBe(2);
     expect(r.err.join('\n')).toContain('must be an integer from 0 to 65535');
+  });
+
+  describe('the curl line\'s key', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gateway-serve-key-'));
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    const configWithKeys = (name: string, keys: string) => {
+      const file = join(dir, name);
+      writeFileSync(
+        file,
+        `server: { host: 127.0.0.1, port: 0 }
+providers: { local: { api: mock, models: { echo: { context_window: 8192 } } } }
+roles: { dev: { models: ["local/*"] } }
+keys:
+${keys}
+`,
+      );
+      return file;
+    };
+    const start = async (file: string, env: Record<string, string>) => {
+      const c = capture({ env });
+      running = await startServe({ config: file, port: 0 }, c.io);
+      const curl = c.err.find((l) => l.trimStart().startsWith('curl '));
+      return { c, curl: curl!, intro: c.err.find((l) => l.startsWith('try it'))! };
+    };
+
+    test('${VAR:-default} with VAR unset: the default, as written in the file', async () => {
+      const file = configWithKeys('default.yaml', '  - { id: laptop, key: "${GW_TEST_KEY:-local-dev-key}", role: dev }');
+      const { curl, intro } = await start(file, {});
+      expect(curl).toContain('-H "Authorization: Bearer local-dev-key"');
+      expect(intro).toContain('written in');
+      expect((await curlLine(curl, {})).status).toBe(200);
+    });
+
+    test('a key from the environment is named by its variable, never printed', async () => {
+      const env = { GW_TEST_KEY: 'env-secret-key-0001' };
+      for (const written of ['${GW_TEST_KEY}', '${GW_TEST_KEY:-local-dev-key}']) {
+        const file = configWithKeys('env.yaml', `  - { id: laptop, key: "${written}", role: dev }`);
+        const { c, curl, intro } = await start(file, env);
+        expect(curl).toContain('-H "Authorization: Bearer $GW_TEST_KEY"');
+        expect(intro).toBe('try it with the key with id "laptop" (role: dev; with GW_TEST_KEY set as for the gateway):');
+        expect(c.all()).not.toContain(env.GW_TEST_KEY);
+        expect((await curlLine(curl, env)).status).toBe(200);
+        await running!.close(100);
+        running = undefined;
+      }
+    });
+
+    test('prefers a key that can be shown, escaped for the shell; a digest is $GATEWAY_KEY', async () => {
+      const digest = 'sha256:a36833886702d7d1502c67e49bd31a8ba1423a0958998910bc4db0c6e0b84df8';
+      const mixed = configWithKeys(
+        'mixed.yaml',
+        [`  - { id: ci, key: "${digest}", role: dev }`, '  - { id: dev2, key: "dev \\"quoted\\" $key", role: dev }'].join('\n'),
+      );
+      const shown = await start(mixed, {});
+      expect(shown.intro).toContain('key with id "dev2"');
+      expect(shown.curl).toContain('-H "Authorization: Bearer dev \\"quoted\\" \\$key"');
+      expect((await curlLine(shown.curl, {})).status).toBe(200);
+      await running!.close(100);
+      running = undefined;
+
+      const only = configWithKeys('digest.yaml', `  - { id: ci, key: "${digest}", role: dev }`);
+      const placeholder = await start(only, {});
+      expect(placeholder.intro).toBe('try it with the key with id "ci" (role: dev; with GATEWAY_KEY set to that key):');
+      expect(placeholder.curl).toContain('-H "Authorization: Bearer $GATEWAY_KEY"');
+      expect((await curlLine(placeholder.curl, { GATEWAY_KEY: SHA_KEY })).status).toBe(200);
+    });
   });
 });

@@ -5,12 +5,13 @@
 import { Command, InvalidArgumentError } from 'commander';
 import ora from 'ora';
 import type { GatewayConfig } from '../../config/types.js';
-import { watch } from 'node:fs';
+import { readFileSync, watch } from 'node:fs';
 import { formatIssue } from '../../config/load.js';
 import { createLogger, fileWriter, type Logger } from '../../observe/logger.js';
 import { listModels } from '../../routing/list-models.js';
 import { createGateway } from '../../server/http.js';
 import { loadForCli, requireConfig } from '../config-report.js';
+import { pickCurlKey, shellKey } from '../curl-key.js';
 import { CliExit, ExitCode } from '../exit-codes.js';
 import { colors, type CliIO } from '../io.js';
 
@@ -89,7 +90,7 @@ export async function startServe(opts: ServeOptions, io: CliIO): Promise<Running
     throw new CliExit(ExitCode.FAILURE);
   }
   spinner?.stop();
-  printBanner(io, config, url, display);
+  printBanner(io, config, url, display, path);
   const reload = async (): Promise<boolean> => {
     const next = await loadForCli(path, io).catch((e: unknown) => ({ config: undefined, issues: [], error: e as Error }));
     if (!next.config) {
@@ -147,28 +148,37 @@ function listenErrorMessage(e: NodeJS.ErrnoException, host: string, port: number
 }
 
 /**
- * Where to send requests, and a curl line ready to paste. The key itself is never printed: the
- * config only holds its digest, and it may come from the environment; $GATEWAY_KEY stands in.
+ * Where to send requests, and a curl line ready to paste, with a key that works: shown when the
+ * config file writes it, `$VAR` when it comes from the environment (never a value from there);
+ * see curl-key.ts.
  */
-function printBanner(io: CliIO, config: GatewayConfig, url: string, display: string): void {
+function printBanner(io: CliIO, config: GatewayConfig, url: string, display: string, path: string): void {
   const c = colors(io);
   io.err(c.green(`gateway listening on ${url} (config: ${display})`));
   // 0.0.0.0 and :: are for binding, not connecting.
   const local = url.replace(/^http:\/\/(0\.0\.0\.0|\[::\])(?=:)/, 'http://127.0.0.1');
-  const key = config.keys[0];
-  if (!key) {
+  if (config.keys.length === 0) {
     io.err(c.yellow('no keys are configured: add one under "keys:" to call the gateway'));
     return;
   }
-  const entries = listModels(config, key.role);
-  const model = (entries.find((e) => e.available) ?? entries[0])?.id;
-  if (!model) {
-    io.err(c.yellow(`role "${key.role}" of key "${key.id}" may use no model`));
+  let text = '';
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    // unreadable now: the key is then shown as $GATEWAY_KEY
+  }
+  const pick = pickCurlKey(config, text, io.env, (k) => listModels(config, k.role).length > 0);
+  if (!pick) {
+    io.err(c.yellow(`no key's role may use a model: give a role some under "roles:"`));
     return;
   }
+  const entries = listModels(config, pick.key.role);
+  const model = (entries.find((e) => e.available) ?? entries[0]).id;
+  const how =
+    pick.kind === 'file' ? `written in ${display}` : pick.kind === 'env' ? `with ${pick.variable} set as for the gateway` : 'with GATEWAY_KEY set to that key';
   const body = JSON.stringify({ model, messages: [{ role: 'user', content: 'Hello' }] });
-  io.err(`try it, with GATEWAY_KEY set to the key with id "${key.id}" (role: ${key.role}):`);
-  io.err(`  curl ${local}/v1/chat/completions -H "Authorization: Bearer $GATEWAY_KEY" -H 'content-type: application/json' -d '${body}'`);
+  io.err(`try it with the key with id "${pick.key.id}" (role: ${pick.key.role}; ${how}):`);
+  io.err(`  curl ${local}/v1/chat/completions -H "Authorization: Bearer ${shellKey(pick)}" -H 'content-type: application/json' -d '${body}'`);
 }
 
 /** SIGINT/SIGTERM: close gracefully, then exit 0; a second signal exits at once. */
