@@ -1,0 +1,328 @@
+/**
+ * Replaying what Claude Code really sends (test/fixtures/claude-code/<version>/<scenario>/NN-*.json,
+ * captured with test/tools/capture-claude-code.mjs) through the gateway to the strict upstream.
+ *
+ * Each captured request is sent as captured — path (`?beta=true`), anthropic-version,
+ * anthropic-beta, user-agent and x-stainless headers — with the gateway key instead of the scrubbed
+ * one and the model swapped for a configured name on the chosen upstream format:
+ *
+ *   captured model            Anthropic-format upstream       OpenAI-format upstream
+ *   alias-like (team/claude)  team/claude → ant/claude-sonnet-4-5   team/gpt → oai/gpt-5-mini
+ *   Claude id (claude-…)      ant/claude-sonnet-4-5           oai/gpt-5-mini
+ *
+ * gpt-5-mini: Claude Code always asks for thinking, which only reasoning models take.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect } from 'vitest';
+import { assertAnthropicStreamOrder } from '../helpers/anthropic-order.js';
+import { readSse } from '../helpers/sse.js';
+import { loadTestConfig, startGateway, type RunningGateway } from '../helpers/start-gateway.js';
+import type { StrictReply, StrictRequest, StrictUpstream } from '../helpers/strict-upstream.js';
+
+/** Replay steps run against one gateway and its strict upstream. */
+export interface ReplayContext {
+  gw: RunningGateway;
+  up: StrictUpstream;
+}
+
+export const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'claude-code');
+export const CC_KEY = 'claude-code-replay-key-0001';
+export const ANT_SECRET = 'sk-ant-cc-replay-provider-000222';
+export const OAI_SECRET = 'sk-oai-cc-replay-provider-000111';
+/** An alias Claude Code's model discovery keeps (it lists only ids starting with claude or anthropic). */
+export const DISCOVERABLE_ALIAS = 'claude/sonnet';
+
+export type UpstreamFormat = 'anthropic' | 'openai';
+export const TARGETS: Record<UpstreamFormat, { alias: string; concrete: string; upstreamModel: string }> = {
+  anthropic: { alias: 'team/claude', concrete: 'ant/claude-sonnet-4-5', upstreamModel: 'claude-sonnet-4-5' },
+  openai: { alias: 'team/gpt', concrete: 'oai/gpt-5-mini', upstreamModel: 'gpt-5-mini' },
+};
+
+export function replayConfigYaml(upstreamUrl: string): string {
+  return `
+server: { host: 127.0.0.1, port: 0, body_limit: 1mb, shutdown_grace_ms: 2000 }
+routing: { retry: { max_retries: 0 }, cooldown: { failures: 1000, cooldown_ms: 1 } }
+providers:
+  ant:
+    api: anthropic
+    base_url: ${upstreamUrl}
+    api_key: ${ANT_SECRET}
+    timeouts: { connect_ms: 2000, first_byte_ms: 5000, total_ms: 15000 }
+    models:
+      claude-sonnet-4-5: { context_window: 200000, max_output_tokens: 64000 }
+  oai:
+    api: openai
+    base_url: ${upstreamUrl}/v1
+    api_key: ${OAI_SECRET}
+    timeouts: { connect_ms: 2000, first_byte_ms: 5000, total_ms: 15000 }
+    models:
+      gpt-5-mini: { context_window: 400000, max_output_tokens: 128000 }
+aliases:
+  team/claude: { targets: [ ant/claude-sonnet-4-5 ] }
+  team/gpt: { targets: [ oai/gpt-5-mini ] }
+  ${DISCOVERABLE_ALIAS}: { targets: [ ant/claude-sonnet-4-5 ] }
+roles:
+  dev: { models: ["*"] }
+keys:
+  - { id: cc, key: ${CC_KEY}, role: dev }
+`;
+}
+
+export function startReplayGateway(upstreamUrl: string): Promise<RunningGateway> {
+  return startGateway(loadTestConfig(replayConfigYaml(upstreamUrl)));
+}
+
+// ---------------------------------------------------------------- fixtures
+
+export interface Captured {
+  file: string;
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: any;
+}
+
+export interface Scenario {
+  version: string;
+  name: string;
+  requests: Captured[];
+}
+
+export function loadScenarios(): Scenario[] {
+  const out: Scenario[] = [];
+  for (const version of readdirSync(FIXTURES).sort()) {
+    for (const name of readdirSync(join(FIXTURES, version)).sort()) {
+      const dir = join(FIXTURES, version, name);
+      const requests = readdirSync(dir)
+        .filter((f) => f.endsWith('.json'))
+        .sort()
+        .map((file) => ({ file, ...(JSON.parse(readFileSync(join(dir, file), 'utf8')) as Omit<Captured, 'file'>) }));
+      out.push({ version, name, requests });
+    }
+  }
+  return out;
+}
+
+/** The gateway name a captured model becomes on an upstream format. */
+export function modelFor(captured: string, format: UpstreamFormat): string {
+  return /^claude-/.test(captured) ? TARGETS[format].concrete : TARGETS[format].alias;
+}
+
+const DROP_HEADERS = new Set(['host', 'content-length', 'connection', 'accept-encoding', 'x-api-key', 'authorization']);
+
+/** Sends one captured request to the gateway as Claude Code did, the model swapped. */
+export async function replay(gw: RunningGateway, c: Captured, model?: string, edit?: (body: any) => void): Promise<{ res: Response; sentRaw: string }> {
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(c.headers)) if (!DROP_HEADERS.has(k)) headers[k] = v;
+  // Claude Code sends the key the way it was given: ANTHROPIC_API_KEY as x-api-key, ANTHROPIC_AUTH_TOKEN as Bearer.
+  if ('authorization' in c.headers) headers.authorization = `Bearer ${CC_KEY}`;
+  else headers['x-api-key'] = CC_KEY;
+  let sentRaw = '';
+  if (c.body !== null && c.body !== undefined) {
+    const body = structuredClone(c.body);
+    if (model !== undefined) body.model = model;
+    edit?.(body);
+    sentRaw = JSON.stringify(body);
+  }
+  const res = await fetch(gw.url + c.path, { method: c.method, headers, body: sentRaw === '' ? undefined : sentRaw });
+  return { res, sentRaw };
+}
+
+// ---------------------------------------------------------------- the upstream's answers
+
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content.map((p: any) => (p?.type === 'text' && typeof p.text === 'string' ? p.text : p?.type === 'tool_result' ? textOf(p.content) : '')).join('');
+}
+
+export const READ_CALL_ID = 'toolu_rec_01';
+
+/**
+ * What a model would answer Claude Code in the captured scenarios, in either format:
+ * a tool result → `tool said: <result>`; "Read the file <path>" with Read offered → a Read call;
+ * otherwise the strict upstream's echo. On Anthropic, thinking asked → a thinking block first.
+ */
+export function claudeCodeReply(req: StrictRequest): StrictReply | undefined {
+  const msgs: any[] = Array.isArray(req.body?.messages) ? req.body.messages : [];
+  const thinking = req.format === 'anthropic' && ['enabled', 'adaptive'].includes(req.body?.thinking?.type) ? 'Short answer wanted.' : undefined;
+  const last = msgs.at(-1);
+  const results = req.format === 'openai'
+    ? (last?.role === 'tool' ? [textOf(last.content)] : [])
+    : (last?.role === 'user' && Array.isArray(last.content) ? last.content.filter((b: any) => b?.type === 'tool_result').map((b: any) => textOf(b.content)) : []);
+  if (results.length > 0) return { thinking, text: `tool said: ${results.join('\n')}` };
+  const users = msgs.filter((m) => m?.role === 'user');
+  const prompt = users.map((m) => textOf(m.content)).join('\n');
+  const wanted = /Read the file (\S+?)(?=[\s,;]|\.(?:\s|$)|$)/.exec(prompt);
+  const tools: any[] = Array.isArray(req.body?.tools) ? req.body.tools : [];
+  const offersRead = tools.some((t) => (t?.name ?? t?.function?.name) === 'Read');
+  if (wanted && offersRead) return { thinking, text: 'I will read it.', toolCalls: [{ name: 'Read', args: { file_path: wanted[1] }, id: READ_CALL_ID }] };
+  return thinking ? { thinking, text: 'Hello from the strict upstream.' } : undefined;
+}
+
+// ---------------------------------------------------------------- checks
+
+/** Every text the caller sent in one message of a captured request, whatever its role. */
+export function capturedTexts(body: any): string[] {
+  const out: string[] = [];
+  for (const m of body?.messages ?? []) {
+    if (typeof m.content === 'string') out.push(m.content);
+    else for (const b of m.content ?? []) if (b?.type === 'text') out.push(b.text);
+  }
+  return out.filter((t) => t.trim() !== '');
+}
+
+/** The 200 stream the caller got is in Anthropic order and carries no error; returns its blocks. */
+export async function expectAnthropicStream(res: Response): Promise<{ blocks: any[]; stop: string }> {
+  expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+  const events = await readSse(res);
+  assertAnthropicStreamOrder(events);
+  const parsed = events.filter((e) => e.event !== 'ping').map((e) => JSON.parse(e.data));
+  expect(parsed.find((d) => d.type === 'error'), 'no in-stream error').toBeUndefined();
+  const blocks: any[] = [];
+  for (const d of parsed) {
+    if (d.type === 'content_block_start') blocks.push({ ...d.content_block, json: '' });
+    if (d.type === 'content_block_delta') {
+      const b = blocks[d.index];
+      if (d.delta.type === 'text_delta') b.text += d.delta.text;
+      if (d.delta.type === 'thinking_delta') b.thinking += d.delta.thinking;
+      if (d.delta.type === 'input_json_delta') b.json += d.delta.partial_json;
+    }
+  }
+  for (const b of blocks) if (b.type === 'tool_use') b.input = b.json === '' ? {} : JSON.parse(b.json);
+  const delta = parsed.find((d) => d.type === 'message_delta');
+  return { blocks, stop: delta.delta.stop_reason };
+}
+
+/** What reached the upstream on pass-through: the caller's bytes but for the model, its headers kept, our credential. */
+export function expectPassThrough(got: StrictRequest, c: Captured, sentRaw: string, sentModel: string): void {
+  const i = sentRaw.indexOf(`"model":${JSON.stringify(sentModel)}`);
+  expect(i).toBeGreaterThanOrEqual(0);
+  const expected = sentRaw.slice(0, i) + `"model":${JSON.stringify(TARGETS.anthropic.upstreamModel)}` + sentRaw.slice(i + `"model":${JSON.stringify(sentModel)}`.length);
+  expect(got.rawBody === expected, 'the upstream got the caller’s bytes with only the model changed').toBe(true);
+  expect(got.headers['anthropic-version']).toBe(c.headers['anthropic-version']);
+  expect(got.headers['anthropic-beta']).toBe(c.headers['anthropic-beta']);
+  expect(got.headers['x-api-key']).toBe(ANT_SECRET);
+  expect(JSON.stringify(got.headers)).not.toContain(CC_KEY);
+}
+
+/** What reached an OpenAI upstream: a request it accepted, carrying every text and tool the caller sent. */
+export function expectTranslated(got: StrictRequest, c: Captured): void {
+  expect(got.path).toBe('/v1/chat/completions');
+  expect(got.status, got.error).toBe(200);
+  expect(got.body.model).toBe(TARGETS.openai.upstreamModel);
+  expect(got.headers.authorization).toBe(`Bearer ${OAI_SECRET}`);
+  expect(JSON.stringify(got.headers)).not.toContain(CC_KEY);
+  if (c.body.stream === true) expect(got.body.stream_options).toMatchObject({ include_usage: true });
+  const upstreamText = JSON.stringify(got.body.messages);
+  for (const t of capturedTexts(c.body)) expect(upstreamText.includes(JSON.stringify(t).slice(1, -1)), `text reached the upstream: ${t.slice(0, 60)}…`).toBe(true);
+  const sys = typeof c.body.system === 'string' ? [c.body.system] : (c.body.system ?? []).map((b: any) => b.text);
+  for (const t of sys) expect(upstreamText.includes(JSON.stringify(t).slice(1, -1)), `system text reached the upstream: ${t.slice(0, 60)}…`).toBe(true);
+  expect((got.body.tools ?? []).map((t: any) => t.function?.name)).toEqual((c.body.tools ?? []).map((t: any) => t.name));
+}
+
+// ---------------------------------------------------------------- one scenario
+
+const isMessages = (c: Captured) => c.method === 'POST' && c.path.split('?')[0] === '/v1/messages';
+const isCount = (c: Captured) => c.method === 'POST' && c.path.split('?')[0] === '/v1/messages/count_tokens';
+
+/** Replays a scenario's requests in order on one upstream format; each messages request also as JSON (stream off). */
+export async function replayScenario(ctx: ReplayContext, requests: Captured[], format: UpstreamFormat): Promise<void> {
+  for (const c of requests) {
+    if (isMessages(c)) {
+      await replayMessages(ctx, c, format, true);
+      await replayMessages(ctx, c, format, false);
+    } else if (isCount(c)) await replayCount(ctx, c, format);
+    else if (c.method === 'GET' && c.path.startsWith('/v1/models')) await replayModels(ctx, c);
+    else {
+      // The start-up probe (HEAD /): any answer but a server error will do.
+      const { res } = await replay(ctx.gw, c);
+      expect(res.status).toBeLessThan(500);
+    }
+  }
+}
+
+async function replayMessages({ gw, up }: ReplayContext, c: Captured, format: UpstreamFormat, stream: boolean): Promise<void> {
+  const model = modelFor(c.body.model, format);
+  up.reset();
+  const { res, sentRaw } = await replay(gw, c, model, stream ? undefined : (b) => delete b.stream);
+  const at = `${c.file}${stream ? '' : ' (stream off)'}`;
+  const text = res.status === 200 ? '' : await res.text();
+  expect(res.status, `${at}: ${text}`).toBe(200);
+  expect(res.headers.get('x-gateway-model')).toBe(TARGETS[format].concrete);
+  let blocks: any[];
+  let stop: string;
+  if (stream) ({ blocks, stop } = await expectAnthropicStream(res));
+  else {
+    const msg = (await res.json()) as any;
+    expect(msg, at).toMatchObject({ type: 'message', role: 'assistant', content: expect.any(Array), usage: { input_tokens: expect.any(Number), output_tokens: expect.any(Number) } });
+    ({ content: blocks, stop_reason: stop } = msg);
+  }
+  expect(up.received, at).toHaveLength(1);
+  const got = up.received[0];
+  if (format === 'anthropic') {
+    expect(got.status, got.error).toBe(200);
+    expectPassThrough(got, c, sentRaw, model);
+  } else {
+    expectTranslated(got, c);
+  }
+  // The scenario's answer reached Claude Code intact.
+  const call = blocks.find((b) => b.type === 'tool_use');
+  if (call) {
+    expect(stop).toBe('tool_use');
+    expect(call).toMatchObject({ id: READ_CALL_ID, name: 'Read', input: { file_path: expect.stringMatching(/notes\.txt$/) } });
+  } else {
+    expect(stop).toBe('end_turn');
+    expect(blocks.filter((b) => b.type === 'text').map((b) => b.text).join(''), at).not.toBe('');
+  }
+}
+
+async function replayCount({ gw, up }: ReplayContext, c: Captured, format: UpstreamFormat): Promise<void> {
+  const model = modelFor(c.body.model, format);
+  up.reset();
+  const { res, sentRaw } = await replay(gw, c, model);
+  const body = (await res.json()) as any;
+  expect(res.status, `${c.file}: ${JSON.stringify(body)}`).toBe(200);
+  expect(body.input_tokens).toBeGreaterThan(0);
+  if (format === 'anthropic') {
+    expect(res.headers.get('x-gateway-token-count')).toBe('upstream');
+    expect(up.received).toHaveLength(1);
+    expect(up.received[0].path).toBe('/v1/messages/count_tokens');
+    expect(up.received[0].status, up.received[0].error).toBe(200);
+    expectPassThrough(up.received[0], c, sentRaw, model);
+  } else {
+    expect(res.headers.get('x-gateway-token-count')).toMatch(/^local-/);
+    expect(up.received).toEqual([]);
+  }
+}
+
+/** Claude Code's gateway model discovery: GET /v1/models?limit=1000 read in the Anthropic shape. */
+async function replayModels({ gw }: ReplayContext, c: Captured): Promise<void> {
+  const { res } = await replay(gw, c);
+  expect(res.status).toBe(200);
+  const page = (await res.json()) as any;
+  expect(page).toMatchObject({ has_more: false, first_id: expect.any(String), last_id: expect.any(String) });
+  for (const m of page.data) expect(m).toMatchObject({ type: 'model', id: expect.any(String), display_name: expect.any(String), created_at: expect.any(String) });
+  const ids = page.data.map((m: any) => m.id);
+  expect(ids).toEqual(expect.arrayContaining([TARGETS.anthropic.alias, TARGETS.openai.alias, TARGETS.anthropic.concrete, TARGETS.openai.concrete, DISCOVERABLE_ALIAS]));
+  // The CLI keeps only ids starting with claude or anthropic (2.1.197): the alias named for it survives.
+  expect(ids.filter((id: string) => /^(claude|anthropic)/i.test(id))).toEqual([DISCOVERABLE_ALIAS]);
+}
+
+/**
+ * `<version>/<scenario>/<format>` cases that wait for a gateway fix: left out of
+ * claude-code-replay.test.ts until they pass (the Anthropic request Claude Code sends cannot yet be
+ * translated to an OpenAI-format model).
+ */
+export const PENDING = new Set<string>([
+  '2.1.112/plain-alias/openai',
+  '2.1.112/plain-claude-id/openai',
+  '2.1.112/thinking/openai',
+  '2.1.112/tool-round-trip/openai',
+  '2.1.197/model-discovery/openai',
+  '2.1.197/plain-alias/openai',
+  '2.1.197/plain-claude-id/openai',
+  '2.1.197/thinking/openai',
+  '2.1.197/tool-round-trip/openai',
+]);

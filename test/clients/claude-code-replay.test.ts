@@ -1,0 +1,30 @@
+/**
+ * Claude Code's real requests (captured from the CLI, see claude-code-fixtures.ts) replayed through
+ * the gateway to the strict upstream, on an Anthropic-format model (pass-through) and an
+ * OpenAI-format one (translation): the caller gets a 200 and a well-formed stream or message, the
+ * upstream gets what its API accepts.
+ */
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import type { RunningGateway } from '../helpers/start-gateway.js';
+import { startStrictUpstream, type StrictUpstream } from '../helpers/strict-upstream.js';
+import { claudeCodeReply, loadScenarios, PENDING, replayScenario, startReplayGateway, type UpstreamFormat } from './claude-code-fixtures.js';
+
+let up: StrictUpstream;
+let gw: RunningGateway;
+
+beforeAll(async () => {
+  up = await startStrictUpstream({ reply: claudeCodeReply });
+  gw = await startReplayGateway(up.url);
+});
+afterAll(async () => {
+  await gw?.close();
+  await up?.close();
+});
+
+const FORMATS: UpstreamFormat[] = ['anthropic', 'openai'];
+
+describe.each(loadScenarios())('Claude Code $version $name', ({ version, name, requests }) => {
+  it.each(FORMATS.filter((f) => !PENDING.has(`${version}/${name}/${f}`)))('replays on an %s-format upstream', async (format) => {
+    await replayScenario({ gw, up }, requests, format);
+  });
+});
