@@ -88,6 +88,20 @@ describe('gateway check-config', () => {
     expect(r.err[0]).toMatch(/^error: cannot read test\/fixtures\/cli: /);
   });
 
+  test('--config / -c names the file like the argument does; two different files are a usage error', async () => {
+    const positional = await cli(['check-config', VALID]);
+    for (const args of [['--config', VALID], ['-c', VALID], [VALID, '--config', VALID], [`--config=${VALID}`]]) {
+      const r = await cli(['check-config', ...args]);
+      expect(r.code, args.join(' ')).toBe(0);
+      expect(r.out).toEqual(positional.out);
+    }
+    expect((await cli(['check-config', '-c', INVALID])).code).toBe(2);
+    const both = await cli(['check-config', VALID, '--config', INVALID]);
+    expect(both.code).toBe(2);
+    expect(both.out).toEqual([]);
+    expect(both.err).toEqual([`error: two config files named (${VALID} and --config ${INVALID}): name one`]);
+  });
+
   test('usage errors exit 2; --version exits 0', async () => {
     expect((await cli(['check-config', '--bogus'])).code).toBe(2);
     expect((await cli(['no-such-command'])).code).toBe(2);
