@@ -4,24 +4,22 @@
  * `@ai-sdk/anthropic` (Messages), each on a model of an OpenAI-format and of an Anthropic-format
  * upstream. Same format is pass-through, the other is translation.
  */
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createOpenAI } from '@ai-sdk/openai';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { APICallError, generateText, stepCountIs, streamText, tool, type LanguageModel } from 'ai';
+import { APICallError, generateText, stepCountIs, streamText, tool } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { startScriptedUpstream, type ScriptedUpstream } from '../helpers/scripted-upstream.js';
 import type { RunningGateway } from '../helpers/start-gateway.js';
-import { ANT_ALIAS, BROKE_KEY, CLIENT_KEY, LIMITED_KEY, startClientGateway, UPSTREAMS } from './client-gateway.js';
+import { startStrictUpstream, type StrictUpstream } from '../helpers/strict-upstream.js';
+import { aiSdkModel, describeStructuredOutput, OUTPUT_FORMAT, type ClientName } from './ai-sdk-cases.js';
+import { ANT_ALIAS, ANT_MODEL, BROKE_KEY, CLIENT_KEY, expectSystemPrompt, LIMITED_KEY, OAI_ALIAS, scenarioReply, startClientGateway, UPSTREAMS } from './client-gateway.js';
 
 // The SDK warns on the console about every unknown model name (ours are gateway names).
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
 
-let up: ScriptedUpstream;
+let up: StrictUpstream;
 let gw: RunningGateway;
 
 beforeAll(async () => {
-  up = await startScriptedUpstream();
+  up = await startStrictUpstream({ reply: scenarioReply });
   gw = await startClientGateway(up.url);
 });
 afterAll(async () => {
@@ -29,21 +27,8 @@ afterAll(async () => {
   await up?.close();
 });
 
-/** A language model of one of the three providers, for `model` with gateway key `key`. */
-type ClientName = 'openai.chat' | 'openai-compatible' | 'anthropic';
-function modelOf(client: ClientName, model: string, key = CLIENT_KEY): LanguageModel {
-  const baseURL = `${gw.url}/v1`;
-  switch (client) {
-    case 'openai.chat':
-      return createOpenAI({ baseURL, apiKey: key }).chat(model);
-    case 'openai-compatible':
-      return createOpenAICompatible({ name: 'gateway', baseURL, apiKey: key, includeUsage: true }).chatModel(model);
-    case 'anthropic':
-      return createAnthropic({ baseURL, apiKey: key }).messages(model);
-  }
-}
-
 const CLIENTS: ClientName[] = ['openai.chat', 'openai-compatible', 'anthropic'];
+const modelOf = (client: ClientName, model: string, key = CLIENT_KEY) => aiSdkModel(client, `${gw.url}/v1`, model, key);
 const MATRIX = CLIENTS.flatMap((client) => UPSTREAMS.map((u) => ({ client, ...u, label: `${client} → ${u.upstream} upstream (${u.alias})` })));
 
 const weatherTool = tool({
@@ -52,15 +37,17 @@ const weatherTool = tool({
   execute: async ({ city }) => `sunny in ${city}`,
 });
 
-describe.each(MATRIX)('$label', ({ client, alias }) => {
+describe.each(MATRIX)('$label', ({ client, alias, concrete, upstream }) => {
   const model = () => modelOf(client, alias);
 
-  it('generateText: text, finish reason, usage', async () => {
+  it('generateText: text, finish reason, usage; the system prompt in the upstream format’s place', async () => {
     const r = await generateText({ model: model(), system: 'be brief', prompt: 'hello there', maxRetries: 0 });
-    expect(r.text).toBe('[sys:be brief] echo: hello there');
+    expect(r.text).toBe('echo: hello there');
     expect(r.finishReason).toBe('stop');
     expect(r.usage.inputTokens).toBeGreaterThan(0);
     expect(r.usage.outputTokens).toBeGreaterThan(0);
+    expect(r.response.headers?.['x-gateway-model']).toBe(concrete);
+    expectSystemPrompt(up, upstream, 'be brief');
   });
 
   it('streamText: deltas add up, usage present and non-zero', async () => {
@@ -114,6 +101,17 @@ describe.each(MATRIX)('$label', ({ client, alias }) => {
     expect((err as APICallError).isRetryable).toBe(true);
   });
 });
+
+// Structured output where the caller's mechanism has the same format as the upstream, or is a
+// tool call (translated like any tool).
+describeStructuredOutput(() => `${gw.url}/v1`, [
+  { client: 'openai.chat', model: OAI_ALIAS, upstream: 'openai', how: 'response_format json_schema' },
+  { client: 'openai-compatible', model: OAI_ALIAS, upstream: 'openai', how: 'response_format json_object' },
+  { client: 'anthropic', model: OAI_ALIAS, upstream: 'openai', how: 'forced json tool' },
+  { client: 'anthropic', model: ANT_ALIAS, upstream: 'anthropic', how: 'forced json tool' },
+  { client: 'anthropic', model: ANT_ALIAS, upstream: 'anthropic', how: 'output_config.format', providerOptions: OUTPUT_FORMAT },
+  { client: 'anthropic', model: ANT_MODEL, upstream: 'anthropic', how: 'output_config.format, chosen by the SDK for a Claude id' },
+]);
 
 describe.each(CLIENTS)('%s: gateway errors parsed into APICallError', (client) => {
   async function failure(model: string, key: string): Promise<APICallError> {

@@ -11,6 +11,8 @@
  * BROKE_KEY has a budget too small for any request (429 budget_exceeded before any upstream call).
  */
 import { loadTestConfig, startGateway, type RunningGateway } from '../helpers/start-gateway.js';
+import { expect } from 'vitest';
+import type { StrictReply, StrictRequest, StrictUpstream } from '../helpers/strict-upstream.js';
 
 export const CLIENT_KEY = 'client-suite-key-0001';
 export const LIMITED_KEY = 'client-suite-key-0002';
@@ -65,4 +67,68 @@ budgets:
 
 export function startClientGateway(upstreamUrl: string): Promise<RunningGateway> {
   return startGateway(loadTestConfig(clientConfigYaml(upstreamUrl)));
+}
+
+// ---------------------------------------------------------------- what the upstream answers
+
+/** The object every structured-output scenario gets back (fits RECIPE_SCHEMA in the tests). */
+export const RECIPE = { name: 'pancakes', servings: 4, steps: ['mix', 'fry'] };
+
+/**
+ * The strict upstream's reply hook, scripted by the conversation so every client and format sees
+ * the same scenario (anything else gets the upstream's default, `echo: <last user text>`):
+ *   last message carries tool results → text `tool said: <results joined by newlines>`
+ *   last user text has `fail NNN`     → HTTP NNN in the provider's error format
+ *   `parallel`                        → two get_weather calls (Paris, Rome)
+ *   `weather`                         → one get_weather call (Paris)
+ *   `recipe`                          → RECIPE as the structured output (JSON text, or the forced tool's input)
+ */
+export function scenarioReply(req: StrictRequest): StrictReply | undefined {
+  const msgs: any[] = Array.isArray(req.body?.messages) ? req.body.messages : [];
+  const results = toolResults(req.format, msgs);
+  if (results !== undefined) return { text: `tool said: ${results.join('\n')}` };
+  const text = lastUserText(req.format, msgs);
+  const fail = /fail (\d{3})/.exec(text);
+  if (fail) return { error: { status: Number(fail[1]) } };
+  if (text.includes('parallel')) return { toolCalls: [{ name: 'get_weather', args: { city: 'Paris' } }, { name: 'get_weather', args: { city: 'Rome' } }] };
+  if (text.includes('weather')) return { toolCalls: [{ name: 'get_weather', args: { city: 'Paris' } }] };
+  if (text.includes('recipe')) return { json: RECIPE };
+  return undefined;
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content.map((p: any) => (p?.type === 'text' && typeof p.text === 'string' ? p.text : '')).join('');
+}
+
+function lastUserText(format: StrictRequest['format'], msgs: any[]): string {
+  const users = msgs.filter((m) => m?.role === 'user');
+  if (format === 'openai') return textOf(users.at(-1)?.content);
+  // Anthropic: the last user message with text (a tool-result turn has none).
+  return [...users].reverse().map((m) => textOf(m.content)).find((t) => t !== '') ?? '';
+}
+
+/** The results the last message hands back to the model, or undefined when it hands back none. */
+function toolResults(format: StrictRequest['format'], msgs: any[]): string[] | undefined {
+  if (format === 'openai') {
+    let i = msgs.length;
+    while (i > 0 && msgs[i - 1]?.role === 'tool') i--;
+    return i < msgs.length ? msgs.slice(i).map((m) => textOf(m.content)) : undefined;
+  }
+  const last = msgs.at(-1);
+  const blocks = last?.role === 'user' && Array.isArray(last.content) ? last.content.filter((b: any) => b?.type === 'tool_result') : [];
+  return blocks.length > 0 ? blocks.map((b: any) => textOf(b.content)) : undefined;
+}
+
+/** The last chat request the upstream accepted carried `system` in its format's own place. */
+export function expectSystemPrompt(up: StrictUpstream, upstream: 'openai' | 'anthropic', system: string): void {
+  const req = up.accepted.at(-1);
+  expect(req?.format).toBe(upstream);
+  if (upstream === 'openai') {
+    expect(req?.body.messages[0]).toMatchObject({ role: expect.stringMatching(/^(system|developer)$/) });
+    expect(textOf(req?.body.messages[0].content)).toBe(system);
+  } else {
+    expect(textOf(req?.body.system)).toBe(system);
+  }
 }

@@ -1,0 +1,131 @@
+/**
+ * LangChain JS 1.5 (`@langchain/openai` ChatOpenAI on Chat Completions, `@langchain/anthropic`
+ * ChatAnthropic on Messages) against the gateway, each on a model of an OpenAI-format and of an
+ * Anthropic-format upstream. Same format is pass-through, the other is translation.
+ */
+import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import { AIMessage, HumanMessage, SystemMessage, type BaseMessage } from '@langchain/core/messages';
+import { tool } from '@langchain/core/tools';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { RunningGateway } from '../helpers/start-gateway.js';
+import { startStrictUpstream, type StrictUpstream } from '../helpers/strict-upstream.js';
+import { ANT_ALIAS, BROKE_KEY, CLIENT_KEY, expectSystemPrompt, LIMITED_KEY, OAI_ALIAS, scenarioReply, startClientGateway, UPSTREAMS } from './client-gateway.js';
+import { chatModel, describeStreamUsage, describeStructuredOutput, streamAll, textOf, type ClientName } from './langchain-cases.js';
+
+let up: StrictUpstream;
+let gw: RunningGateway;
+
+beforeAll(async () => {
+  up = await startStrictUpstream({ reply: scenarioReply });
+  gw = await startClientGateway(up.url);
+});
+afterAll(async () => {
+  await gw?.close();
+  await up?.close();
+});
+
+const CLIENTS: ClientName[] = ['ChatOpenAI', 'ChatAnthropic'];
+const modelOf = (client: ClientName, model: string, key = CLIENT_KEY) => chatModel(client, gw.url, model, key);
+const MATRIX = CLIENTS.flatMap((client) => UPSTREAMS.map((u) => ({ client, ...u, label: `${client} → ${u.upstream} upstream (${u.alias})` })));
+
+const weatherTool = tool(async ({ city }: { city: string }) => `sunny in ${city}`, {
+  name: 'get_weather',
+  description: 'Current weather in a city',
+  schema: z.object({ city: z.string() }),
+});
+
+/** The tool round trip: ask, run every call the model made, send the results back. */
+async function roundTrip(model: BaseChatModel, prompt: string, stream: boolean) {
+  const bound = model.bindTools!([weatherTool]);
+  const messages: BaseMessage[] = [new HumanMessage(prompt)];
+  const first = stream ? await streamAll(bound as BaseChatModel, messages) : ((await bound.invoke(messages)) as AIMessage);
+  const calls = first.tool_calls ?? [];
+  messages.push(first);
+  for (const c of calls) messages.push(await weatherTool.invoke({ ...c, type: 'tool_call' as const }));
+  const final = stream ? await streamAll(bound as BaseChatModel, messages) : ((await bound.invoke(messages)) as AIMessage);
+  return { calls, final };
+}
+
+describe.each(MATRIX)('$label', ({ client, alias, upstream }) => {
+  const model = () => modelOf(client, alias);
+
+  it('invoke: text and usage', async () => {
+    const r = await model().invoke([new SystemMessage('be brief'), new HumanMessage('hello there')]);
+    expect(textOf(r)).toBe('echo: hello there');
+    expectSystemPrompt(up, upstream, 'be brief');
+    expect(r.usage_metadata?.input_tokens).toBeGreaterThan(0);
+    expect(r.usage_metadata?.output_tokens).toBeGreaterThan(0);
+  });
+
+  it.each([false, true])('tool round trip (stream %s)', async (stream) => {
+    const { calls, final } = await roundTrip(model(), 'what is the weather', stream);
+    expect(calls).toEqual([expect.objectContaining({ name: 'get_weather', args: { city: 'Paris' } })]);
+    expect(textOf(final)).toBe('tool said: sunny in Paris');
+  });
+
+  it.each([false, true])('parallel tool calls (stream %s)', async (stream) => {
+    const { calls, final } = await roundTrip(model(), 'parallel weather', stream);
+    expect(calls.map((c) => c.args)).toEqual([{ city: 'Paris' }, { city: 'Rome' }]);
+    expect(new Set(calls.map((c) => c.id)).size).toBe(2);
+    expect(textOf(final)).toBe('tool said: sunny in Paris\nsunny in Rome');
+  });
+
+  it('an upstream 429 → the SDK rate-limit error, stamped MODEL_RATE_LIMIT', async () => {
+    const err = (await model().invoke('please fail 429').catch((e: unknown) => e)) as { status?: number; lc_error_code?: string; constructor: { name: string } };
+    expect(err.status).toBe(429);
+    expect(err.constructor.name).toBe('RateLimitError');
+    expect(err.lc_error_code).toBe('MODEL_RATE_LIMIT');
+  });
+});
+
+describeStreamUsage(() => gw.url, [
+  { client: 'ChatOpenAI', model: OAI_ALIAS, upstream: 'openai' },
+  { client: 'ChatOpenAI', model: ANT_ALIAS, upstream: 'anthropic' },
+  { client: 'ChatAnthropic', model: ANT_ALIAS, upstream: 'anthropic' },
+]);
+
+describeStructuredOutput(() => gw.url, [
+  { client: 'ChatOpenAI', model: OAI_ALIAS, upstream: 'openai' },
+  { client: 'ChatOpenAI', model: OAI_ALIAS, upstream: 'openai', method: 'jsonMode' },
+  { client: 'ChatOpenAI', model: OAI_ALIAS, upstream: 'openai', method: 'functionCalling' },
+  { client: 'ChatOpenAI', model: ANT_ALIAS, upstream: 'anthropic', method: 'functionCalling' },
+  { client: 'ChatAnthropic', model: OAI_ALIAS, upstream: 'openai' },
+  { client: 'ChatAnthropic', model: ANT_ALIAS, upstream: 'anthropic' },
+  { client: 'ChatAnthropic', model: ANT_ALIAS, upstream: 'anthropic', method: 'jsonSchema' },
+]);
+
+describe.each(CLIENTS)('%s: gateway errors parsed into the SDK error classes', (client) => {
+  async function failure(model: string, key: string) {
+    const err = await modelOf(client, model, key).invoke('hello').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Error);
+    return err as Error & { status?: number; lc_error_code?: string; error?: unknown };
+  }
+
+  it('403 model_not_allowed → PermissionDeniedError', async () => {
+    const err = await failure(ANT_ALIAS, LIMITED_KEY);
+    expect(err.status).toBe(403);
+    expect(err.constructor.name).toBe('PermissionDeniedError');
+    if (client === 'ChatOpenAI') expect(err).toBeInstanceOf(OpenAI.PermissionDeniedError);
+  });
+
+  it('404 unknown model → NotFoundError, MODEL_NOT_FOUND', async () => {
+    const err = await failure('team/nope', CLIENT_KEY);
+    expect(err.constructor.name).toBe('NotFoundError');
+    expect(err.lc_error_code).toBe('MODEL_NOT_FOUND');
+  });
+
+  it('401 wrong key → AuthenticationError, MODEL_AUTHENTICATION', async () => {
+    const err = await failure(ANT_ALIAS, 'not-a-gateway-key');
+    expect(err.constructor.name).toBe('AuthenticationError');
+    expect(err.lc_error_code).toBe('MODEL_AUTHENTICATION');
+  });
+
+  it('429 budget_exceeded → RateLimitError naming the budget', async () => {
+    const err = await failure(ANT_ALIAS, BROKE_KEY);
+    expect(err.status).toBe(429);
+    expect(err.constructor.name).toBe('RateLimitError');
+    expect(err.message).toMatch(/broke-total/);
+  });
+});
