@@ -13,6 +13,7 @@ import { normalise } from './normalise.js';
 import { schemaValidator } from './schema.js';
 import { obj, semanticChecks } from './semantic.js';
 import type { ConfigIssue, LoadResult } from './types.js';
+import { yamlSyntaxIssue } from './yaml-errors.js';
 
 export { resolveConfigPath } from './find-config-file.js';
 export { formatIssue } from './issues.js';
@@ -43,7 +44,9 @@ export function loadConfigText(text: string, file: string, env: NodeJS.ProcessEn
   const issues: ConfigIssue[] = [];
   const yamlIssue = (severity: ConfigIssue['severity'], offset: number, message: string) =>
     issues.push({ severity, file, ...lineCounter.linePos(offset), path: '', message });
-  for (const e of doc.errors) yamlIssue('error', e.pos[0], `YAML syntax error: ${e.message}`);
+  // One error, at the line that is wrong (yaml-errors.ts): the parser's later ones are echoes.
+  const syntax = yamlSyntaxIssue(text, doc.errors);
+  if (syntax) yamlIssue('error', syntax.offset, syntax.message);
   for (const w of doc.warnings) yamlIssue('warning', w.pos[0], `YAML: ${w.message}`);
   // Syntax errors leave the document partial; checking its shape would only add noise.
   if (doc.errors.length > 0) return { issues: sortIssues(issues) };

@@ -18,8 +18,9 @@ describe('YAML syntax errors', () => {
     const { issues, configured } = await load('syntax.yaml');
     expect(configured).toBe(false);
     expect(issues).toHaveLength(1);
-    expect(issues[0]).toMatchObject({ severity: 'error', line: 5, col: 3, path: '' });
-    expect(issues[0].message).toMatch(/^YAML syntax error: Flow sequence .* end with a \]$/);
+    // At the unclosed "[" on line 4, not on line 5 where the parser noticed it.
+    expect(issues[0]).toMatchObject({ severity: 'error', line: 4, col: 13, path: '' });
+    expect(issues[0].message).toBe('YAML syntax error: the "[" opened here is never closed with "]"');
   });
 
   it('reports duplicate keys', () => {
