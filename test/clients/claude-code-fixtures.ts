@@ -138,11 +138,12 @@ function textOf(content: unknown): string {
 }
 
 export const READ_CALL_ID = 'toolu_rec_01';
+export const PLAIN_REPLY = 'Hello from the strict upstream.';
 
 /**
  * What a model would answer Claude Code in the captured scenarios, in either format:
  * a tool result → `tool said: <result>`; "Read the file <path>" with Read offered → a Read call;
- * otherwise the strict upstream's echo. On Anthropic, thinking asked → a thinking block first.
+ * otherwise PLAIN_REPLY. On Anthropic, thinking asked → a thinking block first.
  */
 export function claudeCodeReply(req: StrictRequest): StrictReply | undefined {
   const msgs: any[] = Array.isArray(req.body?.messages) ? req.body.messages : [];
@@ -158,7 +159,7 @@ export function claudeCodeReply(req: StrictRequest): StrictReply | undefined {
   const tools: any[] = Array.isArray(req.body?.tools) ? req.body.tools : [];
   const offersRead = tools.some((t) => (t?.name ?? t?.function?.name) === 'Read');
   if (wanted && offersRead) return { thinking, text: 'I will read it.', toolCalls: [{ name: 'Read', args: { file_path: wanted[1] }, id: READ_CALL_ID }] };
-  return thinking ? { thinking, text: 'Hello from the strict upstream.' } : undefined;
+  return { thinking, text: PLAIN_REPLY };
 }
 
 // ---------------------------------------------------------------- checks
