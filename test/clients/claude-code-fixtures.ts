@@ -208,19 +208,20 @@ export function expectPassThrough(got: StrictRequest, c: Captured, sentRaw: stri
   expect(JSON.stringify(got.headers)).not.toContain(CC_KEY);
 }
 
-/** What reached an OpenAI upstream: a request it accepted, carrying every text and tool the caller sent. */
-export function expectTranslated(got: StrictRequest, c: Captured): void {
+/** What reached an OpenAI upstream: a request it accepted, carrying every text and tool the caller sent (`sent`: the body sent). */
+export function expectTranslated(got: StrictRequest, sent: any): void {
   expect(got.path).toBe('/v1/chat/completions');
   expect(got.status, got.error).toBe(200);
   expect(got.body.model).toBe(TARGETS.openai.upstreamModel);
   expect(got.headers.authorization).toBe(`Bearer ${OAI_SECRET}`);
   expect(JSON.stringify(got.headers)).not.toContain(CC_KEY);
-  if (c.body.stream === true) expect(got.body.stream_options).toMatchObject({ include_usage: true });
+  expect(got.body.stream === true).toBe(sent.stream === true);
+  if (sent.stream === true) expect(got.body.stream_options).toMatchObject({ include_usage: true });
   const upstreamText = JSON.stringify(got.body.messages);
-  for (const t of capturedTexts(c.body)) expect(upstreamText.includes(JSON.stringify(t).slice(1, -1)), `text reached the upstream: ${t.slice(0, 60)}…`).toBe(true);
-  const sys = typeof c.body.system === 'string' ? [c.body.system] : (c.body.system ?? []).map((b: any) => b.text);
+  for (const t of capturedTexts(sent)) expect(upstreamText.includes(JSON.stringify(t).slice(1, -1)), `text reached the upstream: ${t.slice(0, 60)}…`).toBe(true);
+  const sys = typeof sent.system === 'string' ? [sent.system] : (sent.system ?? []).map((b: any) => b.text);
   for (const t of sys) expect(upstreamText.includes(JSON.stringify(t).slice(1, -1)), `system text reached the upstream: ${t.slice(0, 60)}…`).toBe(true);
-  expect((got.body.tools ?? []).map((t: any) => t.function?.name)).toEqual((c.body.tools ?? []).map((t: any) => t.name));
+  expect((got.body.tools ?? []).map((t: any) => t.function?.name)).toEqual((sent.tools ?? []).map((t: any) => t.name));
 }
 
 // ---------------------------------------------------------------- one scenario
@@ -266,7 +267,7 @@ async function replayMessages({ gw, up }: ReplayContext, c: Captured, format: Up
     expect(got.status, got.error).toBe(200);
     expectPassThrough(got, c, sentRaw, model);
   } else {
-    expectTranslated(got, c);
+    expectTranslated(got, JSON.parse(sentRaw));
   }
   // The scenario's answer reached Claude Code intact.
   const call = blocks.find((b) => b.type === 'tool_use');
