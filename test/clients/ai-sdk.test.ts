@@ -29,7 +29,10 @@ afterAll(async () => {
 
 const CLIENTS: ClientName[] = ['openai.chat', 'openai-compatible', 'anthropic'];
 const modelOf = (client: ClientName, model: string, key = CLIENT_KEY) => aiSdkModel(client, `${gw.url}/v1`, model, key);
-const MATRIX = CLIENTS.flatMap((client) => UPSTREAMS.map((u) => ({ client, ...u, label: `${client} → ${u.upstream} upstream (${u.alias})` })));
+// Each upstream by alias and by concrete id: the client libraries switch behaviour on the model name.
+const MATRIX = CLIENTS.flatMap((client) =>
+  UPSTREAMS.flatMap((u) => [u.alias, u.concrete].map((name) => ({ client, ...u, name, label: `${client} → ${u.upstream} upstream (${name})` }))),
+);
 
 const weatherTool = tool({
   description: 'Current weather in a city',
@@ -37,8 +40,8 @@ const weatherTool = tool({
   execute: async ({ city }) => `sunny in ${city}`,
 });
 
-describe.each(MATRIX)('$label', ({ client, alias, concrete, upstream }) => {
-  const model = () => modelOf(client, alias);
+describe.each(MATRIX)('$label', ({ client, name, concrete, upstream }) => {
+  const model = () => modelOf(client, name);
 
   it('generateText: text, finish reason, usage; the system prompt in the upstream format’s place', async () => {
     const r = await generateText({ model: model(), system: 'be brief', prompt: 'hello there', maxRetries: 0 });

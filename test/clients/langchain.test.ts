@@ -28,7 +28,10 @@ afterAll(async () => {
 
 const CLIENTS: ClientName[] = ['ChatOpenAI', 'ChatAnthropic'];
 const modelOf = (client: ClientName, model: string, key = CLIENT_KEY) => chatModel(client, gw.url, model, key);
-const MATRIX = CLIENTS.flatMap((client) => UPSTREAMS.map((u) => ({ client, ...u, label: `${client} → ${u.upstream} upstream (${u.alias})` })));
+// Each upstream by alias and by concrete id: the client libraries switch behaviour on the model name.
+const MATRIX = CLIENTS.flatMap((client) =>
+  UPSTREAMS.flatMap((u) => [u.alias, u.concrete].map((name) => ({ client, ...u, name, label: `${client} → ${u.upstream} upstream (${name})` }))),
+);
 
 const weatherTool = tool(async ({ city }: { city: string }) => `sunny in ${city}`, {
   name: 'get_weather',
@@ -48,8 +51,8 @@ async function roundTrip(model: BaseChatModel, prompt: string, stream: boolean) 
   return { calls, final };
 }
 
-describe.each(MATRIX)('$label', ({ client, alias, upstream }) => {
-  const model = () => modelOf(client, alias);
+describe.each(MATRIX)('$label', ({ client, name, upstream }) => {
+  const model = () => modelOf(client, name);
 
   it('invoke: text and usage', async () => {
     const r = await model().invoke([new SystemMessage('be brief'), new HumanMessage('hello there')]);
