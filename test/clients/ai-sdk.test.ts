@@ -103,6 +103,15 @@ describe.each(MATRIX)('$label', ({ client, name, concrete, upstream }) => {
     expect((err as APICallError).statusCode).toBe(429);
     expect((err as APICallError).isRetryable).toBe(true);
   });
+
+  it('an upstream 500 on a stream → an error part carrying APICallError 500', async () => {
+    const r = streamText({ model: model(), prompt: 'please fail 500', maxRetries: 0, onError: () => {} });
+    const errors: unknown[] = [];
+    for await (const part of r.fullStream) if (part.type === 'error') errors.push(part.error);
+    expect(errors).toHaveLength(1);
+    expect(APICallError.isInstance(errors[0])).toBe(true);
+    expect((errors[0] as APICallError).statusCode).toBe(500);
+  });
 });
 
 // Structured output where the caller's mechanism has the same format as the upstream, or is a

@@ -81,6 +81,12 @@ describe.each(MATRIX)('$label', ({ client, name, upstream }) => {
     expect(err.constructor.name).toBe('RateLimitError');
     expect(err.lc_error_code).toBe('MODEL_RATE_LIMIT');
   });
+
+  it('an upstream 500 on a stream → InternalServerError from .stream()', async () => {
+    const err = (await streamAll(model(), [new HumanMessage('please fail 500')]).catch((e: unknown) => e)) as { status?: number; constructor: { name: string } };
+    expect(err.status).toBe(500);
+    expect(err.constructor.name).toBe('InternalServerError');
+  });
 });
 
 describeStreamUsage(() => gw.url, [
