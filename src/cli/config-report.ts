@@ -65,12 +65,14 @@ export function missingFileHint(l: LoadedConfig, flag: string | undefined, io: C
 }
 
 /**
- * For commands that need a usable config (serve, models): issues and a summary go to stderr,
- * and an invalid config ends the command with exit 2. Warnings are printed and let it go on.
+ * For commands that need a usable config: issues and a summary go to stderr, and an invalid
+ * config ends the command with exit 2. Warnings let it go on; only `serve` prints them
+ * (`check-config` reports them itself): with `quiet`, the helper commands (models, count-tokens,
+ * budgets) keep them to themselves and say only what concerns what they do.
  */
-export async function requireConfig(flag: string | undefined, io: CliIO): Promise<LoadedConfig & { config: GatewayConfig }> {
+export async function requireConfig(flag: string | undefined, io: CliIO, opts: { quiet?: boolean } = {}): Promise<LoadedConfig & { config: GatewayConfig }> {
   const l = await loadForCli(flag, io);
-  printIssues(l.issues, io, io.err);
+  printIssues(opts.quiet && l.config ? [] : l.issues, io, io.err);
   if (!l.config) {
     io.err(summaryLine(l));
     const hint = missingFileHint(l, flag, io);

@@ -16,7 +16,7 @@ export function budgetsCommand(io: CliIO): Command {
     .option('-c, --config <file>', 'config file (default: $GATEWAY_CONFIG, ./gateway.yaml, ./gateway.example.yaml)')
     .option('--json', 'print a JSON array instead of a table')
     .action(async (opts: { config?: string; json?: boolean }) => {
-      const { config } = await requireConfig(opts.config, io);
+      const { config } = await requireConfig(opts.config, io, { quiet: true });
       const store = createStore(config.state);
       let rows: BudgetRow[];
       try {

@@ -14,7 +14,7 @@ import { openaiChat } from '../../formats/openai-chat/index.js';
 import { findKey } from '../../pipeline/authenticate.js';
 import { resolveModel } from '../../routing/resolve-model.js';
 import { roleAllows } from '../../routing/role-patterns.js';
-import { countTokensLocal, refuseUncountable, type TokenCount } from '../../tokens/count-tokens.js';
+import { countingCandidate, countTokensLocal, refuseUncountable, type TokenCount } from '../../tokens/count-tokens.js';
 import { requireConfig } from '../config-report.js';
 import { CliExit, ExitCode } from '../exit-codes.js';
 import { colors, displayPath, plural, type CliIO } from '../io.js';
@@ -48,7 +48,7 @@ function usage(io: CliIO, message: string): never {
 }
 
 export async function collectCount(file: string | undefined, opts: CountTokensOptions, io: CliIO): Promise<TokenCount> {
-  const { config, display } = await requireConfig(opts.config, io);
+  const { config, display } = await requireConfig(opts.config, io, { quiet: true });
   const text = await readInput(file, io);
   let input: CountInput;
   try {
@@ -62,6 +62,7 @@ export async function collectCount(file: string | undefined, opts: CountTokensOp
   if (modelName === undefined) usage(io, 'no model: pass --model, or put "model" in the input');
   if (!resolveModel(config, modelName)) usage(io, `unknown model "${modelName}" in ${display} (list them with: gateway models)`);
   if (opts.key !== undefined) checkKey(config, display, opts.key, modelName, io);
+  warnIfUnavailable(config, modelName, io);
 
   let chat: ChatRequest;
   try {
@@ -86,6 +87,15 @@ function checkKey(config: GatewayConfig, display: string, key: string, modelName
   if (!role || !roleAllows(role.models, modelName)) {
     usage(io, `the key's role "${entry.role}" may not use the model "${modelName}"`);
   }
+}
+
+/** The one config warning count-tokens repeats: the model counted for cannot be served now. */
+function warnIfUnavailable(config: GatewayConfig, modelName: string, io: CliIO): void {
+  const { model, provider } = countingCandidate(config, modelName);
+  if (provider.available) return;
+  const why = provider.unavailableReason ? ` (${provider.unavailableReason})` : '';
+  const via = model.id === modelName ? '' : ` (counted for ${model.id})`;
+  io.err(colors(io).yellow(`warning: provider "${provider.id}" is unavailable${why}: "${modelName}"${via} cannot be served until it is configured`));
 }
 
 async function readInput(file: string | undefined, io: CliIO): Promise<string> {

@@ -44,7 +44,8 @@ export async function collectModels(opts: ModelsOptions, io: CliIO): Promise<Mod
     if (!key) usage(io, '--url needs a gateway key: pass --key or set GATEWAY_KEY');
     return fetchModels(opts.url, key, io);
   }
-  const { config, display } = await requireConfig(opts.config, io);
+  // Quiet about config warnings: the table marks unavailable providers itself.
+  const { config, display } = await requireConfig(opts.config, io, { quiet: true });
   let role: string | undefined;
   if (opts.key !== undefined) {
     const entry = findKey(config.keys, opts.key);
