@@ -13,7 +13,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../helpers/start-gateway.js';
 import { startStrictUpstream, type StrictUpstream } from '../helpers/strict-upstream.js';
 import { CC_KEY, claudeCodeReply, DISCOVERABLE_ALIAS, PENDING, PLAIN_REPLY, startReplayGateway, TARGETS, type UpstreamFormat } from './claude-code-fixtures.js';
@@ -54,6 +54,7 @@ beforeAll(async () => {
   gw = await startReplayGateway(up.url);
   root = mkdtempSync(join(tmpdir(), 'cc-cli-'));
 });
+beforeEach(() => up?.reset());
 afterAll(async () => {
   await gw?.close();
   await up?.close();
@@ -117,7 +118,6 @@ describe.skipIf(!CLAUDE)('claude -p through the gateway', () => {
       { model: t.alias, key: 'ANTHROPIC_AUTH_TOKEN' },
       { model: t.concrete, key: 'ANTHROPIC_API_KEY' },
     ])('--model $model: a tool round trip (Read), key as $key', async ({ model, key }) => {
-      up.reset();
       const r = await claude(['-p', 'Read the file $PROJECT/notes.txt and tell me what it says.', '--model', model, '--tools', 'Read,Bash', '--allowedTools', 'Read'], { [key]: CC_KEY });
       expect(r.out).toContain('tangerine');
       expect(r.code, r.out).toBe(0);
