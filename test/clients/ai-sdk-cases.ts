@@ -5,7 +5,7 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { generateObject, generateText, Output, streamObject, type LanguageModel } from 'ai';
+import { generateObject, generateText, Output, streamObject, streamText, type LanguageModel } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { CLIENT_KEY, RECIPE } from './client-gateway.js';
@@ -67,6 +67,86 @@ export function describeStructuredOutput(baseURL: () => string, cells: Structure
     it('generateText with output: Output.object', async () => {
       const r = await generateText({ model: lm(), output: Output.object({ schema: RECIPE_SCHEMA }), prompt: RECIPE_PROMPT, providerOptions, maxRetries: 0 });
       expect(r.output).toEqual(RECIPE);
+    });
+  });
+}
+
+/** What the upstream must have received for the reasoning setting to count as carried. */
+export function expectReasoningSent(body: any, upstream: 'openai' | 'anthropic'): void {
+  if (upstream === 'openai') {
+    expect(body.reasoning_effort).toEqual(expect.any(String));
+  } else {
+    expect(body.thinking?.type).toMatch(/^(enabled|adaptive)$/);
+    if (body.thinking.type === 'enabled') expect(body.max_tokens).toBeGreaterThan(body.thinking.budget_tokens);
+  }
+}
+
+/**
+ * A reasoning cell: the provider's own reasoning option (OpenAI `reasoningEffort`, Anthropic
+ * `thinking` / `effort`) on a reasoning-capable model of either format. `reasoningText`: the
+ * client surfaces the upstream's reasoning text (Anthropic thinking blocks, or `reasoning_content`
+ * for openai-compatible); @ai-sdk/openai reads no reasoning text from Chat Completions.
+ */
+export interface ReasoningCell {
+  client: ClientName;
+  model: string;
+  upstream: 'openai' | 'anthropic';
+  how: string;
+  providerOptions: Record<string, Record<string, unknown>>;
+  reasoningText: boolean;
+}
+
+/** The prompt `think …` makes the upstream reply with thinking `step by step` and text `thought it through`. */
+export function describeReasoning(baseURL: () => string, lastBody: () => any, cells: ReasoningCell[]): void {
+  describe.each(cells)('reasoning: $client → $upstream upstream ($model, $how)', ({ client, model, upstream, providerOptions, reasoningText }) => {
+    const args = () => ({ model: aiSdkModel(client, baseURL(), model), prompt: 'think it over', providerOptions: providerOptions as never, maxRetries: 0 });
+
+    it('generateText', async () => {
+      const r = await generateText(args());
+      expectReasoningSent(lastBody(), upstream);
+      expect(r.text).toBe('thought it through');
+      if (reasoningText) expect(r.reasoningText).toBe('step by step');
+    });
+
+    it('streamText', async () => {
+      const r = streamText({ ...args(), onError: () => {} });
+      let text = '';
+      for await (const part of r.fullStream) {
+        if (part.type === 'text-delta') text += part.text;
+        if (part.type === 'error') throw part.error;
+      }
+      expectReasoningSent(lastBody(), upstream);
+      expect(text).toBe('thought it through');
+      if (reasoningText) expect(await r.reasoningText).toBe('step by step');
+      expect((await r.usage).outputTokens).toBeGreaterThan(0);
+    });
+  });
+}
+
+/**
+ * A system message in the middle of the conversation (after a first system prompt): OpenAI chat
+ * takes it as it is; @ai-sdk/anthropic sends it as `role: "system"` in `messages` with the
+ * `mid-conversation-system-2026-04-07` beta. The upstream must receive its text.
+ */
+export function describeMidConversationSystem(baseURL: () => string, lastRequest: () => { body: any; headers: Record<string, unknown> } | undefined, cells: Array<{ client: ClientName; model: string; upstream: 'openai' | 'anthropic' }>): void {
+  describe.each(cells)('mid-conversation system message: $client → $upstream upstream ($model)', ({ client, model }) => {
+    it('generateText', async () => {
+      const r = await generateText({
+        model: aiSdkModel(client, baseURL(), model),
+        allowSystemInMessages: true,
+        messages: [
+          { role: 'system', content: 'be kind' },
+          { role: 'user', content: 'first question' },
+          { role: 'assistant', content: 'first answer' },
+          { role: 'system', content: 'now be terse' },
+          { role: 'user', content: 'hello there' },
+        ],
+        maxRetries: 0,
+      });
+      expect(r.text).toBe('echo: hello there');
+      const sent = JSON.stringify(lastRequest()?.body);
+      expect(sent).toContain('be kind');
+      expect(sent).toContain('now be terse');
     });
   });
 }

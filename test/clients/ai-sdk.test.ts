@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { RunningGateway } from '../helpers/start-gateway.js';
 import { startStrictUpstream, type StrictUpstream } from '../helpers/strict-upstream.js';
-import { aiSdkModel, describeStructuredOutput, OUTPUT_FORMAT, type ClientName } from './ai-sdk-cases.js';
-import { ANT_ALIAS, ANT_MODEL, BROKE_KEY, CLIENT_KEY, expectSystemPrompt, LIMITED_KEY, OAI_ALIAS, scenarioReply, startClientGateway, UPSTREAMS } from './client-gateway.js';
+import { aiSdkModel, describeMidConversationSystem, describeReasoning, describeStructuredOutput, OUTPUT_FORMAT, type ClientName } from './ai-sdk-cases.js';
+import { ANT_ALIAS, ANT_MODEL, BROKE_KEY, CLIENT_KEY, expectSystemPrompt, LIMITED_KEY, OAI_ALIAS, OAI_REASONING_MODEL, scenarioReply, startClientGateway, UPSTREAMS } from './client-gateway.js';
 
 // The SDK warns on the console about every unknown model name (ours are gateway names).
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
@@ -124,6 +124,39 @@ describeStructuredOutput(() => `${gw.url}/v1`, [
   { client: 'anthropic', model: ANT_ALIAS, upstream: 'anthropic', how: 'output_config.format', providerOptions: OUTPUT_FORMAT },
   { client: 'anthropic', model: ANT_MODEL, upstream: 'anthropic', how: 'output_config.format, chosen by the SDK for a Claude id' },
 ]);
+
+describeReasoning(() => `${gw.url}/v1`, () => up.accepted.at(-1)?.body, [
+  { client: 'openai.chat', model: OAI_REASONING_MODEL, upstream: 'openai', how: 'reasoningEffort', providerOptions: { openai: { reasoningEffort: 'low' } }, reasoningText: false },
+  { client: 'anthropic', model: ANT_MODEL, upstream: 'anthropic', how: 'thinking enabled', providerOptions: { anthropic: { thinking: { type: 'enabled', budgetTokens: 1024 } } }, reasoningText: true },
+  { client: 'anthropic', model: ANT_MODEL, upstream: 'anthropic', how: 'adaptive thinking, effort', providerOptions: { anthropic: { thinking: { type: 'adaptive' }, effort: 'low' } }, reasoningText: true },
+]);
+
+describeMidConversationSystem(() => `${gw.url}/v1`, () => up.accepted.at(-1), [
+  { client: 'openai.chat', model: OAI_ALIAS, upstream: 'openai' },
+  { client: 'openai.chat', model: ANT_ALIAS, upstream: 'anthropic' },
+  { client: 'openai-compatible', model: ANT_ALIAS, upstream: 'anthropic' },
+  { client: 'anthropic', model: ANT_ALIAS, upstream: 'anthropic' },
+]);
+
+describe('mid-conversation system message, Anthropic pass-through', () => {
+  it('reaches the upstream in place, with its anthropic-beta', async () => {
+    await generateText({
+      model: aiSdkModel('anthropic', `${gw.url}/v1`, ANT_ALIAS),
+      allowSystemInMessages: true,
+      messages: [
+        { role: 'system', content: 'be kind' },
+        { role: 'user', content: 'first question' },
+        { role: 'assistant', content: 'first answer' },
+        { role: 'system', content: 'now be terse' },
+        { role: 'user', content: 'hello there' },
+      ],
+      maxRetries: 0,
+    });
+    const req = up.accepted.at(-1);
+    expect(req?.body.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant', 'system', 'user']);
+    expect(String(req?.headers['anthropic-beta'])).toContain('mid-conversation-system-2026-04-07');
+  });
+});
 
 describe.each(CLIENTS)('%s: gateway errors parsed into APICallError', (client) => {
   async function failure(model: string, key: string): Promise<APICallError> {

@@ -22,6 +22,8 @@ export const OAI_ALIAS = 'team/gpt';
 export const ANT_ALIAS = 'team/claude';
 export const OAI_MODEL = 'oai/gpt-4o-mini';
 export const ANT_MODEL = 'ant/claude-sonnet-4-5';
+/** An OpenAI reasoning model (the strict upstream takes reasoning_effort only on these). */
+export const OAI_REASONING_MODEL = 'oai/o4-mini';
 
 /** The two upstream formats, each by alias and by concrete id. */
 export const UPSTREAMS = [
@@ -42,6 +44,7 @@ providers:
     timeouts: { connect_ms: 2000, first_byte_ms: 5000, total_ms: 15000 }
     models:
       gpt-4o-mini: { context_window: 128000, max_output_tokens: 1000, price: { input: 1, output: 1 } }
+      o4-mini: { context_window: 200000, max_output_tokens: 1000, price: { input: 1, output: 1 } }
   ant:
     api: anthropic
     base_url: ${upstreamUrl}
@@ -82,6 +85,7 @@ export const RECIPE = { name: 'pancakes', servings: 4, steps: ['mix', 'fry'] };
  *   `parallel`                        → two get_weather calls (Paris, Rome)
  *   `weather`                         → one get_weather call (Paris)
  *   `recipe`                          → RECIPE as the structured output (JSON text, or the forced tool's input)
+ *   `think`                           → thinking `step by step` (Anthropic: a signed block; OpenAI: reasoning tokens), text `thought it through`
  */
 export function scenarioReply(req: StrictRequest): StrictReply | undefined {
   const msgs: any[] = Array.isArray(req.body?.messages) ? req.body.messages : [];
@@ -93,6 +97,7 @@ export function scenarioReply(req: StrictRequest): StrictReply | undefined {
   if (text.includes('parallel')) return { toolCalls: [{ name: 'get_weather', args: { city: 'Paris' } }, { name: 'get_weather', args: { city: 'Rome' } }] };
   if (text.includes('weather')) return { toolCalls: [{ name: 'get_weather', args: { city: 'Paris' } }] };
   if (text.includes('recipe')) return { json: RECIPE };
+  if (text.includes('think')) return { thinking: 'step by step', text: 'thought it through' };
   return undefined;
 }
 
