@@ -7,6 +7,7 @@ import { countTokensCommand } from './commands/count-tokens.js';
 import { modelsCommand } from './commands/models.js';
 import { serveCommand } from './commands/serve.js';
 import { CliExit, ExitCode } from './exit-codes.js';
+import { withExamples } from './help-examples.js';
 import { processIO, type CliIO } from './io.js';
 
 /** From package.json; the same relative path works from src/cli and dist/cli. */
@@ -32,7 +33,7 @@ export function createProgram(io: CliIO): Command {
   // addCommand does not pass settings down, so each command gets them itself: throw instead of
   // process.exit (tests run in-process) and write through io.
   for (const cmd of [program, serveCommand(io), checkConfigCommand(io), modelsCommand(io), countTokensCommand(io), budgetsCommand(io)]) {
-    cmd.exitOverride().configureOutput(output);
+    withExamples(cmd.exitOverride().configureOutput(output));
     if (cmd !== program) program.addCommand(cmd);
   }
   return program;
