@@ -127,6 +127,8 @@ describeStructuredOutput(() => `${gw.url}/v1`, [
 
 describeReasoning(() => `${gw.url}/v1`, () => up.accepted.at(-1)?.body, [
   { client: 'openai.chat', model: OAI_REASONING_MODEL, upstream: 'openai', how: 'reasoningEffort', providerOptions: { openai: { reasoningEffort: 'low' } }, reasoningText: false },
+  { client: 'openai.chat', model: ANT_MODEL, upstream: 'anthropic', how: 'reasoningEffort', providerOptions: { openai: { reasoningEffort: 'low' } }, reasoningText: false },
+  { client: 'openai-compatible', model: ANT_MODEL, upstream: 'anthropic', how: 'reasoningEffort', providerOptions: { gateway: { reasoningEffort: 'low' } }, reasoningText: true },
   { client: 'anthropic', model: ANT_MODEL, upstream: 'anthropic', how: 'thinking enabled', providerOptions: { anthropic: { thinking: { type: 'enabled', budgetTokens: 1024 } } }, reasoningText: true },
   { client: 'anthropic', model: ANT_MODEL, upstream: 'anthropic', how: 'adaptive thinking, effort', providerOptions: { anthropic: { thinking: { type: 'adaptive' }, effort: 'low' } }, reasoningText: true },
 ]);

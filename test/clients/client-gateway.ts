@@ -43,15 +43,15 @@ providers:
     api_key: sk-oai-client-suite-000111
     timeouts: { connect_ms: 2000, first_byte_ms: 5000, total_ms: 15000 }
     models:
-      gpt-4o-mini: { context_window: 128000, max_output_tokens: 1000, price: { input: 1, output: 1 } }
-      o4-mini: { context_window: 200000, max_output_tokens: 1000, price: { input: 1, output: 1 } }
+      gpt-4o-mini: { context_window: 128000, max_output_tokens: 16384, price: { input: 1, output: 1 } }
+      o4-mini: { context_window: 200000, max_output_tokens: 100000, price: { input: 1, output: 1 } }
   ant:
     api: anthropic
     base_url: ${upstreamUrl}
     api_key: sk-ant-client-suite-000222
     timeouts: { connect_ms: 2000, first_byte_ms: 5000, total_ms: 15000 }
     models:
-      claude-sonnet-4-5: { context_window: 200000, max_output_tokens: 1000, price: { input: 1, output: 1 } }
+      claude-sonnet-4-5: { context_window: 200000, max_output_tokens: 64000, price: { input: 1, output: 1 } }
 aliases:
   ${OAI_ALIAS}: { targets: [ ${OAI_MODEL} ] }
   ${ANT_ALIAS}: { targets: [ ${ANT_MODEL} ] }
