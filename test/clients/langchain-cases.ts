@@ -70,3 +70,42 @@ export function describeStructuredOutput(gatewayUrl: () => string, cells: Struct
     });
   });
 }
+
+/**
+ * A reasoning cell: ChatOpenAI `reasoning_effort` (through modelKwargs) or ChatAnthropic
+ * `thinking`, on a reasoning-capable model of either format. The prompt `think …` makes the upstream
+ * reply with thinking `step by step` and text `thought it through`; ChatAnthropic surfaces
+ * Anthropic thinking blocks as `reasoning` content blocks.
+ */
+export interface ReasoningCell extends Cell {
+  how: string;
+  reasoningText: boolean;
+}
+
+function reasoningModel(client: ClientName, gatewayUrl: string, model: string): BaseChatModel {
+  // ChatOpenAI sends `reasoning: {effort}` only for model names starting o<digit> or gpt-5, which
+  // a gateway name (`oai/o4-mini`, an alias) never does: modelKwargs is the way through.
+  if (client === 'ChatOpenAI') return new ChatOpenAI({ model, apiKey: CLIENT_KEY, configuration: { baseURL: `${gatewayUrl}/v1` }, maxRetries: 0, modelKwargs: { reasoning_effort: 'low' } });
+  return new ChatAnthropic({ model, apiKey: CLIENT_KEY, anthropicApiUrl: gatewayUrl, maxRetries: 0, maxTokens: 4000, thinking: { type: 'enabled', budget_tokens: 1024 } });
+}
+
+function thinkingText(m: BaseMessage): string {
+  if (typeof m.content === 'string') return '';
+  return m.content.map((p) => (p.type === 'thinking' ? (p as unknown as { thinking: string }).thinking : '')).join('');
+}
+
+export function describeReasoning(gatewayUrl: () => string, lastBody: () => any, cells: ReasoningCell[]): void {
+  describe.each(cells)('reasoning: $client → $upstream upstream ($model, $how)', ({ client, model, upstream, reasoningText }) => {
+    it.each([false, true])('stream %s', async (stream) => {
+      const lm = reasoningModel(client, gatewayUrl(), model);
+      const input = [new HumanMessage('think it over')];
+      const r = stream ? await streamAll(lm, input) : await lm.invoke(input);
+      const body = lastBody();
+      if (upstream === 'openai') expect(body.reasoning_effort).toBe('low');
+      else expect(body.thinking).toMatchObject({ type: 'enabled' });
+      expect(textOf(r)).toBe('thought it through');
+      if (reasoningText) expect(thinkingText(r)).toBe('step by step');
+      expect(r.usage_metadata?.output_tokens).toBeGreaterThan(0);
+    });
+  });
+}

@@ -11,8 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { RunningGateway } from '../helpers/start-gateway.js';
 import { startStrictUpstream, type StrictUpstream } from '../helpers/strict-upstream.js';
-import { ANT_ALIAS, BROKE_KEY, CLIENT_KEY, expectSystemPrompt, LIMITED_KEY, OAI_ALIAS, scenarioReply, startClientGateway, UPSTREAMS } from './client-gateway.js';
-import { chatModel, describeStreamUsage, describeStructuredOutput, streamAll, textOf, type ClientName } from './langchain-cases.js';
+import { ANT_ALIAS, ANT_MODEL, BROKE_KEY, CLIENT_KEY, expectSystemPrompt, LIMITED_KEY, OAI_ALIAS, OAI_REASONING_MODEL, scenarioReply, startClientGateway, UPSTREAMS } from './client-gateway.js';
+import { chatModel, describeReasoning, describeStreamUsage, describeStructuredOutput, streamAll, textOf, type ClientName } from './langchain-cases.js';
 
 let up: StrictUpstream;
 let gw: RunningGateway;
@@ -103,6 +103,12 @@ describeStructuredOutput(() => gw.url, [
   { client: 'ChatAnthropic', model: OAI_ALIAS, upstream: 'openai' },
   { client: 'ChatAnthropic', model: ANT_ALIAS, upstream: 'anthropic' },
   { client: 'ChatAnthropic', model: ANT_ALIAS, upstream: 'anthropic', method: 'jsonSchema' },
+]);
+
+describeReasoning(() => gw.url, () => up.accepted.at(-1)?.body, [
+  { client: 'ChatOpenAI', model: OAI_REASONING_MODEL, upstream: 'openai', how: 'reasoning_effort', reasoningText: false },
+  { client: 'ChatOpenAI', model: ANT_MODEL, upstream: 'anthropic', how: 'reasoning_effort', reasoningText: false },
+  { client: 'ChatAnthropic', model: ANT_MODEL, upstream: 'anthropic', how: 'thinking', reasoningText: true },
 ]);
 
 describe.each(CLIENTS)('%s: gateway errors parsed into the SDK error classes', (client) => {
