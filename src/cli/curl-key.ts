@@ -14,7 +14,8 @@ import { interpolateString } from '../config/interpolate.js';
 import type { GatewayConfig, KeyConfig } from '../config/types.js';
 
 export type CurlKey =
-  | { key: KeyConfig; kind: 'file'; value: string }
+  /** `unsetVariable`: the variable whose default is in effect (`${VAR:-default}`), if any. */
+  | { key: KeyConfig; kind: 'file'; value: string; unsetVariable?: string }
   | { key: KeyConfig; kind: 'env'; variable: string }
   | { key: KeyConfig; kind: 'unknown' };
 
@@ -29,7 +30,10 @@ export function classifyKey(key: KeyConfig, raw: unknown, env: NodeJS.ProcessEnv
   const fromFile = !now.referenced || (fileOnly.missing.length === 0 && fileOnly.value === now.value);
   if (fromFile && now.malformed.length === 0) {
     const digest = createHash('sha256').update(now.value, 'utf8').digest();
-    if (digest.equals(key.sha256)) return { key, kind: 'file', value: now.value };
+    if (digest.equals(key.sha256)) {
+      const m = now.referenced ? WHOLE_REF.exec(raw) : null;
+      return { key, kind: 'file', value: now.value, ...(m ? { unsetVariable: m[1] } : {}) };
+    }
     return { key, kind: 'unknown' }; // a sha256: digest, or the file changed since it was loaded
   }
   const m = WHOLE_REF.exec(raw);

@@ -174,8 +174,11 @@ function printBanner(io: CliIO, config: GatewayConfig, url: string, display: str
   }
   const entries = listModels(config, pick.key.role);
   const model = (entries.find((e) => e.available) ?? entries[0]).id;
-  const how =
-    pick.kind === 'file' ? `written in ${display}` : pick.kind === 'env' ? `with ${pick.variable} set as for the gateway` : 'with GATEWAY_KEY set to that key';
+  const how = {
+    file: pick.kind === 'file' && pick.unsetVariable ? `the default in ${display}, as ${pick.unsetVariable} is unset` : `written in ${display}`,
+    env: pick.kind === 'env' ? `with ${pick.variable} set as for the gateway` : '',
+    unknown: 'with GATEWAY_KEY set to that key',
+  }[pick.kind];
   const body = JSON.stringify({ model, messages: [{ role: 'user', content: 'Hello' }] });
   io.err(`try it with the key with id "${pick.key.id}" (role: ${pick.key.role}; ${how}):`);
   io.err(`  curl ${local}/v1/chat/completions -H "Authorization: Bearer ${shellKey(pick)}" -H 'content-type: application/json' -d '${body}'`);
