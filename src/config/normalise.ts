@@ -84,6 +84,7 @@ function normaliseProvider(id: string, p: Obj, unavailable: Map<string, string>,
       contextWindow: m.context_window as number,
       timeouts: normaliseTimeouts(m.timeouts, timeouts),
       ...(typeof m.max_output_tokens === 'number' ? { maxOutputTokens: m.max_output_tokens } : {}),
+      ...(typeof m.reasoning === 'boolean' ? { reasoning: m.reasoning } : {}),
       ...(price
         ? {
             price: {

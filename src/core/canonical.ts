@@ -18,10 +18,18 @@ export type ContentPart =
   /** `arguments` is JSON text, passed on as received. */
   | { type: 'tool_call'; id: string; name: string; arguments: string }
   | { type: 'tool_result'; toolCallId: string; content: ContentPart[]; isError?: boolean }
-  | { type: 'reasoning'; text: string; signature?: string };
+  /**
+   * Reasoning from an earlier turn or a reply: `signature` (Anthropic thinking), or `redacted`
+   * (the opaque data of an Anthropic redacted_thinking block, `text` empty).
+   */
+  | { type: 'reasoning'; text: string; signature?: string; redacted?: string };
 
 export interface ChatMessage {
-  role: 'user' | 'assistant';
+  /**
+   * `system`: an instruction in the middle of the conversation (Anthropic `role: "system"`
+   * messages, OpenAI system/developer messages after the first turn); text parts only.
+   */
+  role: 'user' | 'assistant' | 'system';
   content: ContentPart[];
 }
 
@@ -37,6 +45,15 @@ export type ToolChoice =
   | { type: 'none' }
   | { type: 'required' }
   | { type: 'tool'; name: string };
+
+/** OpenAI `reasoning_effort` levels; Anthropic `output_config.effort` uses low … max. */
+export type ReasoningEffort = 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max';
+
+/** Structured output: OpenAI `response_format`, Anthropic `output_config.format`. */
+export type ResponseFormat =
+  | { type: 'json_schema'; schema: Record<string, unknown>; name?: string; description?: string; strict?: boolean }
+  /** Any JSON object (OpenAI `json_object`). */
+  | { type: 'json_object' };
 
 export interface ChatRequest {
   /** The model the caller named (before routing). */
@@ -60,8 +77,20 @@ export interface ChatRequest {
   user?: string;
   /** Anthropic `top_k` (no OpenAI equivalent). */
   topK?: number;
-  /** Extended thinking / reasoning: Anthropic `thinking.budget_tokens`, OpenAI `reasoning_effort`. */
-  reasoning?: { budgetTokens?: number; effort?: 'minimal' | 'low' | 'medium' | 'high' };
+  /**
+   * Extended thinking / reasoning: Anthropic `thinking` (`enabled` with `budget_tokens`, or
+   * `adaptive`) and `output_config.effort`, OpenAI `reasoning_effort`. `fields`: the caller's
+   * field names, to name them when a translation must drop the reasoning.
+   */
+  reasoning?: { budgetTokens?: number; effort?: ReasoningEffort; adaptive?: boolean; fields?: string[] };
+  /** The reply must be JSON (OpenAI `response_format`, Anthropic `output_config.format`). */
+  responseFormat?: ResponseFormat;
+  /**
+   * Fields of the source format, sent with a non-default value, that do not change the meaning of
+   * the conversation (caching and context-management hints, platform bookkeeping). Pass-through
+   * forwards them; translation drops them and lists them in `x-gateway-dropped-fields`.
+   */
+  hints?: string[];
   /**
    * Top-level fields of the source format that carry a non-default value and have no canonical
    * representation (e.g. OpenAI `n: 2`, `logprobs: true`). Pass-through forwards them; translation

@@ -7,6 +7,7 @@
 
 import { GatewayError } from '../core/errors.js';
 import { WIRE_FORMATS } from '../formats/registry.js';
+import { unwrapOutputToolEvents, unwrapOutputToolResponse } from '../formats/structured-output.js';
 import type { WireFormat } from '../formats/types.js';
 import type { Reply, RequestContext } from '../pipeline/context.js';
 import type { HttpProviderKind } from '../providers/types.js';
@@ -26,9 +27,12 @@ export async function attemptHttp(ctx: RequestContext, c: Candidate, kind: HttpP
   const chat = ctx.chat!;
   // Byte pass-through only when the caller's bytes are what goes up and what comes back needs no look inside.
   const same = upstreamFormat.id === ctx.format.id && !ctx.outputGuarded;
+  const target = { model: c.model.upstreamName, maxOutputTokens: c.model.maxOutputTokens, reasoning: c.model.reasoning };
+  const dropped: string[] = [];
   const body = upstreamFormat.id === ctx.format.id
-    ? ctx.format.passThrough.prepareBody(ctx.rawBody!, ctx.body, { model: c.model.upstreamName, maxOutputTokens: c.model.maxOutputTokens }, chat)
-    : Buffer.from(JSON.stringify(upstreamFormat.encodeRequest(chat, { model: c.model.upstreamName, maxOutputTokens: c.model.maxOutputTokens })));
+    ? ctx.format.passThrough.prepareBody(ctx.rawBody!, ctx.body, target, chat)
+    : Buffer.from(JSON.stringify(upstreamFormat.encodeRequest(chat, target, dropped)));
+  noteDropped(ctx, upstreamFormat.id === ctx.format.id ? [] : [...dropped, ...droppedBetas(ctx)]);
   const headers: Record<string, string> = {
     ...c.provider.headers,
     ...kind.forwardHeaders?.(ctx.req.headers, ctx.format.id),
@@ -56,7 +60,8 @@ export async function attemptHttp(ctx: RequestContext, c: Candidate, kind: HttpP
   const isSse = (header(up, 'content-type') ?? '').includes('text/event-stream');
   if (chat.stream && isSse) {
     if (same) return { kind: 'sse', chunks: await primeStream(relaySse(ctx, c, up, upstreamFormat)) };
-    return replyFromEvents(ctx, upstreamFormat.decodeStream(decodeSse(guardBody(up, c))), c.model.upstreamName);
+    const events = upstreamFormat.decodeStream(decodeSse(guardBody(up, c)));
+    return replyFromEvents(ctx, chat.responseFormat ? unwrapOutputToolEvents(events) : events, c.model.upstreamName);
   }
   if (chat.stream) {
     await up.body.dump().catch(() => undefined);
@@ -71,9 +76,36 @@ export async function attemptHttp(ctx: RequestContext, c: Candidate, kind: HttpP
   } catch {
     throw new GatewayError('upstream_error', `Provider "${c.provider.id}" sent a response that is not JSON.`);
   }
-  if (!same) return replyFromResponse(ctx, upstreamFormat.decodeResponse(parsed), c.model.upstreamName);
+  if (!same) {
+    const res = upstreamFormat.decodeResponse(parsed);
+    return replyFromResponse(ctx, chat.responseFormat ? unwrapOutputToolResponse(res) : res, c.model.upstreamName);
+  }
   ctx.usage = upstreamFormat.passThrough.usageFromBody(parsed);
   return { kind: 'json', status: up.status, body: raw };
+}
+
+/**
+ * What a translated request left out (README, "Translation between the two formats"): in the
+ * `x-gateway-dropped-fields` header and the log line. Set per attempt (a fallback to a model of
+ * the caller's own format drops nothing).
+ */
+function noteDropped(ctx: RequestContext, dropped: string[]): void {
+  const names = [...new Set(dropped)];
+  ctx.droppedFields = names.length > 0 ? names : undefined;
+  if (names.length > 0) ctx.responseHeaders['x-gateway-dropped-fields'] = names.join(', ');
+  else delete ctx.responseHeaders['x-gateway-dropped-fields'];
+}
+
+/**
+ * `anthropic-beta` values only opt into features; what a feature adds to the body (a field, tool
+ * or block) is classified itself. Translated, no beta header goes up: each value is listed.
+ */
+function droppedBetas(ctx: RequestContext): string[] {
+  const v = ctx.req.headers['anthropic-beta'];
+  if (ctx.format.id !== 'anthropic-messages' || v === undefined) return [];
+  // The caller's text goes back in a header: bounded in number and length.
+  const values = (Array.isArray(v) ? v.join(',') : v).split(',').map((b) => b.trim()).filter((b) => b.length > 0 && b.length <= 100);
+  return values.slice(0, 32).map((b) => `anthropic-beta:${b}`);
 }
 
 /** The upstream body, with transport failures turned into catalogue errors naming the provider. */

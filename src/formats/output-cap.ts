@@ -20,7 +20,7 @@ export const MAX_CHOICES = 128;
  * minimum budget; `minimal` means "as little reasoning as possible", so thinking stays off.
  * @see https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking
  */
-export const EFFORT_BUDGET_TOKENS = { low: 1024, medium: 4096, high: 16384 } as const;
+export const EFFORT_BUDGET_TOKENS = { low: 1024, medium: 4096, high: 16384, xhigh: 32768, max: 65536 } as const;
 
 /** The thinking budget an Anthropic-format request carries: the caller's, or the one an effort maps to. */
 export function thinkingBudget(req: ChatRequest): number | undefined {

@@ -43,6 +43,8 @@ export interface EncodeTarget {
   model: string;
   /** The model's output limit, when configured (bounds a default max_tokens). */
   maxOutputTokens?: number;
+  /** The model's `reasoning` setting, when configured (else guessed from its name, model-traits.ts). */
+  reasoning?: boolean;
 }
 
 /** The contract a wire format meets; one folder per format under src/formats/. */
@@ -50,8 +52,12 @@ export interface WireFormat {
   id: WireFormatId;
   /** Ingress: caller's body → canonical; throws GatewayError('invalid_request') naming the field. */
   decodeRequest(body: unknown, opts?: DecodeOptions): ChatRequest;
-  /** Egress: canonical → body for an upstream that speaks this format; throws a 400 for what it cannot carry. */
-  encodeRequest(req: ChatRequest, target: EncodeTarget): Record<string, unknown>;
+  /**
+   * Egress: canonical → body for an upstream that speaks this format; throws a 400 for what it
+   * cannot carry. `dropped` receives the names of what it left out because it changes nothing
+   * about the conversation's meaning (the request's hints included), for `x-gateway-dropped-fields`.
+   */
+  encodeRequest(req: ChatRequest, target: EncodeTarget, dropped?: string[]): Record<string, unknown>;
   /** Upstream response body of this format → canonical. */
   decodeResponse(body: unknown): ChatResponse;
   /** Canonical → the body this format's callers expect. */

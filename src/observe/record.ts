@@ -65,6 +65,8 @@ export interface RequestRecord {
   byok?: boolean;
   client_aborted?: boolean;
   guardrails?: GuardrailHit[];
+  /** What a translated request left out (the x-gateway-dropped-fields header): field names, never values. */
+  dropped_fields?: string[];
 }
 
 const CALLER_CODES = new Set([
@@ -110,6 +112,7 @@ export interface RecordInput {
   costNano?: number;
   byok?: boolean;
   guardrails: readonly GuardrailHit[];
+  droppedFields?: readonly string[];
 }
 
 export function buildRecord(i: RecordInput): RequestRecord {
@@ -145,6 +148,8 @@ export function buildRecord(i: RecordInput): RequestRecord {
     byok: i.byok,
     client_aborted: i.clientAborted || undefined,
     guardrails: i.guardrails.length > 0 ? [...i.guardrails] : undefined,
+    // Names from the caller's body and anthropic-beta header: bounded like the model name.
+    dropped_fields: i.droppedFields && i.droppedFields.length > 0 ? i.droppedFields.slice(0, 64).map((f) => boundField(f)) : undefined,
   };
 }
 

@@ -91,6 +91,8 @@ export interface RequestContext {
   firstByteAt?: number;
   /** performance.now() when the first byte of a stream went to the caller. */
   firstByteSentAt?: number;
+  /** What a translated request left out (x-gateway-dropped-fields), for the log line. */
+  droppedFields?: string[];
   /** Every upstream attempt, in order (for the log line, metrics and traces). */
   attemptLog: AttemptRecord[];
   /** Time spent waiting between retries. */

@@ -49,6 +49,7 @@ export function recordOf(ctx: RequestContext): RequestRecord {
     costNano: ctx.costNano,
     byok: ctx.byok,
     guardrails: ctx.guardrailHits,
+    droppedFields: ctx.droppedFields,
   });
 }
 

@@ -42,7 +42,9 @@
  *     top_k, or top_p < 0.95 with thinking on; forced tool_choice with thinking on; a continued tool
  *     loop whose last assistant turn does not start with a thinking block while thinking is on; thinking
  *     blocks without signature; output_config effort/format shapes and objects in a format schema without
- *     additionalProperties:false; temperature outside 0..1; tool_choice naming an absent tool.
+ *     additionalProperties:false; temperature outside 0..1; tool_choice naming an absent tool; thinking on
+ *     Claude models before 3.7; output_config.format on Claude models without structured outputs
+ *     (before Opus 4.1 / 4.5); OpenAI `user` longer than 64 characters.
  *
  * Default answers (when the hook returns undefined): a forced tool choice → that tool called with an
  * object sampled from its schema; structured output asked (response_format json_schema/json_object,
@@ -406,6 +408,9 @@ export function validateOpenAIChat(body: any, reasoningModels: RegExp = DEFAULT_
   }
   if (body.top_p !== undefined && body.top_p !== null && (typeof body.top_p !== 'number' || body.top_p < 0 || body.top_p > 1)) return { message: `Invalid 'top_p': expected a number between 0 and 1.`, param: 'top_p', code: 'invalid_value' };
   if (body.n !== undefined && body.n !== null && (!isInt(body.n) || body.n < 1)) return { message: `Invalid 'n': integer below minimum value. Expected a value >= 1, but got ${body.n} instead.`, param: 'n', code: 'integer_below_min_value' };
+  if (typeof body.user === 'string' && body.user.length > 64) {
+    return { message: `Invalid 'user': string too long. Expected a string with maximum length 64, but got a string with length ${body.user.length} instead.`, param: 'user', code: 'string_above_max_length' };
+  }
   if (body.reasoning_effort !== undefined && body.reasoning_effort !== null) {
     if (!reasoning) return { message: "Unrecognized request argument supplied: reasoning_effort", param: null, code: null };
     if (!REASONING_EFFORTS.includes(body.reasoning_effort)) return invalidValue(body.reasoning_effort, REASONING_EFFORTS, 'reasoning_effort');
@@ -541,6 +546,10 @@ const ANTHROPIC_BLOCKS = [
 /** Block types the beta API adds; accepted when any anthropic-beta value is sent. */
 const ANTHROPIC_BETA_BLOCKS = ['mcp_tool_use', 'mcp_tool_result', 'compaction'];
 
+/** Claude models without extended thinking, and the ones without native structured output (other names are accepted). */
+const NO_THINKING = /^claude-(?:instant|2|3-(?!7))/;
+const NO_OUTPUT_FORMAT = /^claude-(?:instant|2|3)|^claude-(?:opus|sonnet)-4(?:-0)?(?:-\d{8})?$/;
+
 function betas(h: IncomingHttpHeaders): string[] {
   const v = h['anthropic-beta'];
   const all = Array.isArray(v) ? v.join(',') : v ?? '';
@@ -617,6 +626,7 @@ export function validateAnthropic(body: any, headers: IncomingHttpHeaders, kind:
     }
     if (thinking.display !== undefined && thinking.display !== null && !['summarized', 'omitted'].includes(thinking.display)) return bad("thinking.display: Input should be 'summarized' or 'omitted'");
   }
+  if (thinkingOn && NO_THINKING.test(body.model)) return bad(`thinking: '${body.model}' does not support extended thinking`);
   if (thinkingOn) {
     if (body.temperature !== undefined && body.temperature !== 1) return bad('`temperature` may only be set to 1 when thinking is enabled or in adaptive mode. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#feature-compatibility');
     if (body.top_k !== undefined) return bad('`top_k` must be unset when thinking is enabled. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#feature-compatibility');
@@ -634,6 +644,7 @@ export function validateAnthropic(body: any, headers: IncomingHttpHeaders, kind:
       if (!isObj(f) || f.type !== 'json_schema') return bad("output_config.format.type: Input should be 'json_schema'");
       if (!isObj(f.schema)) return bad('output_config.format.schema: Field required');
       for (const k of Object.keys(f)) if (k !== 'type' && k !== 'schema') return bad(`output_config.format.${k}: Extra inputs are not permitted`);
+      if (NO_OUTPUT_FORMAT.test(body.model)) return bad(`output_config.format: '${body.model}' does not support structured outputs`);
       const open = openObjectPath(f.schema, 'output_config.format.schema', false);
       if (open) return bad(`${open.split(':')[0]}: For 'object' type, 'additionalProperties' must be explicitly set to false`);
     }

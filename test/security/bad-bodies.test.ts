@@ -229,7 +229,7 @@ describe('values the gateway does not know pass through untouched; translation r
     ['documented input_audio part', '', 'messages[0].content[1]'],
     ['unknown tool type', '"tools":[{"type":"custom","custom":{"name":"grep"}}],', 'tools[0]'],
     ['unknown tool_choice', '"tools":[{"type":"function","function":{"name":"f"}}],"tool_choice":{"type":"allowed_tools","allowed_tools":{"mode":"auto","tools":[]}},', 'tool_choice'],
-    ['new reasoning_effort value', '"reasoning_effort":"xhigh",', 'reasoning_effort'],
+    ['new reasoning_effort value', '"reasoning_effort":"ultra",', 'reasoning_effort'],
   ];
   const openaiMsgs: Record<string, string> = {
     'unknown role': '{"role":"user","content":"hi"},{"role":"critic","content":"be brief"}',
@@ -243,7 +243,7 @@ describe('values the gateway does not know pass through untouched; translation r
     ['documented document block', '', 'messages[0].content[1]'],
     ['image from the Files API', '', 'messages[0].content[1]'],
     ['unknown tool_choice type', '"tools":[{"name":"f","input_schema":{"type":"object"}}],"tool_choice":{"type":"sometimes"},', 'tool_choice'],
-    ['unknown thinking type', '"thinking":{"type":"adaptive"},', 'thinking'],
+    ['unknown thinking type', '"thinking":{"type":"between_tools"},', 'thinking'],
   ];
   const anthropicMsgs: Record<string, string> = {
     'unknown role': '{"role":"user","content":"hi"},{"role":"critic","content":"be brief"}',

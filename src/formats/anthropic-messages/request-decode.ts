@@ -1,23 +1,39 @@
 /**
  * Anthropic Messages request (a caller's /v1/messages body) → canonical ChatRequest, validating
- * what the gateway relies on and naming the field at fault. `cache_control` (on blocks, tools,
- * system or top level) is a caching hint: it is ignored here and still reaches an Anthropic
- * upstream through pass-through, which forwards the caller's bytes.
+ * what the gateway relies on and naming the field at fault. Hints that do not change the meaning
+ * of the conversation (`cache_control` anywhere, `context_management`, `service_tier`…) go to
+ * `hints`: pass-through forwards the caller's bytes, translation drops and lists them. What has no
+ * canonical form and may change the output goes to `unmapped` (translation refuses it by name).
  * @see https://docs.anthropic.com/en/api/messages
  */
 
-import type { ChatMessage, ChatRequest, ContentPart, ImageSource, ToolChoice, ToolSpec } from '../../core/canonical.js';
-import { invalid, isObject, optBoolean, optNumber, optString } from '../field-types.js';
+import type { ChatMessage, ChatRequest, ContentPart, ImageSource, ReasoningEffort, ResponseFormat, ToolChoice, ToolSpec } from '../../core/canonical.js';
+import { invalid, isObject, optBoolean, optNumber, optObject, optString } from '../field-types.js';
 import { MAX_TOKENS_LIMIT } from '../output-cap.js';
 import type { DecodeOptions } from '../types.js';
 
 export { invalid, isObject } from '../field-types.js';
 
-/** Top-level fields read (or deliberately ignored) below; any other field with a non-default value is `unmapped`. */
+/** Top-level fields read below; any other field with a non-default value is a hint or `unmapped`. */
 const KNOWN = new Set([
   'model', 'max_tokens', 'messages', 'system', 'tools', 'tool_choice', 'stop_sequences',
-  'temperature', 'top_p', 'top_k', 'stream', 'metadata', 'thinking', 'cache_control',
+  'temperature', 'top_p', 'top_k', 'stream', 'metadata', 'thinking', 'output_config', 'output_format',
 ]);
+
+/**
+ * Provider-side hints: caching, server-side context editing, capacity tier, speed mode, region,
+ * diagnostics, container reuse. They change how the provider serves the request, not what the
+ * conversation means, so a translation drops them (listed in `x-gateway-dropped-fields`).
+ */
+const HINTS = new Set(['cache_control', 'context_management', 'service_tier', 'speed', 'inference_geo', 'diagnostics', 'container']);
+
+const EFFORTS: readonly ReasoningEffort[] = ['low', 'medium', 'high', 'xhigh', 'max'];
+
+/** What decoding collects besides the request: fields translation refuses, and hints it drops. */
+interface Notes {
+  unmapped: string[];
+  hints: Set<string>;
+}
 
 /** Documented defaults: a field sent with its default value changes nothing, so it does not block translation. */
 const DEFAULTS: Record<string, unknown> = { service_tier: 'auto', speed: 'standard' };
@@ -39,9 +55,10 @@ export function decodeAnthropicRequest(body: unknown, opts: DecodeOptions = {}):
     throw invalid('messages', "'messages' is required and must be a non-empty array.");
   }
   const unmapped: string[] = [];
+  const notes: Notes = { unmapped, hints: new Set() };
   const messages: ChatMessage[] = [];
   body.messages.forEach((m, i) => {
-    const message = decodeMessage(m, `messages[${i}]`, unmapped);
+    const message = decodeMessage(m, `messages[${i}]`, notes);
     if (message) messages.push(message);
   });
 
@@ -53,14 +70,20 @@ export function decodeAnthropicRequest(body: unknown, opts: DecodeOptions = {}):
   }
   const { toolChoice, parallelToolCalls } = decodeToolChoice(body.tool_choice, unmapped);
   for (const [field, value] of Object.entries(body)) {
-    if (!KNOWN.has(field) && !isDefault(field, value)) unmapped.push(field);
+    if (KNOWN.has(field) || isDefault(field, value)) continue;
+    if (HINTS.has(field)) notes.hints.add(field);
+    else unmapped.push(field);
   }
+  const system = decodeSystem(body.system, notes);
+  const tools = decodeTools(body.tools, notes);
+  const reasoning = decodeReasoning(body, notes);
+  const responseFormat = decodeOutputFormat(body, unmapped);
 
   return {
     model,
-    system: decodeSystem(body.system, unmapped),
+    system,
     messages,
-    tools: decodeTools(body.tools, unmapped),
+    tools,
     toolChoice,
     parallelToolCalls,
     maxTokens,
@@ -72,18 +95,24 @@ export function decodeAnthropicRequest(body: unknown, opts: DecodeOptions = {}):
     // A stream always carries usage in this format; there is nothing to opt into.
     includeUsage: false,
     user: decodeUser(body.metadata),
-    reasoning: decodeThinking(body.thinking, unmapped),
+    ...(reasoning ? { reasoning } : {}),
+    ...(responseFormat ? { responseFormat } : {}),
     unmapped,
+    hints: [...notes.hints],
   };
 }
 
-/** Undefined for a message of a role this gateway does not know: the provider judges it (`unmapped`). */
-function decodeMessage(m: unknown, at: string, unmapped: string[]): ChatMessage | undefined {
+/**
+ * Undefined for a message of a role this gateway does not know: the provider judges it
+ * (`unmapped`). `system` is a mid-conversation instruction (Claude Code sends them with the
+ * `mid-conversation-system-…` beta): text blocks only.
+ */
+function decodeMessage(m: unknown, at: string, notes: Notes): ChatMessage | undefined {
   if (!isObject(m)) throw invalid(at, `'${at}' must be an object.`);
   const role = m.role;
-  if (typeof role !== 'string') throw invalid(`${at}.role`, `'${at}.role' must be "user" or "assistant".`);
-  if (role !== 'user' && role !== 'assistant') {
-    unmapped.push(`${at}.role`);
+  if (typeof role !== 'string') throw invalid(`${at}.role`, `'${at}.role' must be "user", "assistant" or "system".`);
+  if (role !== 'user' && role !== 'assistant' && role !== 'system') {
+    notes.unmapped.push(`${at}.role`);
     return undefined;
   }
   const content = m.content;
@@ -91,14 +120,38 @@ function decodeMessage(m: unknown, at: string, unmapped: string[]): ChatMessage 
   if (!Array.isArray(content)) throw invalid(`${at}.content`, `'${at}.content' must be a string or an array of content blocks.`);
   const parts: ContentPart[] = [];
   content.forEach((b, j) => {
-    const part = decodeBlock(b, `${at}.content[${j}]`, role, unmapped);
+    const p = `${at}.content[${j}]`;
+    if (role === 'system') {
+      const text = systemText(b, p, notes);
+      if (text !== undefined) parts.push({ type: 'text', text });
+      return;
+    }
+    const part = decodeBlock(b, p, role, notes);
     if (part) parts.push(part);
   });
   return { role, content: parts };
 }
 
-function decodeBlock(b: unknown, p: string, role: 'user' | 'assistant', unmapped: string[]): ContentPart | undefined {
+/** A text block's text; another block type is left to the provider (`unmapped`). */
+function systemText(b: unknown, p: string, notes: Notes): string | undefined {
+  if (!isObject(b) || typeof b.type !== 'string') throw invalid(p, `'${p}' must be a text block {type: "text", text}.`);
+  noteCacheControl(b, notes);
+  if (b.type !== 'text') {
+    notes.unmapped.push(p);
+    return undefined;
+  }
+  if (typeof b.text !== 'string') throw invalid(`${p}.text`, `'${p}.text' must be a string.`);
+  return b.text;
+}
+
+function noteCacheControl(o: Record<string, unknown>, notes: Notes): void {
+  if (o.cache_control !== undefined && o.cache_control !== null) notes.hints.add('cache_control');
+}
+
+function decodeBlock(b: unknown, p: string, role: 'user' | 'assistant', notes: Notes): ContentPart | undefined {
   if (!isObject(b)) throw invalid(p, `'${p}' must be an object.`);
+  const unmapped = notes.unmapped;
+  noteCacheControl(b, notes);
   const onlyIn = (r: 'user' | 'assistant') => {
     if (role !== r) throw invalid(`${p}.type`, `'${p}': ${String(b.type)} blocks belong in ${r} messages.`);
   };
@@ -122,7 +175,7 @@ function decodeBlock(b: unknown, p: string, role: 'user' | 'assistant', unmapped
       onlyIn('user');
       if (typeof b.tool_use_id !== 'string') throw invalid(`${p}.tool_use_id`, `'${p}.tool_use_id' must be a string.`);
       if (b.is_error !== undefined && typeof b.is_error !== 'boolean') throw invalid(`${p}.is_error`, `'${p}.is_error' must be a boolean.`);
-      const part: ContentPart = { type: 'tool_result', toolCallId: b.tool_use_id, content: decodeResultContent(b.content, `${p}.content`, unmapped) };
+      const part: ContentPart = { type: 'tool_result', toolCallId: b.tool_use_id, content: decodeResultContent(b.content, `${p}.content`, notes) };
       if (b.is_error === true) part.isError = true;
       return part;
     }
@@ -132,11 +185,11 @@ function decodeBlock(b: unknown, p: string, role: 'user' | 'assistant', unmapped
       if (typeof b.signature !== 'string') throw invalid(`${p}.signature`, `'${p}.signature' must be a string.`);
       return { type: 'reasoning', text: b.thinking, signature: b.signature };
     case 'redacted_thinking':
-      // Encrypted reasoning only Anthropic can read back: fine to forward as-is (pass-through),
-      // impossible to translate. It carries no caller text, so the canonical view loses nothing.
+      // Encrypted reasoning only Anthropic can read back: reasoning like a thinking block, with
+      // no text (earlier-turn reasoning follows one rule when translated, see the encoders).
       onlyIn('assistant');
-      unmapped.push(p);
-      return undefined;
+      if (typeof b.data !== 'string') throw invalid(`${p}.data`, `'${p}.data' must be a string.`);
+      return { type: 'reasoning', text: '', redacted: b.data };
     case 'document':
     case 'search_result':
       // Documented, but with no canonical form yet: forwardable as sent, not translatable.
@@ -172,7 +225,7 @@ function decodeImageSource(s: unknown, p: string): ImageSource | undefined {
 }
 
 /** Text and image blocks are decoded; other blocks (document, search_result…) are left to the provider. */
-function decodeResultContent(c: unknown, p: string, unmapped: string[]): ContentPart[] {
+function decodeResultContent(c: unknown, p: string, notes: Notes): ContentPart[] {
   if (c === undefined || c === null) return [];
   if (typeof c === 'string') return [{ type: 'text', text: c }];
   if (!Array.isArray(c)) throw invalid(p, `'${p}' must be a string or an array of content blocks.`);
@@ -180,6 +233,7 @@ function decodeResultContent(c: unknown, p: string, unmapped: string[]): Content
   c.forEach((b, k) => {
     const q = `${p}[${k}]`;
     if (!isObject(b) || typeof b.type !== 'string') throw invalid(`${q}.type`, `'${q}' must be a content block with a 'type'.`);
+    noteCacheControl(b, notes);
     if (b.type === 'text') {
       if (typeof b.text !== 'string') throw invalid(`${q}.text`, `'${q}.text' must be a string.`);
       out.push({ type: 'text', text: b.text });
@@ -187,36 +241,33 @@ function decodeResultContent(c: unknown, p: string, unmapped: string[]): Content
     }
     const source = b.type === 'image' ? decodeImageSource(b.source, `${q}.source`) : undefined;
     if (source) out.push({ type: 'image', source });
-    else unmapped.push(q);
+    else notes.unmapped.push(q);
   });
   return out;
 }
 
 /** Text blocks; a block of another type is left to the provider. */
-function decodeSystem(s: unknown, unmapped: string[]): ContentPart[] {
+function decodeSystem(s: unknown, notes: Notes): ContentPart[] {
   if (s === undefined || s === null) return [];
   if (typeof s === 'string') return s.length > 0 ? [{ type: 'text', text: s }] : [];
   if (!Array.isArray(s)) throw invalid('system', "'system' must be a string or an array of text blocks.");
   const out: ContentPart[] = [];
   s.forEach((b, i) => {
-    if (!isObject(b) || typeof b.type !== 'string') throw invalid(`system[${i}]`, `'system[${i}]' must be a text block {type: "text", text}.`);
-    if (b.type !== 'text') {
-      unmapped.push(`system[${i}]`);
-      return;
-    }
-    if (typeof b.text !== 'string') throw invalid(`system[${i}].text`, `'system[${i}].text' must be a string.`);
-    out.push({ type: 'text', text: b.text });
+    const text = systemText(b, `system[${i}]`, notes);
+    if (text !== undefined) out.push({ type: 'text', text });
   });
   return out;
 }
 
-function decodeTools(tools: unknown, unmapped: string[]): ToolSpec[] {
+function decodeTools(tools: unknown, notes: Notes): ToolSpec[] {
+  const unmapped = notes.unmapped;
   if (tools === undefined || tools === null) return [];
   if (!Array.isArray(tools)) throw invalid('tools', "'tools' must be an array.");
   const out: ToolSpec[] = [];
   tools.forEach((t, i) => {
     const p = `tools[${i}]`;
     if (!isObject(t)) throw invalid(p, `'${p}' must be an object.`);
+    noteCacheControl(t, notes);
     // Client tools have no type (or "custom"). Anthropic-defined tools (web_search_…, bash_…) have
     // no schema to translate: forwarded as sent to an Anthropic upstream (a role may deny server
     // tools, routing/server-tools.ts), refused by translation.
@@ -264,16 +315,63 @@ function decodeUser(metadata: unknown): string | undefined {
   return id;
 }
 
-function decodeThinking(t: unknown, unmapped: string[]): ChatRequest['reasoning'] {
-  if (t === undefined || t === null) return undefined;
-  if (!isObject(t) || typeof t.type !== 'string') throw invalid('thinking', "'thinking' must be an object with a 'type'.");
-  if (t.type === 'disabled') return undefined;
-  if (t.type === 'enabled') {
-    const b = optNumber(t, 'budget_tokens', 1, MAX_TOKENS_LIMIT, true, 'thinking.budget_tokens');
-    if (b === undefined) throw invalid('thinking.budget_tokens', "'thinking.budget_tokens' must be a positive integer.");
-    return { budgetTokens: b };
+/**
+ * `thinking` (enabled with a budget, or adaptive) and `output_config.effort` → canonical
+ * reasoning. `thinking.display` (summarized or omitted thinking text) is a hint. Another thinking
+ * type or effort level has no canonical form: forwardable, not translatable.
+ */
+function decodeReasoning(body: Record<string, unknown>, notes: Notes): ChatRequest['reasoning'] {
+  const out: NonNullable<ChatRequest['reasoning']> = { fields: [] };
+  const t = body.thinking;
+  if (t !== undefined && t !== null) {
+    if (!isObject(t) || typeof t.type !== 'string') throw invalid('thinking', "'thinking' must be an object with a 'type'.");
+    optString(t, 'display', 'thinking.display');
+    if (t.display !== undefined && t.display !== null) notes.hints.add('thinking.display');
+    if (t.type === 'enabled') {
+      const b = optNumber(t, 'budget_tokens', 1, MAX_TOKENS_LIMIT, true, 'thinking.budget_tokens');
+      if (b === undefined) throw invalid('thinking.budget_tokens', "'thinking.budget_tokens' must be a positive integer.");
+      out.budgetTokens = b;
+      out.fields!.push('thinking');
+    } else if (t.type === 'adaptive') {
+      out.adaptive = true;
+      out.fields!.push('thinking');
+    } else if (t.type !== 'disabled') {
+      notes.unmapped.push('thinking');
+    }
   }
-  // Other modes (e.g. "adaptive") have no canonical form: forwardable, not translatable.
-  unmapped.push('thinking');
-  return undefined;
+  const config = optObject(body, 'output_config');
+  const effort = config === undefined ? undefined : optString(config, 'effort', 'output_config.effort');
+  if (effort !== undefined) {
+    const known = EFFORTS.find((e) => e === effort);
+    if (known) {
+      out.effort = known;
+      out.fields!.push('output_config.effort');
+    } else notes.unmapped.push('output_config.effort');
+  }
+  return out.fields!.length > 0 ? out : undefined;
+}
+
+/**
+ * `output_config.format` (and the older beta `output_format`): `{type: "json_schema", schema}`.
+ * Another format type, or another `output_config` member, is forwardable, not translatable.
+ */
+function decodeOutputFormat(body: Record<string, unknown>, unmapped: string[]): ResponseFormat | undefined {
+  const config = optObject(body, 'output_config');
+  let found: ResponseFormat | undefined;
+  const read = (f: unknown, at: string) => {
+    if (f === undefined || f === null) return;
+    if (!isObject(f) || typeof f.type !== 'string') throw invalid(at, `'${at}' must be an object with a 'type'.`);
+    if (f.type !== 'json_schema') {
+      unmapped.push(at);
+      return;
+    }
+    if (!isObject(f.schema)) throw invalid(`${at}.schema`, `'${at}.schema' must be a JSON Schema object.`);
+    found = { type: 'json_schema', schema: f.schema };
+  };
+  if (config !== undefined) {
+    for (const k of Object.keys(config)) if (k !== 'effort' && k !== 'format' && config[k] !== undefined && config[k] !== null) unmapped.push(`output_config.${k}`);
+    read(config.format, 'output_config.format');
+  }
+  read(body.output_format, 'output_format');
+  return found;
 }

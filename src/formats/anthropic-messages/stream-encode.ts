@@ -6,7 +6,8 @@
  *   message_start, ping, then per block: content_block_start → deltas of that block's own type
  *   → content_block_stop, one block at a time, indices 0..n-1 in emission order, then exactly
  *   one message_delta (stop_reason + cumulative usage) and message_stop. An `error` event ends
- *   the stream instead.
+ *   the stream instead. message_start's usage is complete (cache_creation included); its
+ *   input_tokens is a local estimate when the upstream has not reported one yet.
  *
  * Interleaving (an OpenAI upstream may send parallel tool-call fragments interleaved, so its
  * tool-call blocks stay open until the end): blocks are emitted in the order they started. The block at
@@ -27,7 +28,7 @@ import { GatewayError } from '../../core/errors.js';
 import { anthropicStreamError } from './errors.js';
 import { anthropicMessageId } from './response.js';
 import { toAnthropicStopReason } from './stop-reason.js';
-import { usageToAnthropic } from './usage.js';
+import { deltaUsageToAnthropic, estimateInputTokens, usageToAnthropic } from './usage.js';
 
 type Kind = 'text' | 'reasoning' | 'tool_call';
 
@@ -66,7 +67,14 @@ export class AnthropicStreamEncoder {
   /** Canonical indices closed early, whose late deltas open a continuation block. */
   private readonly retired = new Map<number, Kind>();
 
-  constructor(private readonly fallbackModel: string) {}
+  /** What message_start said about the input when the upstream had not reported it yet. */
+  private estimatedInput: number | undefined;
+
+  /** `estimateInput`: the request's input tokens estimated locally, for an upstream that reports usage only at the end. */
+  constructor(
+    private readonly fallbackModel: string,
+    private readonly estimateInput: () => number = () => 0,
+  ) {}
 
   push(ev: StreamEvent): string {
     if (this.done) return '';
@@ -107,9 +115,13 @@ export class AnthropicStreamEncoder {
         out += this.pump();
         this.done = true;
         const stopSequence = ev.finish === 'stop' ? (ev.stopSequence ?? null) : null;
+        const usage = deltaUsageToAnthropic(ev.usage);
+        // An upstream that never reported its input: the estimate stands rather than a 0.
+        const reported = usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens;
+        if (reported === 0 && this.estimatedInput) usage.input_tokens = this.estimatedInput;
         out += sse('message_delta', {
           delta: { stop_reason: toAnthropicStopReason(ev.finish, ev.stopSequence), stop_sequence: stopSequence },
-          usage: usageToAnthropic(ev.usage),
+          usage,
         });
         return out + sse('message_stop', {});
       }
@@ -133,6 +145,12 @@ export class AnthropicStreamEncoder {
     const u = usageToAnthropic(usage ?? {});
     // Anthropic reports a small non-zero output count here; 1 when the upstream said nothing.
     u.output_tokens = usage?.outputTokens ?? 1;
+    // Anthropic callers (LangChain, the SDKs) read the input count here; an upstream that reports
+    // it only at the end (OpenAI) gets a local estimate, corrected by message_delta.
+    if (usage?.inputTokens === undefined) {
+      this.estimatedInput = this.estimateInput();
+      u.input_tokens = this.estimatedInput;
+    }
     const message = {
       id: anthropicMessageId(id),
       type: 'message',
@@ -210,7 +228,7 @@ export class AnthropicStreamEncoder {
 }
 
 export async function* encodeAnthropicStream(events: AsyncIterable<StreamEvent>, req: ChatRequest): AsyncGenerator<string> {
-  const enc = new AnthropicStreamEncoder(req.model);
+  const enc = new AnthropicStreamEncoder(req.model, () => estimateInputTokens(req));
   for await (const ev of events) {
     const out = enc.push(ev);
     if (out) yield out;

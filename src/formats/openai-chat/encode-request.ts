@@ -1,12 +1,16 @@
 /**
  * Canonical ChatRequest → OpenAI chat-completions body for an upstream that speaks this format
  * (OpenAI itself or an OpenAI-compatible server such as vLLM or Ollama). What the chat format
- * cannot carry is refused with a 400 naming it, never dropped silently.
+ * cannot carry is refused with a 400 naming it; what is left out because it does not change the
+ * conversation's meaning is named in `dropped` (README, "Translation between the two formats").
  * @see https://platform.openai.com/docs/api-reference/chat/create
  */
 
-import type { ChatMessage, ChatRequest, ContentPart, ImageSource, ToolChoice } from '../../core/canonical.js';
+import { createHash } from 'node:crypto';
+import type { ChatMessage, ChatRequest, ContentPart, ImageSource, ResponseFormat, ToolChoice } from '../../core/canonical.js';
 import { GatewayError } from '../../core/errors.js';
+import { openaiModelReasons } from '../model-traits.js';
+import { isOpenaiStrictSchema } from '../structured-output.js';
 import type { EncodeTarget } from '../types.js';
 
 type Json = Record<string, unknown>;
@@ -16,14 +20,19 @@ function invalid(param: string, message: string): GatewayError {
   return new GatewayError('invalid_request', message, { param });
 }
 
-export function encodeOpenaiRequest(req: ChatRequest, target: EncodeTarget): Json {
+/** OpenAI's limit on `user`; a longer id is sent as its SHA-256 (64 hex digits), still one per user. */
+const MAX_USER_LENGTH = 64;
+
+export function encodeOpenaiRequest(req: ChatRequest, target: EncodeTarget, dropped: string[] = []): Json {
   if (req.topK !== undefined) throw invalid('top_k', 'top_k cannot be sent to an OpenAI-format model.');
   if (req.unmapped.length > 0) {
     const names = req.unmapped.join(', ');
     throw invalid(req.unmapped[0], `The field(s) ${names} cannot be translated to the OpenAI chat format.`);
   }
+  dropped.push(...(req.hints ?? []));
+  const reasons = openaiModelReasons(target.model, target.reasoning);
 
-  const body: Json = { model: target.model, messages: encodeMessages(req) };
+  const body: Json = { model: target.model, messages: encodeMessages(req, dropped) };
   if (req.tools.length > 0) {
     body.tools = req.tools.map((t) => ({
       type: 'function',
@@ -33,14 +42,30 @@ export function encodeOpenaiRequest(req: ChatRequest, target: EncodeTarget): Jso
   if (req.toolChoice) body.tool_choice = encodeToolChoice(req.toolChoice);
   // OpenAI rejects parallel_tool_calls on a request without tools.
   if (req.parallelToolCalls !== undefined && req.tools.length > 0) body.parallel_tool_calls = req.parallelToolCalls;
-  // `max_tokens` rather than `max_completion_tokens`: every OpenAI-compatible server knows it.
-  if (req.maxTokens !== undefined) body.max_tokens = req.maxTokens;
-  if (req.temperature !== undefined) body.temperature = req.temperature;
-  if (req.topP !== undefined) body.top_p = req.topP;
+  // Never above the model's own limit (the reply cannot be longer anyway, and OpenAI refuses it).
+  // Reasoning models take only `max_completion_tokens`; `max_tokens` is what every
+  // OpenAI-compatible server knows.
+  if (req.maxTokens !== undefined) body[reasons ? 'max_completion_tokens' : 'max_tokens'] = Math.min(req.maxTokens, target.maxOutputTokens ?? Infinity);
+  // Reasoning models sample at their own temperature and refuse another one.
+  if (req.temperature !== undefined) {
+    if (reasons && req.temperature !== 1) dropped.push('temperature');
+    else body.temperature = req.temperature;
+  }
+  if (req.topP !== undefined) {
+    if (reasons && req.topP !== 1) dropped.push('top_p');
+    else body.top_p = req.topP;
+  }
   if (req.stop !== undefined && req.stop.length > 0) body.stop = req.stop;
-  if (req.user !== undefined) body.user = req.user;
-  const effort = reasoningEffort(req.reasoning);
-  if (effort) body.reasoning_effort = effort;
+  if (req.user !== undefined) body.user = req.user.length > MAX_USER_LENGTH ? createHash('sha256').update(req.user).digest('hex') : req.user;
+  if (req.reasoning) {
+    // A model that does not reason refuses reasoning_effort: the caller's thinking is dropped.
+    if (!reasons) dropped.push(...(req.reasoning.fields ?? ['reasoning']));
+    else {
+      const effort = reasoningEffort(req.reasoning);
+      if (effort) body.reasoning_effort = effort;
+    }
+  }
+  if (req.responseFormat) body.response_format = encodeResponseFormat(req.responseFormat);
   if (req.stream) {
     body.stream = true;
     // The gateway always wants usage (budgets, logs), whatever the caller asked for.
@@ -50,8 +75,9 @@ export function encodeOpenaiRequest(req: ChatRequest, target: EncodeTarget): Jso
 }
 
 /**
- * An explicit effort wins; a thinking budget (Anthropic `thinking.budget_tokens`) becomes an
- * effort by bucket: ≤ 2048 low, ≤ 8192 medium, above that high.
+ * An explicit effort wins (OpenAI `reasoning_effort`, Anthropic `output_config.effort`); a
+ * thinking budget (Anthropic `thinking.budget_tokens`) becomes an effort by bucket: ≤ 2048 low,
+ * ≤ 8192 medium, above that high. Adaptive thinking alone leaves the model's default effort.
  */
 function reasoningEffort(r: ChatRequest['reasoning']): string | undefined {
   if (!r) return undefined;
@@ -61,24 +87,42 @@ function reasoningEffort(r: ChatRequest['reasoning']): string | undefined {
   return r.budgetTokens <= 8192 ? 'medium' : 'high';
 }
 
+/**
+ * `strict: true` only for a schema OpenAI accepts in strict mode (every object closed, every
+ * property required); otherwise the schema guides the reply without constraining decoding.
+ */
+function encodeResponseFormat(f: ResponseFormat): Json {
+  if (f.type === 'json_object') return { type: 'json_object' };
+  const js: Json = { name: f.name ?? 'response' };
+  if (f.description !== undefined) js.description = f.description;
+  js.schema = f.schema;
+  js.strict = f.strict ?? isOpenaiStrictSchema(f.schema);
+  return { type: 'json_schema', json_schema: js };
+}
+
 function encodeToolChoice(tc: ToolChoice): unknown {
   return tc.type === 'tool' ? { type: 'function', function: { name: tc.name } } : tc.type;
 }
 
-function encodeMessages(req: ChatRequest): Json[] {
+/** The system prompt first; a mid-conversation system message stays a `system` message at its place. */
+function encodeMessages(req: ChatRequest, dropped: string[]): Json[] {
   const out: Json[] = [];
-  if (req.system.length > 0) {
-    const parts = req.system.map((p, i) => {
-      if (p.type !== 'text') throw invalid(`system[${i}]`, `A system prompt part of type '${p.type}' cannot be sent to an OpenAI chat model.`);
-      return { type: 'text' as const, text: p.text };
-    });
-    out.push({ role: 'system', content: parts.length === 1 ? parts[0].text : parts });
-  }
+  if (req.system.length > 0) out.push(encodeSystem(req.system, 'system'));
   req.messages.forEach((m, i) => {
     if (m.role === 'user') encodeUserTurn(m, `messages[${i}]`, out);
-    else out.push(encodeAssistantTurn(m, `messages[${i}]`));
+    else if (m.role === 'system') {
+      if (m.content.length > 0) out.push(encodeSystem(m.content, `messages[${i}]`));
+    } else out.push(encodeAssistantTurn(m, `messages[${i}]`, dropped));
   });
   return out;
+}
+
+function encodeSystem(content: ContentPart[], at: string): Json {
+  const parts = content.map((p, i) => {
+    if (p.type !== 'text') throw invalid(`${at}[${i}]`, `A system prompt part of type '${p.type}' cannot be sent to an OpenAI chat model.`);
+    return { type: 'text' as const, text: p.text };
+  });
+  return { role: 'system', content: parts.length === 1 ? parts[0].text : parts };
 }
 
 /**
@@ -120,16 +164,20 @@ function toolResultText(content: ContentPart[], at: string): string {
 }
 
 /**
- * Assistant history: text + tool calls. Reasoning parts are dropped: the chat format has no
- * request field for earlier reasoning (OpenAI keeps it server-side; compatible servers ignore it).
+ * Assistant history: text + tool calls. Reasoning from earlier turns (thinking and
+ * redacted_thinking blocks) is dropped and listed: the chat format has no request field for it
+ * (OpenAI keeps its own reasoning server-side; compatible servers ignore it).
  */
-function encodeAssistantTurn(m: ChatMessage, at: string): Json {
+function encodeAssistantTurn(m: ChatMessage, at: string, dropped: string[]): Json {
   let text = '';
   const toolCalls: Json[] = [];
   m.content.forEach((part, j) => {
     if (part.type === 'text') text += part.text;
     else if (part.type === 'tool_call') toolCalls.push({ id: part.id, type: 'function', function: { name: part.name, arguments: part.arguments } });
-    else if (part.type !== 'reasoning') {
+    else if (part.type === 'reasoning') {
+      const name = part.redacted !== undefined ? 'messages.redacted_thinking' : 'messages.thinking';
+      if (!dropped.includes(name)) dropped.push(name);
+    } else {
       throw invalid(`${at}.content[${j}]`, `An assistant message part of type '${part.type}' cannot be sent to an OpenAI chat model.`);
     }
   });

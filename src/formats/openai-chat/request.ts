@@ -7,12 +7,12 @@
  * @see https://platform.openai.com/docs/api-reference/chat/create
  */
 
-import type { ChatMessage, ChatRequest, ContentPart, ToolChoice, ToolSpec } from '../../core/canonical.js';
+import type { ChatMessage, ChatRequest, ContentPart, ReasoningEffort, ResponseFormat, ToolChoice, ToolSpec } from '../../core/canonical.js';
 import {
   invalid, isFiniteNumber, isObject, isString, optArray, optArrayOf, optBoolean, optNumber, optObject, optRecordOf, optString,
 } from '../field-types.js';
 import { MAX_CHOICES, MAX_TOKENS_LIMIT } from '../output-cap.js';
-import { findUnmappedFields } from './unmapped-fields.js';
+import { findHintFields, findUnmappedFields } from './unmapped-fields.js';
 
 type Json = Record<string, unknown>;
 
@@ -31,8 +31,6 @@ function checkOtherFields(body: Json): void {
   optBoolean(body, 'store');
   optString(body, 'service_tier');
   optArrayOf(body, 'modalities', 'a string', isString);
-  const format = optObject(body, 'response_format');
-  if (format !== undefined) optString(format, 'type', 'response_format.type');
   optObject(body, 'prediction');
   optObject(body, 'audio');
   optObject(body, 'web_search_options');
@@ -62,6 +60,7 @@ export function decodeOpenaiRequest(body: unknown): ChatRequest {
   const system: ContentPart[] = [];
   const messages: ChatMessage[] = [];
   body.messages.forEach((m, i) => decodeMessage(m, `messages[${i}]`, system, messages, unmapped));
+  const responseFormat = decodeResponseFormat(body, unmapped);
 
   const stream = optBoolean(body, 'stream') ?? false;
   const streamOptions = optObject(body, 'stream_options');
@@ -93,11 +92,43 @@ export function decodeOpenaiRequest(body: unknown): ChatRequest {
     includeUsage: includeUsage === true,
     user: optString(body, 'user'),
     ...(reasoning ? { reasoning } : {}),
+    ...(responseFormat ? { responseFormat } : {}),
     unmapped,
+    hints: findHintFields(body),
   };
 }
 
-const EFFORTS = ['minimal', 'low', 'medium', 'high'] as const;
+const EFFORTS: readonly ReasoningEffort[] = ['minimal', 'low', 'medium', 'high', 'xhigh', 'max'];
+
+/**
+ * `response_format`: `text` is the default; `json_schema` (name, description, schema, strict) and
+ * `json_object` have a canonical form. Another type is forwardable, not translatable.
+ */
+function decodeResponseFormat(body: Json, unmapped: string[]): ResponseFormat | undefined {
+  const f = optObject(body, 'response_format');
+  if (f === undefined) return undefined;
+  const type = optString(f, 'type', 'response_format.type');
+  if (type === undefined) throw invalid('response_format.type', "'response_format.type' is required.");
+  if (type === 'text') return undefined;
+  if (type === 'json_object') return { type: 'json_object' };
+  if (type !== 'json_schema') {
+    unmapped.push('response_format');
+    return undefined;
+  }
+  const js = optObject(f, 'json_schema', 'response_format.json_schema');
+  if (js === undefined) throw invalid('response_format.json_schema', "'response_format.json_schema' is required for type json_schema.");
+  const name = optString(js, 'name', 'response_format.json_schema.name');
+  const description = optString(js, 'description', 'response_format.json_schema.description');
+  const strict = optBoolean(js, 'strict', 'response_format.json_schema.strict');
+  const schema = optObject(js, 'schema', 'response_format.json_schema.schema') ?? {};
+  return {
+    type: 'json_schema',
+    schema,
+    ...(name !== undefined ? { name } : {}),
+    ...(description !== undefined ? { description } : {}),
+    ...(strict !== undefined ? { strict } : {}),
+  };
+}
 
 /**
  * `reasoning_effort` → canonical effort. `none` means no reasoning (the canonical default). Any
@@ -109,11 +140,16 @@ function decodeReasoningEffort(v: unknown, unmapped: string[]): ChatRequest['rea
   if (v === undefined || v === null || v === 'none') return undefined;
   if (typeof v !== 'string') throw invalid('reasoning_effort', "'reasoning_effort' must be a string.");
   const effort = EFFORTS.find((e) => e === v);
-  if (effort) return { effort };
+  if (effort) return { effort, fields: ['reasoning_effort'] };
   unmapped.push('reasoning_effort');
   return undefined;
 }
 
+/**
+ * System and developer messages before the first other message are the system prompt; later
+ * ones stay where they are (`role: system` in the canonical model), as instructions given
+ * mid-conversation.
+ */
 function decodeMessage(m: unknown, at: string, system: ContentPart[], out: ChatMessage[], unmapped: string[]): void {
   if (!isObject(m)) throw invalid(at, `'${at}' must be an object.`);
   optString(m, 'name', `${at}.name`);
@@ -121,9 +157,12 @@ function decodeMessage(m: unknown, at: string, system: ContentPart[], out: ChatM
   if (typeof role !== 'string') throw invalid(`${at}.role`, `'${at}.role' must be a string.`);
   switch (role) {
     case 'system':
-    case 'developer':
-      system.push(...decodeContent(m.content, `${at}.content`, false, unmapped));
+    case 'developer': {
+      const content = decodeContent(m.content, `${at}.content`, false, unmapped);
+      if (out.length === 0) system.push(...content);
+      else out.push({ role: 'system', content });
       return;
+    }
     case 'user':
       out.push({ role: 'user', content: decodeContent(m.content, `${at}.content`, true, unmapped) });
       return;

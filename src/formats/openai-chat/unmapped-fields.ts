@@ -23,14 +23,21 @@ const MAPPED = new Set([
   'parallel_tool_calls',
   'user',
   'reasoning_effort',
+  'response_format',
 ]);
 
 /**
- * OpenAI-platform bookkeeping that changes nothing about the generated text, so dropping it when
- * translating is safe: `store` (keep the completion for evals/distillation), `metadata` (tags for
- * the dashboard), `service_tier` (billing/latency tier).
+ * Hints that change nothing about the generated text, so a translation drops them (and lists them
+ * in `x-gateway-dropped-fields`): `store` (keep the completion for evals), `metadata` (dashboard
+ * tags), `service_tier` (billing/latency tier), prompt-cache keys and retention, `safety_identifier`
+ * (abuse monitoring), `prediction` (predicted output: speed only).
  */
-const IGNORABLE = new Set(['store', 'metadata', 'service_tier']);
+const HINTS = new Set(['store', 'metadata', 'service_tier', 'prompt_cache_key', 'prompt_cache_retention', 'prompt_cache_options', 'safety_identifier', 'prediction']);
+
+/** The hint fields `body` sends (with a value other than null). */
+export function findHintFields(body: Json): string[] {
+  return Object.keys(body).filter((f) => HINTS.has(f) && body[f] !== undefined && body[f] !== null);
+}
 
 /** Known fields without a canonical home: `true` when the value differs from the API default. */
 const NON_DEFAULT: Record<string, (v: unknown) => boolean> = {
@@ -40,7 +47,6 @@ const NON_DEFAULT: Record<string, (v: unknown) => boolean> = {
   logit_bias: (v) => !(isObject(v) && Object.keys(v).length === 0),
   presence_penalty: (v) => v !== 0,
   frequency_penalty: (v) => v !== 0,
-  response_format: (v) => !(isObject(v) && v.type === 'text'),
   modalities: (v) => !(Array.isArray(v) && v.length === 1 && v[0] === 'text'),
   functions: (v) => !(Array.isArray(v) && v.length === 0),
 };
@@ -50,7 +56,7 @@ export function findUnmappedFields(body: Json): string[] {
   const out: string[] = [];
   for (const [field, value] of Object.entries(body)) {
     // An explicit null means "use the default" throughout the chat API.
-    if (value === undefined || value === null || MAPPED.has(field) || IGNORABLE.has(field)) continue;
+    if (value === undefined || value === null || MAPPED.has(field) || HINTS.has(field)) continue;
     // Own properties only: a caller's `__proto__` or `hasOwnProperty` field is just an unknown field.
     const nonDefault = Object.hasOwn(NON_DEFAULT, field) ? NON_DEFAULT[field] : undefined;
     // `seed`, `audio`, `prediction`, `web_search_options`, `function_call` and any field we do

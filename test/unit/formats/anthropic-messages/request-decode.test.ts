@@ -100,8 +100,9 @@ describe('decodeAnthropicRequest', () => {
       stream: true,
       includeUsage: false,
       user: 'u-42',
-      reasoning: { budgetTokens: 2048 },
+      reasoning: { budgetTokens: 2048, fields: ['thinking'] },
       unmapped: [],
+      hints: ['cache_control'],
     });
   });
 
@@ -135,7 +136,7 @@ describe('decodeAnthropicRequest', () => {
     expect(choice({ type: 'auto', disable_parallel_tool_use: false })).toEqual([{ type: 'auto' }, undefined]);
   });
 
-  it('lists fields it cannot represent as unmapped (forwardable, not translatable)', () => {
+  it('sorts what it cannot represent: provider-side hints (dropped by translation) and fields that change the output (unmapped)', () => {
     const r = decodeAnthropicRequest({
       ...base,
       messages: [
@@ -147,13 +148,46 @@ describe('decodeAnthropicRequest', () => {
       container: 'container_abc',
       mcp_servers: [{ type: 'url', url: 'https://mcp.example.com', name: 'x' }],
       speed: 'standard',
-      context_management: null,
+      context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] },
       inference_geo: undefined,
-      thinking: { type: 'adaptive' },
+      thinking: { type: 'between_tools' },
+      brand_new: 1,
     });
-    expect(r.unmapped).toEqual(['messages[1].content[0]', 'service_tier', 'container', 'mcp_servers', 'thinking']);
-    expect(r.messages[1].content).toEqual([{ type: 'text', text: 'ok' }]);
+    expect(r.unmapped).toEqual(['mcp_servers', 'brand_new', 'thinking']);
+    expect(r.hints).toEqual(['service_tier', 'container', 'context_management']);
+    // Earlier-turn reasoning, redacted or not, is reasoning: one rule when translated.
+    expect(r.messages[1].content).toEqual([{ type: 'reasoning', text: '', redacted: 'xyz' }, { type: 'text', text: 'ok' }]);
     expect(r.reasoning).toBeUndefined();
+  });
+
+  it('maps what current clients send: mid-conversation system messages, adaptive thinking, effort, output format', () => {
+    const r = decodeAnthropicRequest({
+      ...base,
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'hi', cache_control: { type: 'ephemeral' } }] },
+        { role: 'system', content: 'agents: claude' },
+        { role: 'system', content: [{ type: 'text', text: 'a' }, { type: 'image', source: { type: 'url', url: 'u' } }] },
+      ],
+      thinking: { type: 'adaptive', display: 'summarized' },
+      output_config: { effort: 'high', format: { type: 'json_schema', schema: { type: 'object', additionalProperties: false } } },
+    });
+    expect(r.messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+      { role: 'system', content: [{ type: 'text', text: 'agents: claude' }] },
+      { role: 'system', content: [{ type: 'text', text: 'a' }] },
+    ]);
+    expect(r.unmapped).toEqual(['messages[2].content[1]']);
+    expect(r.hints).toEqual(['cache_control', 'thinking.display']);
+    expect(r.reasoning).toEqual({ adaptive: true, effort: 'high', fields: ['thinking', 'output_config.effort'] });
+    expect(r.responseFormat).toEqual({ type: 'json_schema', schema: { type: 'object', additionalProperties: false } });
+  });
+
+  it('output_config: an unknown effort or format type or member is unmapped; a bad schema is a 400', () => {
+    const r = decodeAnthropicRequest({ ...base, output_config: { effort: 'ludicrous', format: { type: 'grammar' }, task_budget: { total: 1 } } });
+    expect(r.unmapped).toEqual(['output_config.effort', 'output_config.task_budget', 'output_config.format']);
+    expect(() => decodeAnthropicRequest({ ...base, output_config: { format: { type: 'json_schema', schema: 'x' } } })).toThrow(/output_config.format.schema/);
+    expect(decodeAnthropicRequest({ ...base, output_format: { type: 'json_schema', schema: { type: 'object' } } }).responseFormat).toEqual({ type: 'json_schema', schema: { type: 'object' } });
+    expect(decodeAnthropicRequest({ ...base, thinking: { type: 'disabled' }, output_config: { effort: 'low' } }).reasoning).toEqual({ effort: 'low', fields: ['output_config.effort'] });
   });
 
   it('forwards Anthropic-defined tools and earlier server-tool blocks as unmapped (pass-through only)', () => {

@@ -76,7 +76,7 @@ describe('encodeAnthropicRequest', () => {
   it('round-trips a caller Anthropic body', () => {
     const original = {
       model: 'claude-x',
-      max_tokens: 512,
+      max_tokens: 4096,
       system: 'sys',
       messages: [
         { role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } }, { type: 'text', text: 'what is it?' }] },
@@ -84,10 +84,10 @@ describe('encodeAnthropicRequest', () => {
         { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'a' }, { type: 'image', source: { type: 'url', url: 'https://x/y.png' } }] }] },
       ],
       tools: [{ name: 'f', input_schema: { type: 'object' } }],
-      tool_choice: { type: 'tool', name: 'f', disable_parallel_tool_use: true },
+      // (A forced tool_choice or top_k cannot go with thinking: see the thinking test below.)
+      tool_choice: { type: 'auto', disable_parallel_tool_use: true },
       stop_sequences: ['X'],
       temperature: 1,
-      top_k: 5,
       metadata: { user_id: 'u' },
       thinking: { type: 'enabled', budget_tokens: 2000 },
     };
@@ -115,7 +115,9 @@ describe('encodeAnthropicRequest', () => {
     expect(max({})).toBe(4096);
     expect(max({}, 1000)).toBe(1000);
     expect(max({}, 64000)).toBe(4096);
-    expect(max({ maxTokens: 77 }, 50)).toBe(77);
+    // Never above the model's own limit.
+    expect(max({ maxTokens: 77 }, 50)).toBe(50);
+    expect(max({ maxTokens: 77 })).toBe(77);
     expect(max({ reasoning: { effort: 'high' } }, 64000)).toBe(4096 + 16384);
     expect(max({ reasoning: { effort: 'high' } }, 8000)).toBe(8000);
   });

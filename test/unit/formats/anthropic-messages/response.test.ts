@@ -50,7 +50,9 @@ describe('encodeAnthropicResponse', () => {
     const original = fixture('message-thinking-tool-cache.json');
     const encoded = encodeAnthropicResponse(decodeAnthropicResponse(original));
     const { service_tier: _tier, ...usage } = original.usage;
-    expect(encoded).toEqual({ ...original, content: original.content.filter((b: { type: string }) => b.type !== 'redacted_thinking'), usage });
+    // cache_creation (by TTL) is always there; canonical usage does not keep TTLs, so writes count as 5-minute ones.
+    const cacheCreation = { ephemeral_5m_input_tokens: usage.cache_creation_input_tokens, ephemeral_1h_input_tokens: 0 };
+    expect(encoded).toEqual({ ...original, content: original.content.filter((b: { type: string }) => b.type !== 'redacted_thinking'), usage: { ...usage, cache_creation: cacheCreation } });
   });
 
   const base: ChatResponse = { id: 'chatcmpl-9', model: 'gpt-x', created: 1, content: [], finish: 'stop', usage: { inputTokens: 5, outputTokens: 7 } };
@@ -81,7 +83,7 @@ describe('encodeAnthropicResponse', () => {
       ],
       stop_reason: 'max_tokens',
       stop_sequence: null,
-      usage: { input_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 7 },
+      usage: { input_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 }, output_tokens: 7 },
     });
   });
 

@@ -133,8 +133,8 @@ describe('encodeOpenaiRequest', () => {
     expect(body).not.toHaveProperty('max_completion_tokens');
   });
 
-  it('reasoning: effort as is, budget by bucket', () => {
-    const effort = (reasoning: ChatRequest['reasoning']) => encodeOpenaiRequest(req({ reasoning }), target).reasoning_effort;
+  it('reasoning: effort as is, budget by bucket (on a reasoning model)', () => {
+    const effort = (reasoning: ChatRequest['reasoning']) => encodeOpenaiRequest(req({ reasoning }), { model: 'o4-mini' }).reasoning_effort;
     expect(effort({ effort: 'minimal' })).toBe('minimal');
     expect(effort({ budgetTokens: 1024 })).toBe('low');
     expect(effort({ budgetTokens: 2048 })).toBe('low');
@@ -166,9 +166,9 @@ describe('encodeOpenaiRequest', () => {
       ],
       tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }],
       tool_choice: 'auto',
-      max_tokens: 5,
+      max_completion_tokens: 5,
       reasoning_effort: 'high',
     };
-    expect(encodeOpenaiRequest(decodeOpenaiRequest(original), target)).toEqual(original);
+    expect(encodeOpenaiRequest(decodeOpenaiRequest(original), { model: 'gpt-5-mini' })).toEqual({ ...original, model: 'gpt-5-mini' });
   });
 });

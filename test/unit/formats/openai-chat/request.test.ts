@@ -84,12 +84,13 @@ describe('decodeOpenaiRequest', () => {
   });
 
   it('maps reasoning_effort', () => {
-    expect(decodeOpenaiRequest({ ...base, reasoning_effort: 'minimal' }).reasoning).toEqual({ effort: 'minimal' });
-    expect(decodeOpenaiRequest({ ...base, reasoning_effort: 'high' }).reasoning).toEqual({ effort: 'high' });
+    expect(decodeOpenaiRequest({ ...base, reasoning_effort: 'minimal' }).reasoning).toEqual({ effort: 'minimal', fields: ['reasoning_effort'] });
+    expect(decodeOpenaiRequest({ ...base, reasoning_effort: 'high' }).reasoning).toEqual({ effort: 'high', fields: ['reasoning_effort'] });
+    expect(decodeOpenaiRequest({ ...base, reasoning_effort: 'xhigh' }).reasoning).toEqual({ effort: 'xhigh', fields: ['reasoning_effort'] });
     expect(decodeOpenaiRequest({ ...base, reasoning_effort: 'none' }).reasoning).toBeUndefined();
     expect(decodeOpenaiRequest(base).reasoning).toBeUndefined();
     // A level the canonical model does not know passes through, but cannot be translated.
-    const newer = decodeOpenaiRequest({ ...base, reasoning_effort: 'xhigh' });
+    const newer = decodeOpenaiRequest({ ...base, reasoning_effort: 'ultra' });
     expect(newer.reasoning).toBeUndefined();
     expect(newer.unmapped).toEqual(['reasoning_effort']);
     expect(paramOf({ ...base, reasoning_effort: 3 })).toBe('reasoning_effort');
@@ -114,14 +115,36 @@ describe('decodeOpenaiRequest: unmapped fields', () => {
     expect(
       unmapped({
         n: 2, logprobs: true, top_logprobs: 3, logit_bias: { '50256': -100 }, presence_penalty: 0.5, frequency_penalty: -0.5,
-        response_format: { type: 'json_object' }, seed: 42, audio: { voice: 'alloy', format: 'wav' }, modalities: ['text', 'audio'],
-        prediction: { type: 'content', content: 'x' }, web_search_options: {}, functions: [{ name: 'f' }], function_call: 'auto',
+        seed: 42, audio: { voice: 'alloy', format: 'wav' }, modalities: ['text', 'audio'],
+        web_search_options: {}, functions: [{ name: 'f' }], function_call: 'auto', verbosity: 'low',
       }),
-    ).toEqual(['n', 'logprobs', 'top_logprobs', 'logit_bias', 'presence_penalty', 'frequency_penalty', 'response_format', 'seed', 'audio', 'modalities', 'prediction', 'web_search_options', 'functions', 'function_call']);
+    ).toEqual(['n', 'logprobs', 'top_logprobs', 'logit_bias', 'presence_penalty', 'frequency_penalty', 'seed', 'audio', 'modalities', 'web_search_options', 'functions', 'function_call', 'verbosity']);
   });
 
   it('names unknown top-level fields', () => {
     expect(unmapped({ top_k: 40, repetition_penalty: 1.1 })).toEqual(['top_k', 'repetition_penalty']);
-    expect(unmapped({ response_format: { type: 'json_schema', json_schema: { name: 's', schema: {} } } })).toEqual(['response_format']);
+    expect(unmapped({ response_format: { type: 'grammar', grammar: 'x' } })).toEqual(['response_format']);
+  });
+
+  it('lists hints (dropped by translation), never unmapped', () => {
+    const r = decodeOpenaiRequest({ ...base, store: true, metadata: { a: 'b' }, prompt_cache_key: 'k', safety_identifier: 'h', prediction: { type: 'content', content: 'x' }, service_tier: null });
+    expect(r.unmapped).toEqual([]);
+    expect(r.hints).toEqual(['store', 'metadata', 'prompt_cache_key', 'safety_identifier', 'prediction']);
+  });
+
+  it('maps response_format json_schema and json_object; text is the default', () => {
+    const schema = { type: 'object', properties: { a: { type: 'string' } } };
+    expect(decodeOpenaiRequest({ ...base, response_format: { type: 'json_schema', json_schema: { name: 's', description: 'd', strict: true, schema } } }).responseFormat)
+      .toEqual({ type: 'json_schema', name: 's', description: 'd', strict: true, schema });
+    expect(decodeOpenaiRequest({ ...base, response_format: { type: 'json_object' } }).responseFormat).toEqual({ type: 'json_object' });
+    expect(decodeOpenaiRequest({ ...base, response_format: { type: 'text' } }).responseFormat).toBeUndefined();
+    expect(paramOf({ ...base, response_format: { type: 'json_schema' } })).toBe('response_format.json_schema');
+    expect(paramOf({ ...base, response_format: { type: 'json_schema', json_schema: { name: 1 } } })).toBe('response_format.json_schema.name');
+  });
+
+  it('system messages after the first turn stay in place', () => {
+    const r = decodeOpenaiRequest({ ...base, messages: [{ role: 'developer', content: 'a' }, { role: 'user', content: 'q' }, { role: 'system', content: 'b' }, { role: 'user', content: 'r' }] });
+    expect(r.system).toEqual([{ type: 'text', text: 'a' }]);
+    expect(r.messages.map((m) => m.role)).toEqual(['user', 'system', 'user']);
   });
 });
