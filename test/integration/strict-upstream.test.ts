@@ -36,6 +36,7 @@ describe('strict upstream: OpenAI chat refusals', () => {
     ['unknown content part', { model: 'gpt-4o', messages: [{ role: 'user', content: [{ type: 'thinking', text: 'x' }] }] }, /Invalid value: 'thinking'/],
     ['stream_options without stream', { model: 'gpt-4o', messages: [user('hi')], stream_options: { include_usage: true } }, /only allowed when 'stream' is enabled/],
     ['tool_choice without tools', { model: 'gpt-4o', messages: [user('hi')], tool_choice: 'auto' }, /only allowed when 'tools' are specified/],
+    ['user over 64 characters', { model: 'gpt-4o', messages: [user('hi')], user: 'u'.repeat(65) }, /Invalid 'user': string too long/],
   ];
   for (const [name, body, message] of cases) {
     it(name, async () => {
@@ -132,6 +133,8 @@ describe('strict upstream: Anthropic messages refusals', () => {
     ['thinking without signature', { model: 'claude-x', max_tokens: 10, messages: [user('hi'), { role: 'assistant', content: [{ type: 'thinking', thinking: 't' }, { type: 'text', text: 'a' }] }, user('more')] }, /signature: Field required/],
     ['tool loop without its thinking block', { model: 'claude-x', max_tokens: 4000, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: [user('hi'), tu, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'r' }] }] }, /Expected `thinking` or `redacted_thinking`/],
     ['open output format schema', { model: 'claude-x', max_tokens: 10, messages: [user('hi')], output_config: { format: { type: 'json_schema', schema: { type: 'object', properties: {} } } } }, /additionalProperties/],
+    ['thinking on a model without it', { model: 'claude-3-5-haiku-20241022', max_tokens: 4000, messages: [user('hi')], thinking: { type: 'enabled', budget_tokens: 1024 } }, /does not support extended thinking/],
+    ['output format on a model without it', { model: 'claude-sonnet-4-20250514', max_tokens: 100, messages: [user('hi')], output_config: { format: { type: 'json_schema', schema: { type: 'object', additionalProperties: false } } } }, /does not support structured outputs/],
     ['forced tool with thinking', { model: 'claude-x', max_tokens: 4000, thinking: { type: 'adaptive' }, messages: [user('hi')], tools: [{ name: 'f', input_schema: { type: 'object' } }], tool_choice: { type: 'any' } }, /forces tool use/],
   ];
   for (const [name, body, message, headers] of cases) {

@@ -159,3 +159,92 @@ describe('encodeAnthropicRequest', () => {
     expect((body.messages as Array<{ content: unknown[] }>)[1].content[0]).toEqual({ type: 'tool_use', id: 'c', name: 'f', input: {} });
   });
 });
+
+describe('encodeAnthropicRequest: what current clients send', () => {
+  const encode = (over: Partial<ChatRequest>, t: { model: string; maxOutputTokens?: number; reasoning?: boolean } = { model: 'claude-sonnet-4-5' }) => {
+    const dropped: string[] = [];
+    return { body: encodeAnthropicRequest(req(over), t, dropped), dropped };
+  };
+  const closed = { type: 'object', properties: { a: { type: 'string' } }, required: ['a'], additionalProperties: false };
+
+  it('hoists mid-conversation system messages into system, in order; hints are listed', () => {
+    const { body, dropped } = encode({
+      system: [{ type: 'text', text: 'first' }],
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'q' }] },
+        { role: 'system', content: [{ type: 'text', text: 'later' }] },
+        { role: 'user', content: [{ type: 'text', text: 'r' }] },
+      ],
+      hints: ['store'],
+    });
+    expect(body.system).toEqual([{ type: 'text', text: 'first' }, { type: 'text', text: 'later' }]);
+    expect(body.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'q' }, { type: 'text', text: 'r' }] }]);
+    expect(dropped).toEqual(['store']);
+  });
+
+  it('structured output: native on a model that has it with a closed schema, else the forced tool', () => {
+    const rf = { type: 'json_schema' as const, schema: closed, name: 'x', description: 'a thing' };
+    const native = encode({ responseFormat: rf });
+    expect(native.body.output_config).toEqual({ format: { type: 'json_schema', schema: closed } });
+    expect(native.dropped).toEqual(['response_format.json_schema.description']);
+    const old = encode({ responseFormat: rf }, { model: 'claude-3-5-haiku-20241022' }).body;
+    expect(old.tools).toEqual([{ name: 'json_output', description: 'a thing', input_schema: closed }]);
+    expect(old.tool_choice).toEqual({ type: 'tool', name: 'json_output' });
+    const openSchema = encode({ responseFormat: { type: 'json_schema', schema: { type: 'object' } } }).body;
+    expect(openSchema.tool_choice).toEqual({ type: 'tool', name: 'json_output' });
+    expect(encode({ responseFormat: { type: 'json_object' } }).body.tools).toEqual([{ name: 'json_output', description: 'Give the answer as this JSON object.', input_schema: { type: 'object' } }]);
+  });
+
+  it('the forced tool with the caller\'s tools: any (or the caller\'s own forced tool); a name clash is a 400', () => {
+    const tools = [{ name: 'f', parameters: { type: 'object' } }];
+    const rf = { type: 'json_object' as const };
+    expect(encode({ tools, responseFormat: rf }).body.tool_choice).toEqual({ type: 'any' });
+    expect(encode({ tools, responseFormat: rf, toolChoice: { type: 'tool', name: 'f' } }).body.tool_choice).toEqual({ type: 'tool', name: 'f' });
+    expect(encode({ tools, responseFormat: rf, toolChoice: { type: 'none' } }).body.tool_choice).toEqual({ type: 'tool', name: 'json_output' });
+    expect(() => encode({ tools: [{ name: 'json_output', parameters: { type: 'object' } }], responseFormat: rf })).toThrow(GatewayError);
+  });
+
+  it('thinking is dropped (named by the caller\'s field) where Anthropic would refuse it', () => {
+    const reasoning = { effort: 'medium' as const, fields: ['reasoning_effort'] };
+    expect(encode({ reasoning }).body.thinking).toEqual({ type: 'enabled', budget_tokens: 4096 });
+    // a model that does not think
+    expect(encode({ reasoning }, { model: 'claude-3-5-haiku-20241022' })).toMatchObject({ dropped: ['reasoning_effort'] });
+    expect(encode({ reasoning }, { model: 'claude-3-5-haiku-20241022', reasoning: true }).body.thinking).toBeDefined();
+    // the forced output tool
+    expect(encode({ reasoning, responseFormat: { type: 'json_object' } }).dropped).toEqual(['reasoning_effort']);
+    // a tool loop continued from an assistant turn without a thinking block
+    const loop = encode({
+      reasoning,
+      tools: [{ name: 'f', parameters: { type: 'object' } }],
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'q' }] },
+        { role: 'assistant', content: [{ type: 'tool_call', id: 't1', name: 'f', arguments: '{}' }] },
+        { role: 'user', content: [{ type: 'tool_result', toolCallId: 't1', content: [{ type: 'text', text: 'r' }] }] },
+      ],
+    });
+    expect(loop.body).not.toHaveProperty('thinking');
+    expect(loop.dropped).toEqual(['reasoning_effort']);
+    // a budget that leaves no room under the model's limit
+    expect(encode({ reasoning: { budgetTokens: 8000, fields: ['thinking'] }, maxTokens: 1000 }).dropped).toEqual(['thinking']);
+  });
+
+  it('with thinking on, sampling Anthropic refuses with it is dropped', () => {
+    const { body, dropped } = encode({ reasoning: { effort: 'low', fields: ['reasoning_effort'] }, temperature: 0.2, topP: 0.5 });
+    expect(body).not.toHaveProperty('temperature');
+    expect(body).not.toHaveProperty('top_p');
+    expect(dropped).toEqual(['temperature', 'top_p']);
+    expect(encode({ reasoning: { effort: 'low' }, temperature: 1, topP: 0.95 }).body).toMatchObject({ temperature: 1, top_p: 0.95 });
+  });
+
+  it('earlier reasoning: signed and redacted kept, unsigned dropped and listed', () => {
+    const { body, dropped } = encode({
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'q' }] },
+        { role: 'assistant', content: [{ type: 'reasoning', text: 'a', signature: 's' }, { type: 'reasoning', text: '', redacted: 'opaque' }, { type: 'reasoning', text: 'unsigned' }, { type: 'text', text: 'ok' }] },
+        { role: 'user', content: [{ type: 'text', text: 'r' }] },
+      ],
+    });
+    expect((body.messages as any[])[1].content).toEqual([{ type: 'thinking', thinking: 'a', signature: 's' }, { type: 'redacted_thinking', data: 'opaque' }, { type: 'text', text: 'ok' }]);
+    expect(dropped).toEqual(['messages.thinking']);
+  });
+});

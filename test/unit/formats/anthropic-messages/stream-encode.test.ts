@@ -172,3 +172,28 @@ describe('encodeAnthropicStream', () => {
     expect(message.stop_reason).toBe('tool_use');
   });
 });
+
+describe('message_start usage when the upstream has not reported the input yet', () => {
+  const prompt: ChatRequest = {
+    model: 'caller-model', system: [{ type: 'text', text: 'x'.repeat(400) }], messages: [{ role: 'user', content: [{ type: 'text', text: 'y'.repeat(400) }] }],
+    tools: [], stream: true, includeUsage: false, unmapped: [],
+  };
+  const body = (final: StreamEvent): StreamEvent[] => [
+    { type: 'message_start', id: 'chatcmpl-1', model: 'gpt-x', created: 1 },
+    { type: 'block_start', index: 0, block: { kind: 'text' } },
+    { type: 'block_delta', index: 0, delta: { kind: 'text', text: 'hi' } },
+    final,
+  ];
+  const run = async (events: StreamEvent[]) => parseSse((await collect(encodeAnthropicStream(fromArray(events), prompt))).join('')).map((m) => JSON.parse(m.data));
+
+  it('a local estimate (about four characters per token), complete with cache_creation; message_delta has the real count', async () => {
+    const out = await run(body({ type: 'message_stop', finish: 'stop', usage: { inputTokens: 180, outputTokens: 1, cacheReadTokens: 20 } }));
+    expect(out[0].message.usage).toEqual({ input_tokens: 200, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 }, output_tokens: 1 });
+    expect(out.find((e) => e.type === 'message_delta').usage).toEqual({ input_tokens: 180, cache_creation_input_tokens: 0, cache_read_input_tokens: 20, output_tokens: 1 });
+  });
+
+  it('an upstream that never reports its input: the estimate stands in message_delta rather than 0', async () => {
+    const out = await run(body({ type: 'message_stop', finish: 'stop', usage: { inputTokens: 0, outputTokens: 0 } }));
+    expect(out.find((e) => e.type === 'message_delta').usage.input_tokens).toBe(200);
+  });
+});

@@ -172,3 +172,52 @@ describe('encodeOpenaiRequest', () => {
     expect(encodeOpenaiRequest(decodeOpenaiRequest(original), { model: 'gpt-5-mini' })).toEqual({ ...original, model: 'gpt-5-mini' });
   });
 });
+
+describe('encodeOpenaiRequest: what current clients send', () => {
+  const encode = (over: Partial<ChatRequest>, t: { model: string; maxOutputTokens?: number; reasoning?: boolean } = { model: 'gpt-4o' }) => {
+    const dropped: string[] = [];
+    return { body: encodeOpenaiRequest(req(over), t, dropped), dropped };
+  };
+
+  it('a mid-conversation system message stays at its place', () => {
+    const { body } = encode({
+      system: [{ type: 'text', text: 'first' }],
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'q' }] }, { role: 'system', content: [{ type: 'text', text: 'later' }] }],
+    });
+    expect(body.messages).toEqual([{ role: 'system', content: 'first' }, { role: 'user', content: 'q' }, { role: 'system', content: 'later' }]);
+  });
+
+  it('reasoning only for a reasoning model (config wins over the name), with max_completion_tokens; otherwise dropped by the caller\'s field names', () => {
+    const reasoning = { adaptive: true, effort: 'high' as const, fields: ['thinking', 'output_config.effort'] };
+    expect(encode({ reasoning, maxTokens: 32000 }, { model: 'gpt-4o', maxOutputTokens: 16384 })).toEqual({
+      body: { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }], max_tokens: 16384 },
+      dropped: ['thinking', 'output_config.effort'],
+    });
+    expect(encode({ reasoning, maxTokens: 32000 }, { model: 'gpt-5' }).body).toMatchObject({ reasoning_effort: 'high', max_completion_tokens: 32000 });
+    expect(encode({ reasoning: { adaptive: true, fields: ['thinking'] } }, { model: 'gpt-5' }).body).not.toHaveProperty('reasoning_effort');
+    expect(encode({ reasoning }, { model: 'qwen3', reasoning: true }).body.reasoning_effort).toBe('high');
+    expect(encode({ temperature: 0.2, topP: 0.5 }, { model: 'o3' })).toMatchObject({ dropped: ['temperature', 'top_p'] });
+  });
+
+  it('structured output: strict only for a schema OpenAI accepts in strict mode', () => {
+    const strictable = { type: 'object', properties: { a: { type: 'string' } }, required: ['a'], additionalProperties: false };
+    expect(encode({ responseFormat: { type: 'json_schema', schema: strictable } }).body.response_format).toEqual({ type: 'json_schema', json_schema: { name: 'response', schema: strictable, strict: true } });
+    const loose = { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: false };
+    expect(encode({ responseFormat: { type: 'json_schema', schema: loose, name: 'p', description: 'd' } }).body.response_format).toEqual({ type: 'json_schema', json_schema: { name: 'p', description: 'd', schema: loose, strict: false } });
+    expect(encode({ responseFormat: { type: 'json_object' } }).body.response_format).toEqual({ type: 'json_object' });
+  });
+
+  it('earlier reasoning is dropped and listed once per kind; a long user id is hashed to 64 hex digits; hints listed', () => {
+    const { body, dropped } = encode({
+      hints: ['context_management'],
+      user: 'u'.repeat(150),
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'q' }] },
+        { role: 'assistant', content: [{ type: 'reasoning', text: 'a', signature: 's' }, { type: 'reasoning', text: '', redacted: 'x' }, { type: 'reasoning', text: 'b', signature: 's' }, { type: 'text', text: 'ok' }] },
+      ],
+    });
+    expect(dropped).toEqual(['context_management', 'messages.thinking', 'messages.redacted_thinking']);
+    expect(body.user).toMatch(/^[0-9a-f]{64}$/);
+    expect(encode({ user: 'short' }).body.user).toBe('short');
+  });
+});
