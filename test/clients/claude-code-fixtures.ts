@@ -312,19 +312,5 @@ async function replayModels({ gw }: ReplayContext, c: Captured): Promise<void> {
   expect(ids.filter((id: string) => /^(claude|anthropic)/i.test(id))).toEqual([DISCOVERABLE_ALIAS]);
 }
 
-/**
- * `<version>/<scenario>/<format>` cases that wait for a gateway fix: left out of
- * claude-code-replay.test.ts until they pass (the Anthropic request Claude Code sends cannot yet be
- * translated to an OpenAI-format model).
- */
-export const PENDING = new Set<string>([
-  '2.1.112/plain-alias/openai',
-  '2.1.112/plain-claude-id/openai',
-  '2.1.112/thinking/openai',
-  '2.1.112/tool-round-trip/openai',
-  '2.1.197/model-discovery/openai',
-  '2.1.197/plain-alias/openai',
-  '2.1.197/plain-claude-id/openai',
-  '2.1.197/thinking/openai',
-  '2.1.197/tool-round-trip/openai',
-]);
+/** `<version>/<scenario>/<format>` cases that wait for a gateway fix: left out of claude-code-replay.test.ts until they pass. */
+export const PENDING = new Set<string>([]);
