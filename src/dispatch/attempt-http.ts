@@ -19,6 +19,7 @@ import { upstreamFailure, type UpstreamResponse } from '../upstream/client.js';
 import { upstreamHttpError } from '../upstream/http-error.js';
 import { primeStream } from './prime.js';
 import { mergeUsage, replyFromEvents, replyFromResponse } from './reply-from-events.js';
+import { callerModel, renameModelIn, StreamModelRenamer } from './response-model.js';
 
 /** `apiKey`: the provider key for this attempt (the configured one, or the caller's own). */
 export async function attemptHttp(ctx: RequestContext, c: Candidate, kind: HttpProviderKind, apiKey: string | undefined): Promise<Reply> {
@@ -61,7 +62,7 @@ export async function attemptHttp(ctx: RequestContext, c: Candidate, kind: HttpP
   if (chat.stream && isSse) {
     if (same) return { kind: 'sse', chunks: await primeStream(relaySse(ctx, c, up, upstreamFormat)) };
     const events = upstreamFormat.decodeStream(decodeSse(guardBody(up, c)));
-    return replyFromEvents(ctx, chat.responseFormat ? unwrapOutputToolEvents(events) : events, c.model.upstreamName);
+    return replyFromEvents(ctx, chat.responseFormat ? unwrapOutputToolEvents(events) : events, callerModel(ctx));
   }
   if (chat.stream) {
     await up.body.dump().catch(() => undefined);
@@ -78,10 +79,11 @@ export async function attemptHttp(ctx: RequestContext, c: Candidate, kind: HttpP
   }
   if (!same) {
     const res = upstreamFormat.decodeResponse(parsed);
-    return replyFromResponse(ctx, chat.responseFormat ? unwrapOutputToolResponse(res) : res, c.model.upstreamName);
+    return replyFromResponse(ctx, chat.responseFormat ? unwrapOutputToolResponse(res) : res, callerModel(ctx));
   }
   ctx.usage = upstreamFormat.passThrough.usageFromBody(parsed);
-  return { kind: 'json', status: up.status, body: raw };
+  const hasModel = typeof (parsed as { model?: unknown } | null)?.model === 'string';
+  return { kind: 'json', status: up.status, body: hasModel ? Buffer.from(renameModelIn(raw.toString('utf8'), callerModel(ctx))) : raw };
 }
 
 /**
@@ -130,6 +132,7 @@ async function* guardBody(up: UpstreamResponse, c: Candidate): AsyncGenerator<Bu
 async function* relaySse(ctx: RequestContext, c: Candidate, up: UpstreamResponse, format: WireFormat): AsyncGenerator<string | Uint8Array> {
   const watch = format.passThrough.watchStream(ctx.chat!);
   ctx.relayed = watch;
+  const rename = new StreamModelRenamer(callerModel(ctx), format.id === 'openai-chat');
   const splitter = new SseEventSplitter();
   const decoder = new SseDecoder();
   let pending = '';
@@ -161,7 +164,8 @@ async function* relaySse(ctx: RequestContext, c: Candidate, up: UpstreamResponse
     for await (const chunk of up.body as AsyncIterable<Buffer>) {
       const run = splitter.push(chunk);
       if (!run) continue;
-      const { out, err } = visit(run, false);
+      const { out: seen, err } = visit(run, false);
+      const out = rename.run(seen);
       if (!started) {
         pending += out;
         continue;
@@ -177,7 +181,8 @@ async function* relaySse(ctx: RequestContext, c: Candidate, up: UpstreamResponse
     throw upstreamFailure(err, c.provider, c.model.timeouts);
   }
   if (failure) throw failure;
-  const { out, err } = visit(splitter.end(), true);
+  const { out: seen, err } = visit(splitter.end(), true);
+  const out = rename.run(seen);
   if (pending || out) yield pending + out;
   if (err) throw err;
   if (!watch.complete) throw new GatewayError('upstream_unavailable', `Provider "${c.provider.id}" ended the stream early (before its end marker).`);

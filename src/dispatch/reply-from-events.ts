@@ -15,18 +15,16 @@ export function mergeUsage(prev: Usage | undefined, next: Partial<Usage>): Usage
 /**
  * Records usage and generated text as events pass (so they are known even when the caller
  * disconnects early, and a cut stream is billed for what it relayed); redacts upstream errors;
- * names the upstream model when the upstream did not (the response `model` rule, README).
+ * names the model the caller asked for (the response `model` rule, response-model.ts).
  */
-async function* tapUsage(ctx: RequestContext, events: AsyncIterable<StreamEvent>, upstreamName: string): AsyncGenerator<StreamEvent> {
+async function* tapUsage(ctx: RequestContext, events: AsyncIterable<StreamEvent>, modelName: string): AsyncGenerator<StreamEvent> {
   const relayed = { output: [] as string[], complete: false };
   ctx.relayed = relayed;
   for await (const ev of events) {
     if (ev.type === 'message_start') {
       if (ev.usage) ctx.usage = mergeUsage(ctx.usage, ev.usage);
-      if (!ev.model) {
-        yield { ...ev, model: upstreamName };
-        continue;
-      }
+      yield { ...ev, model: modelName };
+      continue;
     } else if (ev.type === 'block_delta') {
       const d = ev.delta;
       if (d.kind === 'text' || d.kind === 'reasoning') relayed.output.push(d.text);
@@ -50,22 +48,22 @@ function rejectErrorFirst(ev: StreamEvent): void {
 
 /**
  * Canonical events (from a translated upstream or the mock) → a reply in the caller's format.
- * `upstreamName`: the serving model's name at its provider, for an upstream that names none.
+ * `modelName`: the name the response carries (the one the caller sent, response-model.ts).
  */
-export async function replyFromEvents(ctx: RequestContext, events: AsyncIterable<StreamEvent>, upstreamName: string): Promise<Reply> {
+export async function replyFromEvents(ctx: RequestContext, events: AsyncIterable<StreamEvent>, modelName: string): Promise<Reply> {
   const chat = ctx.chat!;
   if (chat.stream) {
     // Usage is tapped before the guard, so a stream a guardrail ends still counts what it used.
-    const guarded = await guardOutputEvents(ctx, tapUsage(ctx, events, upstreamName));
+    const guarded = await guardOutputEvents(ctx, tapUsage(ctx, events, modelName));
     const primed = await primeStream(guarded, rejectErrorFirst);
     return { kind: 'sse', chunks: ctx.format.encodeStream(primed, chat) };
   }
-  return replyFromResponse(ctx, await foldStream(tapUsage(ctx, events, upstreamName)), upstreamName);
+  return replyFromResponse(ctx, await foldStream(tapUsage(ctx, events, modelName)), modelName);
 }
 
-export async function replyFromResponse(ctx: RequestContext, res: ChatResponse, upstreamName: string): Promise<Reply> {
+export async function replyFromResponse(ctx: RequestContext, res: ChatResponse, modelName: string): Promise<Reply> {
   ctx.usage = res.usage;
-  if (!res.model) res = { ...res, model: upstreamName };
+  res = { ...res, model: modelName };
   const checked = await guardOutputResponse(ctx, res);
   return { kind: 'json', status: 200, body: ctx.format.encodeResponse(checked) as object };
 }

@@ -89,18 +89,19 @@ describe('same-format pass-through to an OpenAI-compatible upstream', () => {
     expect(got.headers['x-correlation-id']).toBe(res.headers.get('x-correlation-id'));
   });
 
-  it('returns the upstream response bytes as they came', async () => {
+  it('returns the upstream response bytes as they came, but for the model the caller named', async () => {
     const upstreamBody = openaiCompletion('exact bytes', 'gpt-test-upstream');
     upstream.setHandler(() => ({ kind: 'json', body: upstreamBody }));
     const res = await chat({ model: 'up/gpt-test', messages: [{ role: 'user', content: 'x' }] });
-    expect(await res.text()).toBe(JSON.stringify(upstreamBody));
+    expect(await res.text()).toBe(JSON.stringify(upstreamBody).replace('"model":"gpt-test-upstream"', '"model":"up/gpt-test"'));
   });
 
   it('relays a stream byte for byte when the caller asked for usage', async () => {
     const chunks = openaiSseChunks('one two three', { includeUsage: true });
     upstream.setHandler(() => ({ kind: 'sse', chunks }));
     const res = await chat({ model: 'up/gpt-test', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'x' }] });
-    expect(await res.text()).toBe(chunks.join(''));
+    // Every chunk names the model the caller sent; the rest is relayed byte for byte.
+    expect(await res.text()).toBe(chunks.join('').replaceAll('"model":"gpt-test"', '"model":"up/gpt-test"'));
     expect(upstream.received[0].body.stream_options).toEqual({ include_usage: true });
   });
 

@@ -138,8 +138,8 @@ describe('same-format pass-through to an Anthropic upstream', () => {
     expect(u.rawBody).toBe(raw.replace('"ant/m"', '"m"'));
     expect(u.headers['x-api-key']).toBe(ANT_SECRET);
     expect(JSON.stringify(u.headers)).not.toContain(SCRIPTED_KEY);
-    // …and the upstream's JSON answer comes back as it was sent.
-    expect(await res.text()).toBe(u.responseText);
+    // …and the upstream's JSON answer comes back as it was sent, naming the model the caller sent.
+    expect(await res.text()).toBe(u.responseText.replace('"model":"m"', '"model":"ant/m"'));
   });
 
   it('relays the upstream’s SSE bytes unchanged', async () => {
@@ -150,7 +150,7 @@ describe('same-format pass-through to an Anthropic upstream', () => {
     const text = await res.text();
     const u = up.last('/v1/messages')!;
     expect(u.rawBody).toBe(raw.replace('"ant/m"', '"m"'));
-    expect(text).toBe(u.responseText);
+    expect(text).toBe(u.responseText.replace('"model":"m"', '"model":"ant/m"'));
     expect(text).toContain('event: ping');
     assertAnthropicStreamOrder(await readSse(new Response(text)));
   });
@@ -159,7 +159,7 @@ describe('same-format pass-through to an Anthropic upstream', () => {
     const res = await messages({ ...ok, model: 'ant/m', stream: true, messages: [{ role: 'user', content: 'cut it short' }] });
     expect(res.status).toBe(200);
     const text = await res.clone().text();
-    const upstreamText = up.last('/v1/messages')!.responseText;
+    const upstreamText = up.last('/v1/messages')!.responseText.replace('"model":"m"', '"model":"ant/m"');
     const errorAt = upstreamText.indexOf('event: error');
     expect(text.slice(0, errorAt)).toBe(upstreamText.slice(0, errorAt));
     const events = await readSse(res);
