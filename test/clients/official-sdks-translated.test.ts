@@ -1,0 +1,33 @@
+/**
+ * official-SDK cells that need translation across formats (issue 11 §2): structured output, reasoning
+ * and mid-conversation system messages between an OpenAI-format caller and an Anthropic-format
+ * model or the reverse, stream usage in translated Anthropic streams. Same case modules as the
+ * same-format cells.
+ */
+import { afterAll, beforeAll } from 'vitest';
+import type { RunningGateway } from '../helpers/start-gateway.js';
+import { startStrictUpstream, type StrictUpstream } from '../helpers/strict-upstream.js';
+import { ANT_ALIAS, ANT_MODEL, OAI_ALIAS, OAI_MODEL, scenarioReply, startClientGateway } from './client-gateway.js';
+import { describeCases } from './official-sdk-cases.js';
+
+let up: StrictUpstream;
+let gw: RunningGateway;
+beforeAll(async () => {
+  up = await startStrictUpstream({ reply: scenarioReply });
+  gw = await startClientGateway(up.url);
+});
+afterAll(async () => {
+  await gw?.close();
+  await up?.close();
+});
+
+describeCases(() => gw.url, [
+  {
+    upstream: 'openai', model: OAI_ALIAS, concrete: OAI_MODEL,
+    cases: ['anthropic: stream, message_start usage complete and non-zero', 'anthropic: parse with zodOutputFormat (output_config.format)', 'anthropic: stream with zodOutputFormat (output_config.format)'],
+  },
+  {
+    upstream: 'anthropic', model: ANT_ALIAS, concrete: ANT_MODEL,
+    cases: ['openai: parse with zodResponseFormat (json_schema)', 'openai: stream with zodResponseFormat (json_schema)', 'openai: json_object'],
+  },
+]);
