@@ -175,7 +175,7 @@ export function capturedTexts(body: any): string[] {
 }
 
 /** The 200 stream the caller got is in Anthropic order and carries no error; returns its blocks. */
-export async function expectAnthropicStream(res: Response): Promise<{ blocks: any[]; stop: string }> {
+export async function expectAnthropicStream(res: Response): Promise<{ blocks: any[]; stop: string; model: string }> {
   expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
   const events = await readSse(res);
   assertAnthropicStreamOrder(events);
@@ -193,7 +193,7 @@ export async function expectAnthropicStream(res: Response): Promise<{ blocks: an
   }
   for (const b of blocks) if (b.type === 'tool_use') b.input = b.json === '' ? {} : JSON.parse(b.json);
   const delta = parsed.find((d) => d.type === 'message_delta');
-  return { blocks, stop: delta.delta.stop_reason };
+  return { blocks, stop: delta.delta.stop_reason, model: parsed[0].message.model };
 }
 
 /** What reached the upstream on pass-through: the caller's bytes but for the model, its headers kept, our credential. */
@@ -255,12 +255,15 @@ async function replayMessages({ gw, up }: ReplayContext, c: Captured, format: Up
   expect(res.headers.get('x-gateway-model')).toBe(TARGETS[format].concrete);
   let blocks: any[];
   let stop: string;
-  if (stream) ({ blocks, stop } = await expectAnthropicStream(res));
+  let named: string;
+  if (stream) ({ blocks, stop, model: named } = await expectAnthropicStream(res));
   else {
     const msg = (await res.json()) as any;
     expect(msg, at).toMatchObject({ type: 'message', role: 'assistant', content: expect.any(Array), usage: { input_tokens: expect.any(Number), output_tokens: expect.any(Number) } });
-    ({ content: blocks, stop_reason: stop } = msg);
+    ({ content: blocks, stop_reason: stop, model: named } = msg);
   }
+  // Claude Code (2.1.197) keeps an answer's signed thinking only when it names the model asked for.
+  expect(named, at).toBe(model);
   expect(up.received, at).toHaveLength(1);
   const got = up.received[0];
   if (format === 'anthropic') {
