@@ -6,15 +6,12 @@
  */
 
 import { GatewayError } from '../core/errors.js';
+import { isObject, type Json } from '../core/json.js';
 
-type Json = Record<string, unknown>;
+export { isObject };
 
 export function invalid(param: string, message: string): GatewayError {
   return new GatewayError('invalid_request', message, { param });
-}
-
-export function isObject(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function absent(v: unknown): v is undefined | null {

@@ -6,13 +6,12 @@
  */
 
 import type { ChatResponse, ContentPart, StreamEvent } from '../core/canonical.js';
+import { type Json, isObject } from '../core/json.js';
 
 /** The tool an Anthropic model is made to call when it has no native output format. */
 export const OUTPUT_TOOL_NAME = 'json_output';
 
-type Json = Record<string, unknown>;
 
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Visits every subschema (properties, items, combinators, definitions); stops when `visit` returns false. */
 function everySubschema(schema: unknown, visit: (s: Json) => boolean, depth = 0): boolean {

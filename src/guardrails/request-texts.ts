@@ -17,8 +17,8 @@
  */
 
 import type { TextMapper } from './content-texts.js';
+import type { Json } from '../core/json.js';
 
-type Json = Record<string, unknown>;
 
 const NOT_READ = new Set([
   'model', 'role', 'type', 'id', 'tool_call_id', 'tool_use_id', 'cache_control', 'media_type',

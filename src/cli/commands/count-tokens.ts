@@ -18,6 +18,7 @@ import { countingCandidate, countTokensLocal, refuseUncountable, type TokenCount
 import { requireConfig } from '../config-report.js';
 import { CliExit, ExitCode } from '../exit-codes.js';
 import { colors, displayPath, plural, type CliIO } from '../io.js';
+import { isObject } from '../../core/json.js';
 
 export interface CountTokensOptions {
   model?: string;
@@ -117,9 +118,6 @@ export type CountInput =
   | { kind: 'body'; body: Record<string, unknown>; model?: string; note?: string }
   | { kind: 'text'; text: string; model?: undefined; note?: string };
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /**
  * JSON with `messages` (or a bare array of messages) is a request body; anything that is not JSON

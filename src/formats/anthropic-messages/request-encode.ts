@@ -20,8 +20,8 @@ import { anthropicMaxTokens, DEFAULT_OUTPUT_CAP, EFFORT_BUDGET_TOKENS, thinkingB
 import { isClosedSchema, OUTPUT_TOOL_NAME } from '../structured-output.js';
 import type { EncodeTarget } from '../types.js';
 import { invalid, isObject } from './request-decode.js';
+import type { Json } from '../../core/json.js';
 
-type Json = Record<string, unknown>;
 
 /** `max_tokens` when the caller gave none (OpenAI callers may omit it; Anthropic requires it). */
 export const DEFAULT_MAX_TOKENS = DEFAULT_OUTPUT_CAP;

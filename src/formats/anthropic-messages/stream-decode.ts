@@ -14,8 +14,8 @@ import { upstreamStreamError } from './errors.js';
 import { isObject } from './request-decode.js';
 import { fromAnthropicStopReason } from './stop-reason.js';
 import { combineUsage, partialUsageFromAnthropic } from './usage.js';
+import type { Json } from '../../core/json.js';
 
-type Json = Record<string, unknown>;
 
 export async function* decodeAnthropicStream(sse: AsyncIterable<SseMessage>): AsyncGenerator<StreamEvent> {
   let startUsage: Partial<Usage> = {};

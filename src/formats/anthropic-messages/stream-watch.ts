@@ -12,8 +12,8 @@ import type { SseMessage } from '../../sse/decode.js';
 import type { StreamWatch } from '../types.js';
 import { upstreamStreamError } from './errors.js';
 import { combineUsage, partialUsageFromAnthropic } from './usage.js';
+import type { Json } from '../../core/json.js';
 
-type Json = Record<string, unknown>;
 
 export class AnthropicStreamWatch implements StreamWatch {
   complete = false;

@@ -16,8 +16,8 @@ import type { SseMessage } from '../../sse/decode.js';
 import { upstreamStreamError } from './errors.js';
 import { fromOpenaiFinishReason } from './finish-reason.js';
 import { usageFromOpenai } from './usage.js';
+import { type Json, isObject } from '../../core/json.js';
 
-type Json = Record<string, unknown>;
 
 export async function* decodeOpenaiStream(sse: AsyncIterable<SseMessage>): AsyncGenerator<StreamEvent> {
   const decoder = new OpenaiChunkDecoder();
@@ -163,6 +163,3 @@ function nonEmpty(v: unknown): string | undefined {
   return typeof v === 'string' && v.length > 0 ? v : undefined;
 }
 
-function isObject(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}

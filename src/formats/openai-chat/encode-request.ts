@@ -8,17 +8,13 @@
 
 import { createHash } from 'node:crypto';
 import type { ChatMessage, ChatRequest, ContentPart, ImageSource, ResponseFormat, ToolChoice } from '../../core/canonical.js';
-import { GatewayError } from '../../core/errors.js';
 import { openaiModelReasons } from '../model-traits.js';
 import { isOpenaiStrictSchema } from '../structured-output.js';
+import { invalid } from '../field-types.js';
 import type { EncodeTarget } from '../types.js';
+import type { Json } from '../../core/json.js';
 
-type Json = Record<string, unknown>;
 type TextOrImagePart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
-
-function invalid(param: string, message: string): GatewayError {
-  return new GatewayError('invalid_request', message, { param });
-}
 
 /** OpenAI's limit on `user`; a longer id is sent as its SHA-256 (64 hex digits), still one per user. */
 const MAX_USER_LENGTH = 64;

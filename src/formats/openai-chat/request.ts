@@ -13,8 +13,8 @@ import {
 } from '../field-types.js';
 import { MAX_CHOICES, MAX_TOKENS_LIMIT } from '../output-cap.js';
 import { findHintFields, findUnmappedFields } from './unmapped-fields.js';
+import type { Json } from '../../core/json.js';
 
-type Json = Record<string, unknown>;
 
 /**
  * Documented fields the canonical model does not carry, checked for their type only (pass-through

@@ -7,8 +7,8 @@ import type { ChatResponse, ContentPart } from '../../core/canonical.js';
 import { GatewayError } from '../../core/errors.js';
 import { fromOpenaiFinishReason, toOpenaiFinishReason } from './finish-reason.js';
 import { usageFromOpenai, usageToOpenai } from './usage.js';
+import { isObject } from '../../core/json.js';
 
-type Json = Record<string, unknown>;
 
 /** Canonical response → OpenAI `chat.completion` object. */
 export function encodeOpenaiResponse(res: ChatResponse) {
@@ -80,6 +80,3 @@ function nonEmpty(v: unknown): string | undefined {
   return typeof v === 'string' && v.length > 0 ? v : undefined;
 }
 
-function isObject(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}

@@ -1,3 +1,4 @@
+import { type Json, isObject } from '../../core/json.js';
 /**
  * Which top-level fields of an OpenAI chat request change the answer but have no canonical
  * representation. They are recorded in `ChatRequest.unmapped`: pass-through forwards them as they
@@ -5,7 +6,6 @@
  * @see https://platform.openai.com/docs/api-reference/chat/create
  */
 
-type Json = Record<string, unknown>;
 
 /** Fields the canonical model carries (request.ts reads them). */
 const MAPPED = new Set([
@@ -66,6 +66,3 @@ export function findUnmappedFields(body: Json): string[] {
   return out;
 }
 
-function isObject(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
