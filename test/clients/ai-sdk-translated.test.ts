@@ -4,35 +4,23 @@
  * model or the reverse, stream usage in translated Anthropic streams. Same case modules as the
  * same-format cells.
  */
-import { afterAll, beforeAll } from 'vitest';
-import type { RunningGateway } from '../helpers/start-gateway.js';
-import { startStrictUpstream, type StrictUpstream } from '../helpers/strict-upstream.js';
 import { describeMidConversationSystem, describeReasoning, describeStructuredOutput, OUTPUT_FORMAT } from './ai-sdk-cases.js';
-import { ANT_ALIAS, ANT_MODEL, OAI_ALIAS, OAI_REASONING_MODEL, scenarioReply, startClientGateway } from './client-gateway.js';
+import { ANT_ALIAS, ANT_MODEL, OAI_ALIAS, OAI_REASONING_MODEL, useClientRig } from './client-gateway.js';
 
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
 
-let up: StrictUpstream;
-let gw: RunningGateway;
-beforeAll(async () => {
-  up = await startStrictUpstream({ reply: scenarioReply });
-  gw = await startClientGateway(up.url);
-});
-afterAll(async () => {
-  await gw?.close();
-  await up?.close();
-});
+const rig = useClientRig();
 
-describeStructuredOutput(() => `${gw.url}/v1`, [
+describeStructuredOutput(() => `${rig.gw.url}/v1`, [
   { client: 'openai.chat', model: ANT_ALIAS, upstream: 'anthropic', how: 'response_format json_schema' },
   { client: 'openai.chat', model: ANT_MODEL, upstream: 'anthropic', how: 'response_format json_schema' },
   { client: 'openai-compatible', model: ANT_ALIAS, upstream: 'anthropic', how: 'response_format json_object' },
   { client: 'anthropic', model: OAI_ALIAS, upstream: 'openai', how: 'output_config.format', providerOptions: OUTPUT_FORMAT },
 ]);
 
-describeReasoning(() => `${gw.url}/v1`, () => up.accepted.at(-1)?.body, [
+describeReasoning(() => `${rig.gw.url}/v1`, () => rig.up.accepted.at(-1)?.body, [
   { client: 'anthropic', model: OAI_REASONING_MODEL, upstream: 'openai', how: 'thinking enabled', providerOptions: { anthropic: { thinking: { type: 'enabled', budgetTokens: 1024 } } }, reasoningText: false },
   { client: 'anthropic', model: OAI_REASONING_MODEL, upstream: 'openai', how: 'adaptive thinking, effort', providerOptions: { anthropic: { thinking: { type: 'adaptive' }, effort: 'low' } }, reasoningText: false },
 ]);
 
-describeMidConversationSystem(() => `${gw.url}/v1`, () => up.accepted.at(-1), [{ client: 'anthropic', model: OAI_ALIAS, upstream: 'openai' }]);
+describeMidConversationSystem(() => `${rig.gw.url}/v1`, () => rig.up.accepted.at(-1), [{ client: 'anthropic', model: OAI_ALIAS, upstream: 'openai' }]);

@@ -5,30 +5,18 @@
  * upstream. Same format is pass-through, the other is translation.
  */
 import { APICallError, generateText, stepCountIs, streamText, tool } from 'ai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { RunningGateway } from '../helpers/start-gateway.js';
-import { startStrictUpstream, type StrictUpstream } from '../helpers/strict-upstream.js';
 import { aiSdkModel, describeMidConversationSystem, describeReasoning, describeStructuredOutput, OUTPUT_FORMAT, type ClientName } from './ai-sdk-cases.js';
-import { ANT_ALIAS, ANT_MODEL, BROKE_KEY, CLIENT_KEY, expectSystemPrompt, LIMITED_KEY, OAI_ALIAS, OAI_REASONING_MODEL, scenarioReply, startClientGateway, UPSTREAMS } from './client-gateway.js';
+import { ANT_ALIAS, ANT_MODEL, BROKE_KEY, CLIENT_KEY, expectSystemPrompt, LIMITED_KEY, OAI_ALIAS, OAI_REASONING_MODEL, useClientRig, UPSTREAMS } from './client-gateway.js';
 
 // The SDK warns on the console about every unknown model name (ours are gateway names).
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
 
-let up: StrictUpstream;
-let gw: RunningGateway;
-
-beforeAll(async () => {
-  up = await startStrictUpstream({ reply: scenarioReply });
-  gw = await startClientGateway(up.url);
-});
-afterAll(async () => {
-  await gw?.close();
-  await up?.close();
-});
+const rig = useClientRig();
 
 const CLIENTS: ClientName[] = ['openai.chat', 'openai-compatible', 'anthropic'];
-const modelOf = (client: ClientName, model: string, key = CLIENT_KEY) => aiSdkModel(client, `${gw.url}/v1`, model, key);
+const modelOf = (client: ClientName, model: string, key = CLIENT_KEY) => aiSdkModel(client, `${rig.gw.url}/v1`, model, key);
 // Each upstream by alias and by concrete id: the client libraries switch behaviour on the model name.
 const MATRIX = CLIENTS.flatMap((client) =>
   UPSTREAMS.flatMap((u) => [u.alias, u.concrete].map((name) => ({ client, ...u, name, label: `${client} → ${u.upstream} upstream (${name})` }))),
@@ -50,7 +38,7 @@ describe.each(MATRIX)('$label', ({ client, name, concrete, upstream }) => {
     expect(r.usage.inputTokens).toBeGreaterThan(0);
     expect(r.usage.outputTokens).toBeGreaterThan(0);
     expect(r.response.headers?.['x-gateway-model']).toBe(concrete);
-    expectSystemPrompt(up, upstream, 'be brief');
+    expectSystemPrompt(rig.up, upstream, 'be brief');
   });
 
   it('streamText: deltas add up, usage present and non-zero', async () => {
@@ -116,7 +104,7 @@ describe.each(MATRIX)('$label', ({ client, name, concrete, upstream }) => {
 
 // Structured output where the caller's mechanism has the same format as the upstream, or is a
 // tool call (translated like any tool).
-describeStructuredOutput(() => `${gw.url}/v1`, [
+describeStructuredOutput(() => `${rig.gw.url}/v1`, [
   { client: 'openai.chat', model: OAI_ALIAS, upstream: 'openai', how: 'response_format json_schema' },
   { client: 'openai-compatible', model: OAI_ALIAS, upstream: 'openai', how: 'response_format json_object' },
   { client: 'anthropic', model: OAI_ALIAS, upstream: 'openai', how: 'forced json tool' },
@@ -125,7 +113,7 @@ describeStructuredOutput(() => `${gw.url}/v1`, [
   { client: 'anthropic', model: ANT_MODEL, upstream: 'anthropic', how: 'output_config.format, chosen by the SDK for a Claude id' },
 ]);
 
-describeReasoning(() => `${gw.url}/v1`, () => up.accepted.at(-1)?.body, [
+describeReasoning(() => `${rig.gw.url}/v1`, () => rig.up.accepted.at(-1)?.body, [
   { client: 'openai.chat', model: OAI_REASONING_MODEL, upstream: 'openai', how: 'reasoningEffort', providerOptions: { openai: { reasoningEffort: 'low' } }, reasoningText: false },
   { client: 'openai.chat', model: ANT_MODEL, upstream: 'anthropic', how: 'reasoningEffort', providerOptions: { openai: { reasoningEffort: 'low' } }, reasoningText: false },
   { client: 'openai-compatible', model: ANT_MODEL, upstream: 'anthropic', how: 'reasoningEffort', providerOptions: { gateway: { reasoningEffort: 'low' } }, reasoningText: true },
@@ -133,7 +121,7 @@ describeReasoning(() => `${gw.url}/v1`, () => up.accepted.at(-1)?.body, [
   { client: 'anthropic', model: ANT_MODEL, upstream: 'anthropic', how: 'adaptive thinking, effort', providerOptions: { anthropic: { thinking: { type: 'adaptive' }, effort: 'low' } }, reasoningText: true },
 ]);
 
-describeMidConversationSystem(() => `${gw.url}/v1`, () => up.accepted.at(-1), [
+describeMidConversationSystem(() => `${rig.gw.url}/v1`, () => rig.up.accepted.at(-1), [
   { client: 'openai.chat', model: OAI_ALIAS, upstream: 'openai' },
   { client: 'openai.chat', model: ANT_ALIAS, upstream: 'anthropic' },
   { client: 'openai-compatible', model: ANT_ALIAS, upstream: 'anthropic' },
@@ -143,7 +131,7 @@ describeMidConversationSystem(() => `${gw.url}/v1`, () => up.accepted.at(-1), [
 describe('mid-conversation system message, Anthropic pass-through', () => {
   it('reaches the upstream in place, with its anthropic-beta', async () => {
     await generateText({
-      model: aiSdkModel('anthropic', `${gw.url}/v1`, ANT_ALIAS),
+      model: aiSdkModel('anthropic', `${rig.gw.url}/v1`, ANT_ALIAS),
       allowSystemInMessages: true,
       messages: [
         { role: 'system', content: 'be kind' },
@@ -154,7 +142,7 @@ describe('mid-conversation system message, Anthropic pass-through', () => {
       ],
       maxRetries: 0,
     });
-    const req = up.accepted.at(-1);
+    const req = rig.up.accepted.at(-1);
     expect(req?.body.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant', 'system', 'user']);
     expect(String(req?.headers['anthropic-beta'])).toContain('mid-conversation-system-2026-04-07');
   });

@@ -11,8 +11,8 @@
  * BROKE_KEY has a budget too small for any request (429 budget_exceeded before any upstream call).
  */
 import { loadTestConfig, startGateway, type RunningGateway } from '../helpers/start-gateway.js';
-import { expect } from 'vitest';
-import type { StrictReply, StrictRequest, StrictUpstream } from '../helpers/strict-upstream.js';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { startStrictUpstream, type StrictReply, type StrictRequest, type StrictUpstream } from '../helpers/strict-upstream.js';
 
 export const CLIENT_KEY = 'client-suite-key-0001';
 export const LIMITED_KEY = 'client-suite-key-0002';
@@ -70,6 +70,28 @@ budgets:
 
 export function startClientGateway(upstreamUrl: string): Promise<RunningGateway> {
   return startGateway(loadTestConfig(clientConfigYaml(upstreamUrl)));
+}
+
+/** The suite's rig for one test file: the strict upstream answering scenarios, the gateway before it. */
+export function useClientRig(): { readonly up: StrictUpstream; readonly gw: RunningGateway } {
+  let up: StrictUpstream | undefined;
+  let gw: RunningGateway | undefined;
+  beforeAll(async () => {
+    up = await startStrictUpstream({ reply: scenarioReply });
+    gw = await startClientGateway(up.url);
+  });
+  afterAll(async () => {
+    await gw?.close();
+    await up?.close();
+  });
+  return {
+    get up() {
+      return up!;
+    },
+    get gw() {
+      return gw!;
+    },
+  };
 }
 
 // ---------------------------------------------------------------- what the upstream answers

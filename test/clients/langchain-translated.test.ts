@@ -4,32 +4,20 @@
  * model or the reverse, stream usage in translated Anthropic streams. Same case modules as the
  * same-format cells.
  */
-import { afterAll, beforeAll } from 'vitest';
-import type { RunningGateway } from '../helpers/start-gateway.js';
-import { startStrictUpstream, type StrictUpstream } from '../helpers/strict-upstream.js';
-import { ANT_ALIAS, OAI_ALIAS, OAI_REASONING_MODEL, scenarioReply, startClientGateway } from './client-gateway.js';
+import { ANT_ALIAS, OAI_ALIAS, OAI_REASONING_MODEL, useClientRig } from './client-gateway.js';
 import { describeReasoning, describeStreamUsage, describeStructuredOutput } from './langchain-cases.js';
 
-let up: StrictUpstream;
-let gw: RunningGateway;
-beforeAll(async () => {
-  up = await startStrictUpstream({ reply: scenarioReply });
-  gw = await startClientGateway(up.url);
-});
-afterAll(async () => {
-  await gw?.close();
-  await up?.close();
-});
+const rig = useClientRig();
 
 // Translated Anthropic stream: message_start.usage.input_tokens is 0 (OpenAI reports usage last).
-describeStreamUsage(() => gw.url, [{ client: 'ChatAnthropic', model: OAI_ALIAS, upstream: 'openai' }]);
+describeStreamUsage(() => rig.gw.url, [{ client: 'ChatAnthropic', model: OAI_ALIAS, upstream: 'openai' }]);
 
-describeStructuredOutput(() => gw.url, [
+describeStructuredOutput(() => rig.gw.url, [
   { client: 'ChatOpenAI', model: ANT_ALIAS, upstream: 'anthropic' },
   { client: 'ChatOpenAI', model: ANT_ALIAS, upstream: 'anthropic', method: 'jsonMode' },
   { client: 'ChatAnthropic', model: OAI_ALIAS, upstream: 'openai', method: 'jsonSchema' },
 ]);
 
-describeReasoning(() => gw.url, () => up.accepted.at(-1)?.body, [
+describeReasoning(() => rig.gw.url, () => rig.up.accepted.at(-1)?.body, [
   { client: 'ChatAnthropic', model: OAI_REASONING_MODEL, upstream: 'openai', how: 'thinking', reasoningText: false },
 ]);

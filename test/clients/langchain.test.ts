@@ -7,27 +7,15 @@ import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import { AIMessage, HumanMessage, SystemMessage, type BaseMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { RunningGateway } from '../helpers/start-gateway.js';
-import { startStrictUpstream, type StrictUpstream } from '../helpers/strict-upstream.js';
-import { ANT_ALIAS, ANT_MODEL, BROKE_KEY, CLIENT_KEY, expectSystemPrompt, LIMITED_KEY, OAI_ALIAS, OAI_REASONING_MODEL, scenarioReply, startClientGateway, UPSTREAMS } from './client-gateway.js';
+import { ANT_ALIAS, ANT_MODEL, BROKE_KEY, CLIENT_KEY, expectSystemPrompt, LIMITED_KEY, OAI_ALIAS, OAI_REASONING_MODEL, useClientRig, UPSTREAMS } from './client-gateway.js';
 import { chatModel, describeReasoning, describeStreamUsage, describeStructuredOutput, streamAll, textOf, type ClientName } from './langchain-cases.js';
 
-let up: StrictUpstream;
-let gw: RunningGateway;
-
-beforeAll(async () => {
-  up = await startStrictUpstream({ reply: scenarioReply });
-  gw = await startClientGateway(up.url);
-});
-afterAll(async () => {
-  await gw?.close();
-  await up?.close();
-});
+const rig = useClientRig();
 
 const CLIENTS: ClientName[] = ['ChatOpenAI', 'ChatAnthropic'];
-const modelOf = (client: ClientName, model: string, key = CLIENT_KEY) => chatModel(client, gw.url, model, key);
+const modelOf = (client: ClientName, model: string, key = CLIENT_KEY) => chatModel(client, rig.gw.url, model, key);
 // Each upstream by alias and by concrete id: the client libraries switch behaviour on the model name.
 const MATRIX = CLIENTS.flatMap((client) =>
   UPSTREAMS.flatMap((u) => [u.alias, u.concrete].map((name) => ({ client, ...u, name, label: `${client} → ${u.upstream} upstream (${name})` }))),
@@ -57,7 +45,7 @@ describe.each(MATRIX)('$label', ({ client, name, upstream }) => {
   it('invoke: text and usage', async () => {
     const r = await model().invoke([new SystemMessage('be brief'), new HumanMessage('hello there')]);
     expect(textOf(r)).toBe('echo: hello there');
-    expectSystemPrompt(up, upstream, 'be brief');
+    expectSystemPrompt(rig.up, upstream, 'be brief');
     expect(r.usage_metadata?.input_tokens).toBeGreaterThan(0);
     expect(r.usage_metadata?.output_tokens).toBeGreaterThan(0);
   });
@@ -89,13 +77,13 @@ describe.each(MATRIX)('$label', ({ client, name, upstream }) => {
   });
 });
 
-describeStreamUsage(() => gw.url, [
+describeStreamUsage(() => rig.gw.url, [
   { client: 'ChatOpenAI', model: OAI_ALIAS, upstream: 'openai' },
   { client: 'ChatOpenAI', model: ANT_ALIAS, upstream: 'anthropic' },
   { client: 'ChatAnthropic', model: ANT_ALIAS, upstream: 'anthropic' },
 ]);
 
-describeStructuredOutput(() => gw.url, [
+describeStructuredOutput(() => rig.gw.url, [
   { client: 'ChatOpenAI', model: OAI_ALIAS, upstream: 'openai' },
   { client: 'ChatOpenAI', model: OAI_ALIAS, upstream: 'openai', method: 'jsonMode' },
   { client: 'ChatOpenAI', model: OAI_ALIAS, upstream: 'openai', method: 'functionCalling' },
@@ -105,7 +93,7 @@ describeStructuredOutput(() => gw.url, [
   { client: 'ChatAnthropic', model: ANT_ALIAS, upstream: 'anthropic', method: 'jsonSchema' },
 ]);
 
-describeReasoning(() => gw.url, () => up.accepted.at(-1)?.body, [
+describeReasoning(() => rig.gw.url, () => rig.up.accepted.at(-1)?.body, [
   { client: 'ChatOpenAI', model: OAI_REASONING_MODEL, upstream: 'openai', how: 'reasoning_effort', reasoningText: false },
   { client: 'ChatOpenAI', model: ANT_MODEL, upstream: 'anthropic', how: 'reasoning_effort', reasoningText: false },
   { client: 'ChatAnthropic', model: ANT_MODEL, upstream: 'anthropic', how: 'thinking', reasoningText: true },

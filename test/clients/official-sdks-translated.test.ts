@@ -4,24 +4,12 @@
  * model or the reverse, stream usage in translated Anthropic streams. Same case modules as the
  * same-format cells.
  */
-import { afterAll, beforeAll } from 'vitest';
-import type { RunningGateway } from '../helpers/start-gateway.js';
-import { startStrictUpstream, type StrictUpstream } from '../helpers/strict-upstream.js';
-import { ANT_ALIAS, ANT_MODEL, OAI_ALIAS, OAI_MODEL, scenarioReply, startClientGateway } from './client-gateway.js';
+import { ANT_ALIAS, ANT_MODEL, OAI_ALIAS, OAI_MODEL, useClientRig } from './client-gateway.js';
 import { describeCases } from './official-sdk-cases.js';
 
-let up: StrictUpstream;
-let gw: RunningGateway;
-beforeAll(async () => {
-  up = await startStrictUpstream({ reply: scenarioReply });
-  gw = await startClientGateway(up.url);
-});
-afterAll(async () => {
-  await gw?.close();
-  await up?.close();
-});
+const rig = useClientRig();
 
-describeCases(() => gw.url, [
+describeCases(() => rig.gw.url, [
   {
     upstream: 'openai', model: OAI_ALIAS, concrete: OAI_MODEL,
     cases: ['anthropic: stream, message_start usage complete and non-zero', 'anthropic: parse with zodOutputFormat (output_config.format)', 'anthropic: stream with zodOutputFormat (output_config.format)'],

@@ -3,22 +3,10 @@
  * upstream, plus structured output, the Anthropic stream's message_start usage and the parallel
  * tool round trip checked by an upstream that refuses what the real APIs refuse.
  */
-import { afterAll, beforeAll } from 'vitest';
-import type { RunningGateway } from '../helpers/start-gateway.js';
-import { startStrictUpstream, type StrictUpstream } from '../helpers/strict-upstream.js';
-import { ANT_ALIAS, ANT_MODEL, OAI_ALIAS, OAI_MODEL, scenarioReply, startClientGateway } from './client-gateway.js';
+import { ANT_ALIAS, ANT_MODEL, OAI_ALIAS, OAI_MODEL, useClientRig } from './client-gateway.js';
 import { describeCases, type CaseName } from './official-sdk-cases.js';
 
-let up: StrictUpstream;
-let gw: RunningGateway;
-beforeAll(async () => {
-  up = await startStrictUpstream({ reply: scenarioReply });
-  gw = await startClientGateway(up.url);
-});
-afterAll(async () => {
-  await gw?.close();
-  await up?.close();
-});
+const rig = useClientRig();
 
 const OPENAI_BASICS: CaseName[] = ['openai: create, usage, x-gateway-model', 'openai: stream with include_usage', 'openai: parallel tool round trip', 'openai: parallel tool round trip, streamed'];
 const ANTHROPIC_BASICS: CaseName[] = ['anthropic: create, usage, x-gateway-model', 'anthropic: parallel tool round trip', 'anthropic: parallel tool round trip, streamed'];
@@ -27,7 +15,7 @@ const ANTHROPIC_STRUCTURED: CaseName[] = ['anthropic: parse with zodOutputFormat
 const ANTHROPIC_STREAM: CaseName[] = ['anthropic: stream, message_start usage complete and non-zero'];
 
 // Same format both ends, and translations that need no structured-output or usage mapping.
-describeCases(() => gw.url, [
+describeCases(() => rig.gw.url, [
   { upstream: 'openai', model: OAI_ALIAS, concrete: OAI_MODEL, cases: [...OPENAI_BASICS, ...OPENAI_STRUCTURED, ...ANTHROPIC_BASICS] },
   { upstream: 'anthropic', model: ANT_ALIAS, concrete: ANT_MODEL, cases: [...OPENAI_BASICS, ...ANTHROPIC_BASICS, ...ANTHROPIC_STREAM, ...ANTHROPIC_STRUCTURED] },
 ]);
