@@ -19,7 +19,17 @@ const pool = new Pool(opts.upstream, {
   connect: { noDelay: true },
 });
 
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'host', 'content-length']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'host',
+  'content-length',
+]);
 
 function copyHeaders(from, keepLength) {
   const out = {};
@@ -53,16 +63,24 @@ const server = createServer({ keepAlive: true, noDelay: true, keepAliveTimeout: 
     res.on('close', () => {
       if (!res.writableFinished) abort.abort();
     });
-    pool.request({ path: req.url, method: req.method, headers: copyHeaders(req.headers, false), body, signal: abort.signal }).then(
-      (up) => {
-        res.writeHead(up.statusCode, copyHeaders(up.headers, true));
-        // .pipe rather than stream.pipeline: on Node 20 pipeline() allocates an AbortController
-        // per call and aborts it (building a DOMException) on every completion.
-        up.body.on('error', () => res.destroy());
-        up.body.pipe(res);
-      },
-      (err) => badGateway(res, err),
-    );
+    pool
+      .request({
+        path: req.url,
+        method: req.method,
+        headers: copyHeaders(req.headers, false),
+        body,
+        signal: abort.signal,
+      })
+      .then(
+        (up) => {
+          res.writeHead(up.statusCode, copyHeaders(up.headers, true));
+          // .pipe rather than stream.pipeline: on Node 20 pipeline() allocates an AbortController
+          // per call and aborts it (building a DOMException) on every completion.
+          up.body.on('error', () => res.destroy());
+          up.body.pipe(res);
+        },
+        (err) => badGateway(res, err),
+      );
   });
 });
 

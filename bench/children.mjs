@@ -64,7 +64,8 @@ export function startChild(name, file, args = [], timeoutMs = 15_000) {
       handle.url = msg.url;
       resolve(handle);
     };
-    const onExit = (code, signal) => fail(new Error(`${name}: exited before listening (code ${code}, signal ${signal})`));
+    const onExit = (code, signal) =>
+      fail(new Error(`${name}: exited before listening (code ${code}, signal ${signal})`));
     child.on('message', onReady);
     child.once('exit', onExit);
   });
@@ -141,9 +142,12 @@ export function machineCpu() {
     const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0];
     const [user, nice, system, idle, iowait, irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number);
     const us = 1e6 / 100; // USER_HZ is 100 on Linux
-    return { busyUs: (user + nice + system + irq + softirq) * us, stealUs: (steal || 0) * us, idleUs: (idle + iowait) * us };
+    return {
+      busyUs: (user + nice + system + irq + softirq) * us,
+      stealUs: (steal || 0) * us,
+      idleUs: (idle + iowait) * us,
+    };
   } catch {
     return undefined;
   }
 }
-

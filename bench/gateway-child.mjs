@@ -19,9 +19,14 @@ async function main() {
   if (!opts.upstream) throw new Error('--upstream <url> is required');
   const level = opts.log ?? 'error';
   const extra = opts.extra ? Buffer.from(opts.extra, 'base64').toString('utf8') : '';
-  const { createGateway, createLogger, loadConfigText } = await import(opts.dist ? pathToFileURL(resolve(opts.dist, 'index.js')).href : '../dist/index.js');
+  const { createGateway, createLogger, loadConfigText } = await import(
+    opts.dist ? pathToFileURL(resolve(opts.dist, 'index.js')).href : '../dist/index.js'
+  );
   const { config, issues } = loadConfigText(gatewayConfigYaml(opts.upstream, extra), 'bench.yaml', {});
-  if (!config) throw new Error('bench config invalid:\n' + issues.map((i) => `${i.line}:${i.col} ${i.path}: ${i.message}`).join('\n'));
+  if (!config)
+    throw new Error(
+      `bench config invalid:\n${issues.map((i) => `${i.line}:${i.col} ${i.path}: ${i.message}`).join('\n')}`,
+    );
   let lines = 0;
   const logger = createLogger({ level, write: () => void lines++ });
   const gateway = createGateway(config, { logger });

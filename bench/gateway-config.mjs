@@ -61,7 +61,8 @@ rate_limits:
 export const MEMORY_STATE = '{ store: memory, persist: false }';
 
 /** Redis at `url` (the benchmark's own redis-server); one key prefix per run. */
-export const redisState = (url) => `{ store: redis, url: "${url}", key_prefix: "gateway-bench-${process.pid}:", on_unavailable: fail_closed }`;
+export const redisState = (url) =>
+  `{ store: redis, url: "${url}", key_prefix: "gateway-bench-${process.pid}:", on_unavailable: fail_closed }`;
 
 /**
  * Config section for the `guardrails` lane (`gateway-child.mjs --extra`): every built-in detector,
@@ -69,7 +70,15 @@ export const redisState = (url) => `{ store: redis, url: "${url}", key_prefix: "
  * match, so this measures the cost of scanning (and of the canonical path output rules force:
  * no byte pass-through, stream hold-back), not of redacting.
  */
-export const GUARDRAIL_DETECTORS = ['email', 'phone', 'credit_card', 'iban', 'aws_access_key', 'private_key', 'bearer_token'];
+export const GUARDRAIL_DETECTORS = [
+  'email',
+  'phone',
+  'credit_card',
+  'iban',
+  'aws_access_key',
+  'private_key',
+  'bearer_token',
+];
 export function guardrailsYaml() {
   return `
 guardrails:

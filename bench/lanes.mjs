@@ -10,7 +10,16 @@
  * direct lane of its family (`direct:`), so it is what the proxy adds to that upstream's own time.
  */
 
-import { GATEWAY_ANTHROPIC_MODEL, GATEWAY_KEY, GATEWAY_MODEL, guardrailsYaml, LIMITS, limitsYaml, MEMORY_STATE, redisState } from './gateway-config.mjs';
+import {
+  GATEWAY_ANTHROPIC_MODEL,
+  GATEWAY_KEY,
+  GATEWAY_MODEL,
+  guardrailsYaml,
+  LIMITS,
+  limitsYaml,
+  MEMORY_STATE,
+  redisState,
+} from './gateway-config.mjs';
 
 const b64 = (text) => Buffer.from(text, 'utf8').toString('base64');
 
@@ -25,29 +34,63 @@ export const TESTS = ['latency', 'stream', 'throughput', 'memory'];
 export const PROCS = {
   upstream: { file: './upstream.mjs', args: ({ opts }) => ['--chunks', String(opts.chunks), '--pacing', opts.pacing] },
   bare: { file: './bare-proxy.mjs', args: ({ upstreamUrl }) => ['--upstream', upstreamUrl] },
-  gateway: { file: './gateway-child.mjs', args: ({ upstreamUrl, opts }) => ['--upstream', upstreamUrl, '--log', 'error', '--dist', opts.dist] },
-  'gateway-info': { file: './gateway-child.mjs', args: ({ upstreamUrl, opts }) => ['--upstream', upstreamUrl, '--log', 'info', '--dist', opts.dist] },
+  gateway: {
+    file: './gateway-child.mjs',
+    args: ({ upstreamUrl, opts }) => ['--upstream', upstreamUrl, '--log', 'error', '--dist', opts.dist],
+  },
+  'gateway-info': {
+    file: './gateway-child.mjs',
+    args: ({ upstreamUrl, opts }) => ['--upstream', upstreamUrl, '--log', 'info', '--dist', opts.dist],
+  },
   // The gateway with a budget and a rate limit (gateway-config.mjs limitsYaml), embedded store.
   'gateway-limits': {
     file: './gateway-child.mjs',
-    args: ({ upstreamUrl, opts }) => ['--upstream', upstreamUrl, '--log', 'error', '--dist', opts.dist, '--extra', b64(limitsYaml(MEMORY_STATE, opts.budgetPeriod))],
+    args: ({ upstreamUrl, opts }) => [
+      '--upstream',
+      upstreamUrl,
+      '--log',
+      'error',
+      '--dist',
+      opts.dist,
+      '--extra',
+      b64(limitsYaml(MEMORY_STATE, opts.budgetPeriod)),
+    ],
   },
   // The same limits kept in the benchmark's redis-server on loopback.
   'gateway-redis': {
     file: './gateway-child.mjs',
     needs: 'redis',
-    args: ({ upstreamUrl, opts }) => ['--upstream', upstreamUrl, '--log', 'error', '--dist', opts.dist, '--extra', b64(limitsYaml(redisState(opts.redisUrl), opts.budgetPeriod))],
+    args: ({ upstreamUrl, opts }) => [
+      '--upstream',
+      upstreamUrl,
+      '--log',
+      'error',
+      '--dist',
+      opts.dist,
+      '--extra',
+      b64(limitsYaml(redisState(opts.redisUrl), opts.budgetPeriod)),
+    ],
   },
   // The gateway with the 7 built-in detectors (redact, input and output; gateway-config.mjs
   // guardrailsYaml) and info-level request logging (each line formatted, then discarded).
   'gateway-guardrails': {
     file: './gateway-child.mjs',
-    args: ({ upstreamUrl, opts }) => ['--upstream', upstreamUrl, '--log', 'info', '--dist', opts.dist, '--extra', b64(guardrailsYaml())],
+    args: ({ upstreamUrl, opts }) => [
+      '--upstream',
+      upstreamUrl,
+      '--log',
+      'info',
+      '--dist',
+      opts.dist,
+      '--extra',
+      b64(guardrailsYaml()),
+    ],
   },
 };
 
 const SYSTEM = 'You are a concise assistant used for load testing.';
-const USER = 'Say hello in one short sentence, then stop. This prompt is padded a little so that the body is realistic.';
+const USER =
+  'Say hello in one short sentence, then stop. This prompt is padded a little so that the body is realistic.';
 const PROMPT = [
   { role: 'system', content: SYSTEM },
   { role: 'user', content: USER },
@@ -72,7 +115,9 @@ function openaiRequest({ model, key, streamOptions }) {
     path: '/v1/chat/completions',
     headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
     json: Buffer.from(JSON.stringify(base)),
-    stream: Buffer.from(JSON.stringify({ ...base, stream: true, ...(streamOptions ? { stream_options: streamOptions } : {}) })),
+    stream: Buffer.from(
+      JSON.stringify({ ...base, stream: true, ...(streamOptions ? { stream_options: streamOptions } : {}) }),
+    ),
   };
 }
 
@@ -99,12 +144,27 @@ function openaiValidators({ expectUsageChunk, choiceChunks = (c) => c, strict = 
   return {
     json(text) {
       const body = JSON.parse(text);
-      if (body.object !== 'chat.completion' || typeof body.choices?.[0]?.message?.content !== 'string') return `unexpected body: ${text.slice(0, 200)}`;
+      if (body.object !== 'chat.completion' || typeof body.choices?.[0]?.message?.content !== 'string')
+        return `unexpected body: ${text.slice(0, 200)}`;
       if (strict) {
         const c = body.choices[0];
-        if (body.choices.length !== 1 || c.message.role !== 'assistant' || c.message.content !== REPLY || c.finish_reason !== 'stop') return `unexpected choice: ${JSON.stringify(c).slice(0, 200)}`;
-        if (!(body.usage?.prompt_tokens > 0 && body.usage?.completion_tokens > 0 && body.usage?.total_tokens === body.usage.prompt_tokens + body.usage.completion_tokens)) return `bad usage: ${JSON.stringify(body.usage)}`;
-        if (typeof body.id !== 'string' || typeof body.created !== 'number' || typeof body.model !== 'string') return `missing id/created/model: ${text.slice(0, 200)}`;
+        if (
+          body.choices.length !== 1 ||
+          c.message.role !== 'assistant' ||
+          c.message.content !== REPLY ||
+          c.finish_reason !== 'stop'
+        )
+          return `unexpected choice: ${JSON.stringify(c).slice(0, 200)}`;
+        if (
+          !(
+            body.usage?.prompt_tokens > 0 &&
+            body.usage?.completion_tokens > 0 &&
+            body.usage?.total_tokens === body.usage.prompt_tokens + body.usage.completion_tokens
+          )
+        )
+          return `bad usage: ${JSON.stringify(body.usage)}`;
+        if (typeof body.id !== 'string' || typeof body.created !== 'number' || typeof body.model !== 'string')
+          return `missing id/created/model: ${text.slice(0, 200)}`;
       }
       return undefined;
     },
@@ -116,11 +176,19 @@ function openaiValidators({ expectUsageChunk, choiceChunks = (c) => c, strict = 
       const content = withChoices.length;
       const usage = parsed.filter((c) => c.choices?.length === 0 && c.usage).length;
       if (content !== choiceChunks(chunks)) return `expected ${choiceChunks(chunks)} content chunks, got ${content}`;
-      if (usage !== (expectUsageChunk ? 1 : 0)) return `expected ${expectUsageChunk ? 1 : 0} usage chunk(s), got ${usage}`;
+      if (usage !== (expectUsageChunk ? 1 : 0))
+        return `expected ${expectUsageChunk ? 1 : 0} usage chunk(s), got ${usage}`;
       if (strict) {
-        if (parsed.some((c) => c.object !== 'chat.completion.chunk' || c.id !== parsed[0].id || c.created !== parsed[0].created)) return 'chunks differ in object/id/created';
-        if (withChoices[0].choices[0].delta?.role !== 'assistant') return `first chunk has no role: ${JSON.stringify(withChoices[0])}`;
-        if (withChoices.at(-1).choices[0].finish_reason !== 'stop') return `last chunk has no finish_reason "stop": ${JSON.stringify(withChoices.at(-1))}`;
+        if (
+          parsed.some(
+            (c) => c.object !== 'chat.completion.chunk' || c.id !== parsed[0].id || c.created !== parsed[0].created,
+          )
+        )
+          return 'chunks differ in object/id/created';
+        if (withChoices[0].choices[0].delta?.role !== 'assistant')
+          return `first chunk has no role: ${JSON.stringify(withChoices[0])}`;
+        if (withChoices.at(-1).choices[0].finish_reason !== 'stop')
+          return `last chunk has no finish_reason "stop": ${JSON.stringify(withChoices.at(-1))}`;
         const got = withChoices.map((c) => c.choices[0].delta?.content ?? '').join('');
         if (got !== streamText(deltas(chunks))) return `streamed text differs: ${got.slice(0, 60)}…${got.slice(-40)}`;
       }
@@ -140,9 +208,23 @@ function anthropicValidators({ deltas }) {
   return {
     json(text) {
       const b = JSON.parse(text);
-      if (b.type !== 'message' || b.role !== 'assistant' || typeof b.id !== 'string' || !b.id.startsWith('msg_') || typeof b.model !== 'string') return `not an Anthropic message: ${text.slice(0, 200)}`;
-      if (!Array.isArray(b.content) || b.content.length !== 1 || b.content[0].type !== 'text' || b.content[0].text !== REPLY) return `unexpected content: ${JSON.stringify(b.content).slice(0, 200)}`;
-      if (b.stop_reason !== 'end_turn' || b.stop_sequence !== null) return `unexpected stop_reason/stop_sequence: ${b.stop_reason}/${b.stop_sequence}`;
+      if (
+        b.type !== 'message' ||
+        b.role !== 'assistant' ||
+        typeof b.id !== 'string' ||
+        !b.id.startsWith('msg_') ||
+        typeof b.model !== 'string'
+      )
+        return `not an Anthropic message: ${text.slice(0, 200)}`;
+      if (
+        !Array.isArray(b.content) ||
+        b.content.length !== 1 ||
+        b.content[0].type !== 'text' ||
+        b.content[0].text !== REPLY
+      )
+        return `unexpected content: ${JSON.stringify(b.content).slice(0, 200)}`;
+      if (b.stop_reason !== 'end_turn' || b.stop_sequence !== null)
+        return `unexpected stop_reason/stop_sequence: ${b.stop_reason}/${b.stop_sequence}`;
       if (!(b.usage?.input_tokens > 0 && b.usage?.output_tokens > 0)) return `bad usage: ${JSON.stringify(b.usage)}`;
       return undefined;
     },
@@ -160,21 +242,39 @@ function anthropicValidators({ deltas }) {
       let i = 0;
       const next = () => events[i++] ?? { type: '(end of stream)' };
       let e = next();
-      if (e.type !== 'message_start' || e.message?.type !== 'message' || e.message.role !== 'assistant' || !String(e.message.id).startsWith('msg_') || !Array.isArray(e.message.content) || e.message.content.length !== 0 || !(e.message.usage?.input_tokens >= 0)) return `bad message_start: ${JSON.stringify(e).slice(0, 200)}`;
+      if (
+        e.type !== 'message_start' ||
+        e.message?.type !== 'message' ||
+        e.message.role !== 'assistant' ||
+        !String(e.message.id).startsWith('msg_') ||
+        !Array.isArray(e.message.content) ||
+        e.message.content.length !== 0 ||
+        !(e.message.usage?.input_tokens >= 0)
+      )
+        return `bad message_start: ${JSON.stringify(e).slice(0, 200)}`;
       e = next();
-      if (e.type !== 'content_block_start' || e.index !== 0 || e.content_block?.type !== 'text' || e.content_block.text !== '') return `bad content_block_start: ${JSON.stringify(e).slice(0, 200)}`;
+      if (
+        e.type !== 'content_block_start' ||
+        e.index !== 0 ||
+        e.content_block?.type !== 'text' ||
+        e.content_block.text !== ''
+      )
+        return `bad content_block_start: ${JSON.stringify(e).slice(0, 200)}`;
       let got = '';
       let n = 0;
       for (e = next(); e.type === 'content_block_delta'; e = next()) {
-        if (e.index !== 0 || e.delta?.type !== 'text_delta' || typeof e.delta.text !== 'string') return `bad content_block_delta: ${JSON.stringify(e).slice(0, 200)}`;
+        if (e.index !== 0 || e.delta?.type !== 'text_delta' || typeof e.delta.text !== 'string')
+          return `bad content_block_delta: ${JSON.stringify(e).slice(0, 200)}`;
         got += e.delta.text;
         n++;
       }
       if (n !== want) return `expected ${want} text deltas, got ${n}`;
       if (got !== streamText(want)) return `streamed text differs: ${got.slice(0, 60)}…${got.slice(-40)}`;
-      if (e.type !== 'content_block_stop' || e.index !== 0) return `expected content_block_stop, got ${JSON.stringify(e).slice(0, 200)}`;
+      if (e.type !== 'content_block_stop' || e.index !== 0)
+        return `expected content_block_stop, got ${JSON.stringify(e).slice(0, 200)}`;
       e = next();
-      if (e.type !== 'message_delta' || e.delta?.stop_reason !== 'end_turn' || !(e.usage?.output_tokens > 0)) return `bad message_delta: ${JSON.stringify(e).slice(0, 200)}`;
+      if (e.type !== 'message_delta' || e.delta?.stop_reason !== 'end_turn' || !(e.usage?.output_tokens > 0))
+        return `bad message_delta: ${JSON.stringify(e).slice(0, 200)}`;
       e = next();
       if (e.type !== 'message_stop') return `expected message_stop, got ${JSON.stringify(e).slice(0, 200)}`;
       if (i !== events.length) return `${events.length - i} event(s) after message_stop`;
@@ -191,8 +291,10 @@ function limitsValidators() {
   return {
     ...openaiValidators({ expectUsageChunk: false }),
     headers(h) {
-      if (h['x-ratelimit-limit-requests'] !== String(LIMITS.requestsPerMinute)) return `no x-ratelimit-limit-requests: ${LIMITS.requestsPerMinute} header (limits not applied?): ${JSON.stringify(h).slice(0, 300)}`;
-      if (!(Number(h['x-gateway-cost-usd']) > 0)) return `no x-gateway-cost-usd header with a cost: ${h['x-gateway-cost-usd']}`;
+      if (h['x-ratelimit-limit-requests'] !== String(LIMITS.requestsPerMinute))
+        return `no x-ratelimit-limit-requests: ${LIMITS.requestsPerMinute} header (limits not applied?): ${JSON.stringify(h).slice(0, 300)}`;
+      if (!(Number(h['x-gateway-cost-usd']) > 0))
+        return `no x-gateway-cost-usd header with a cost: ${h['x-gateway-cost-usd']}`;
       return undefined;
     },
   };
@@ -216,12 +318,17 @@ function guardedOpenaiValidators({ deltas }) {
       const parsed = events.slice(0, -1).map((e) => JSON.parse(e.replace(/^data: /, '')));
       if (parsed.some((c) => c.choices?.length === 0)) return 'unexpected usage chunk';
       const withChoices = parsed.filter((c) => c.choices?.length > 0);
-      if (withChoices[0]?.choices[0].delta?.role !== 'assistant') return `first chunk has no role: ${JSON.stringify(withChoices[0])}`;
-      if (withChoices.at(-1).choices[0].finish_reason !== 'stop') return `last chunk has no finish_reason "stop": ${JSON.stringify(withChoices.at(-1))}`;
-      const content = withChoices.filter((c) => typeof c.choices[0].delta?.content === 'string' && c.choices[0].delta.content.length > 0);
+      if (withChoices[0]?.choices[0].delta?.role !== 'assistant')
+        return `first chunk has no role: ${JSON.stringify(withChoices[0])}`;
+      if (withChoices.at(-1).choices[0].finish_reason !== 'stop')
+        return `last chunk has no finish_reason "stop": ${JSON.stringify(withChoices.at(-1))}`;
+      const content = withChoices.filter(
+        (c) => typeof c.choices[0].delta?.content === 'string' && c.choices[0].delta.content.length > 0,
+      );
       const got = content.map((c) => c.choices[0].delta.content).join('');
       if (got !== streamText(deltas(chunks))) return `streamed text differs: ${got.slice(0, 60)}…${got.slice(-40)}`;
-      if (content.length >= deltas(chunks)) return `${content.length} content chunks for ${deltas(chunks)} upstream deltas: not re-chunked, is the output guard on?`;
+      if (content.length >= deltas(chunks))
+        return `${content.length} content chunks for ${deltas(chunks)} upstream deltas: not re-chunked, is the output guard on?`;
       if (content.length < 2) return 'the text came in one chunk: not streamed';
       return undefined;
     },
@@ -371,7 +478,12 @@ export const LANES = [
     direct: 'direct-anth',
     request: openaiRequest({ model: GATEWAY_ANTHROPIC_MODEL, key: GATEWAY_KEY }),
     // Role chunk + one chunk per upstream text delta + finish chunk; no usage chunk (not asked for).
-    validate: openaiValidators({ expectUsageChunk: false, choiceChunks: (c) => ANTHROPIC_UPSTREAM_DELTAS(c) + 2, strict: true, deltas: ANTHROPIC_UPSTREAM_DELTAS }),
+    validate: openaiValidators({
+      expectUsageChunk: false,
+      choiceChunks: (c) => ANTHROPIC_UPSTREAM_DELTAS(c) + 2,
+      strict: true,
+      deltas: ANTHROPIC_UPSTREAM_DELTAS,
+    }),
     tests: ALL,
   },
 ];
@@ -394,29 +506,178 @@ export const LANES = [
  *   stream is compared with the same upstream stream fetched directly.
  */
 export const TARGETS = [
-  { id: 'throughput', text: 'throughput c=32 >= 60% of bare', metric: (r) => r.throughput?.rps, unit: 'req/s', vs: 'bare', cmp: '>=', limit: 0.6 },
-  { id: 'cpu', text: 'CPU per request <= 2x bare', metric: (r) => r.throughput?.proxyCpuMsPerReq, unit: 'ms', vs: 'bare', cmp: '<=', limit: 2 },
-  { id: 'latency', text: 'added latency p50 c=1 <= 1.5x bare', metric: (r) => r.latency?.addedP50, unit: 'ms', vs: 'bare', cmp: '<=', limit: 1.5, floor: 0.005 },
-  { id: 'latency-p99', text: 'added latency p99 c=1 <= 1.5x bare', metric: (r) => r.latency?.addedP99, unit: 'ms', vs: 'bare', cmp: '<=', limit: 1.5, floor: 0.005, informational: true },
-  { id: 'ttfb', text: 'stream TTFB p50 <= 1.3x bare', metric: (r) => r.stream?.ttfbP50, unit: 'ms', vs: 'bare', cmp: '<=', limit: 1.3 },
-  { id: 'rss', text: 'peak RSS at c=128 < 150 MB', metric: (r) => r.memory?.peakRssMB, unit: 'MB', cmp: '<', limit: 150 },
-  { id: 'stream-added', text: 'stream p50 - direct < 2 ms (pass-through)', metric: (r) => r.stream?.addedTotalP50, unit: 'ms', cmp: '<', limit: 2, lanes: ['gateway', 'anth-pass'], informational: true },
-  { id: 'tr-latency', text: 'translation added p50 c=1 <= 1.5x pass-through', metric: (r) => r.latency?.addedP50, unit: 'ms', vs: 'gateway', cmp: '<=', limit: 1.5, floor: 0.005, lanes: ['tr-a2o'] },
-  { id: 'tr-latency', text: 'translation added p50 c=1 <= 1.5x pass-through', metric: (r) => r.latency?.addedP50, unit: 'ms', vs: 'anth-pass', cmp: '<=', limit: 1.5, floor: 0.005, lanes: ['tr-o2a'] },
-  { id: 'tr-latency-gw', text: 'translation added p50 c=1 <= 1.5x OpenAI pass-through', metric: (r) => r.latency?.addedP50, unit: 'ms', vs: 'gateway', cmp: '<=', limit: 1.5, floor: 0.005, lanes: ['tr-o2a'], informational: true },
-  { id: 'tr-stream', text: 'translated stream p50 - direct < 2 ms', metric: (r) => r.stream?.addedTotalP50, unit: 'ms', cmp: '<', limit: 2, lanes: ['tr-a2o', 'tr-o2a'] },
+  {
+    id: 'throughput',
+    text: 'throughput c=32 >= 60% of bare',
+    metric: (r) => r.throughput?.rps,
+    unit: 'req/s',
+    vs: 'bare',
+    cmp: '>=',
+    limit: 0.6,
+  },
+  {
+    id: 'cpu',
+    text: 'CPU per request <= 2x bare',
+    metric: (r) => r.throughput?.proxyCpuMsPerReq,
+    unit: 'ms',
+    vs: 'bare',
+    cmp: '<=',
+    limit: 2,
+  },
+  {
+    id: 'latency',
+    text: 'added latency p50 c=1 <= 1.5x bare',
+    metric: (r) => r.latency?.addedP50,
+    unit: 'ms',
+    vs: 'bare',
+    cmp: '<=',
+    limit: 1.5,
+    floor: 0.005,
+  },
+  {
+    id: 'latency-p99',
+    text: 'added latency p99 c=1 <= 1.5x bare',
+    metric: (r) => r.latency?.addedP99,
+    unit: 'ms',
+    vs: 'bare',
+    cmp: '<=',
+    limit: 1.5,
+    floor: 0.005,
+    informational: true,
+  },
+  {
+    id: 'ttfb',
+    text: 'stream TTFB p50 <= 1.3x bare',
+    metric: (r) => r.stream?.ttfbP50,
+    unit: 'ms',
+    vs: 'bare',
+    cmp: '<=',
+    limit: 1.3,
+  },
+  {
+    id: 'rss',
+    text: 'peak RSS at c=128 < 150 MB',
+    metric: (r) => r.memory?.peakRssMB,
+    unit: 'MB',
+    cmp: '<',
+    limit: 150,
+  },
+  {
+    id: 'stream-added',
+    text: 'stream p50 - direct < 2 ms (pass-through)',
+    metric: (r) => r.stream?.addedTotalP50,
+    unit: 'ms',
+    cmp: '<',
+    limit: 2,
+    lanes: ['gateway', 'anth-pass'],
+    informational: true,
+  },
+  {
+    id: 'tr-latency',
+    text: 'translation added p50 c=1 <= 1.5x pass-through',
+    metric: (r) => r.latency?.addedP50,
+    unit: 'ms',
+    vs: 'gateway',
+    cmp: '<=',
+    limit: 1.5,
+    floor: 0.005,
+    lanes: ['tr-a2o'],
+  },
+  {
+    id: 'tr-latency',
+    text: 'translation added p50 c=1 <= 1.5x pass-through',
+    metric: (r) => r.latency?.addedP50,
+    unit: 'ms',
+    vs: 'anth-pass',
+    cmp: '<=',
+    limit: 1.5,
+    floor: 0.005,
+    lanes: ['tr-o2a'],
+  },
+  {
+    id: 'tr-latency-gw',
+    text: 'translation added p50 c=1 <= 1.5x OpenAI pass-through',
+    metric: (r) => r.latency?.addedP50,
+    unit: 'ms',
+    vs: 'gateway',
+    cmp: '<=',
+    limit: 1.5,
+    floor: 0.005,
+    lanes: ['tr-o2a'],
+    informational: true,
+  },
+  {
+    id: 'tr-stream',
+    text: 'translated stream p50 - direct < 2 ms',
+    metric: (r) => r.stream?.addedTotalP50,
+    unit: 'ms',
+    cmp: '<',
+    limit: 2,
+    lanes: ['tr-a2o', 'tr-o2a'],
+  },
   // Budgets + rate limits: the limits lane's added p50 over the plain gateway's, same run.
-  { id: 'limits-latency', text: "embedded store adds < 5% to the gateway's added p50", metric: (r) => r.latency?.addedP50, unit: 'ms', vs: 'gateway', cmp: '<', limit: 1.05, floor: 0.005, lanes: ['limits'] },
+  {
+    id: 'limits-latency',
+    text: "embedded store adds < 5% to the gateway's added p50",
+    metric: (r) => r.latency?.addedP50,
+    unit: 'ms',
+    vs: 'gateway',
+    cmp: '<',
+    limit: 1.05,
+    floor: 0.005,
+    lanes: ['limits'],
+  },
   // Guardrails + info logging: "add under 10% to the gateway's added latency", read as two
   // figures, each the guardrails lane over the plain `gateway` lane (log level error, byte
   // pass-through) of the same run, both minus `direct`: (1) +p50 of 2,000 sequential non-stream
   // requests; (2) +stream, the added end-to-end time of a 100-chunk stream (stream p50 − direct's).
   // TTFB, and the comparison with `gateway-info` (same logging, no guardrails: the guardrails'
   // own share) when that lane ran, are information.
-  { id: 'guardrails-latency', text: "guardrails + info log add < 10% to the gateway's +p50", metric: (r) => r.latency?.addedP50, unit: 'ms', vs: 'gateway', cmp: '<', limit: 1.1, floor: 0.005, lanes: ['guardrails'] },
-  { id: 'guardrails-stream', text: "guardrails + info log add < 10% to the gateway's +stream", metric: (r) => r.stream?.addedTotalP50, unit: 'ms', vs: 'gateway', cmp: '<', limit: 1.1, floor: 0.005, lanes: ['guardrails'] },
-  { id: 'guardrails-ttfb', text: 'stream TTFB p50 <= 1.1x gateway', metric: (r) => r.stream?.ttfbP50, unit: 'ms', vs: 'gateway', cmp: '<=', limit: 1.1, lanes: ['guardrails'], informational: true },
-  { id: 'guardrails-latency-info', text: "guardrails add < 10% to gateway-info's +p50", metric: (r) => r.latency?.addedP50, unit: 'ms', vs: 'gateway-info', cmp: '<', limit: 1.1, floor: 0.005, lanes: ['guardrails'], informational: true },
+  {
+    id: 'guardrails-latency',
+    text: "guardrails + info log add < 10% to the gateway's +p50",
+    metric: (r) => r.latency?.addedP50,
+    unit: 'ms',
+    vs: 'gateway',
+    cmp: '<',
+    limit: 1.1,
+    floor: 0.005,
+    lanes: ['guardrails'],
+  },
+  {
+    id: 'guardrails-stream',
+    text: "guardrails + info log add < 10% to the gateway's +stream",
+    metric: (r) => r.stream?.addedTotalP50,
+    unit: 'ms',
+    vs: 'gateway',
+    cmp: '<',
+    limit: 1.1,
+    floor: 0.005,
+    lanes: ['guardrails'],
+  },
+  {
+    id: 'guardrails-ttfb',
+    text: 'stream TTFB p50 <= 1.1x gateway',
+    metric: (r) => r.stream?.ttfbP50,
+    unit: 'ms',
+    vs: 'gateway',
+    cmp: '<=',
+    limit: 1.1,
+    lanes: ['guardrails'],
+    informational: true,
+  },
+  {
+    id: 'guardrails-latency-info',
+    text: "guardrails add < 10% to gateway-info's +p50",
+    metric: (r) => r.latency?.addedP50,
+    unit: 'ms',
+    vs: 'gateway-info',
+    cmp: '<',
+    limit: 1.1,
+    floor: 0.005,
+    lanes: ['guardrails'],
+    informational: true,
+  },
 ];
 
 /** Lanes the targets without `lanes` are evaluated for (the first is the one the verdict is about). */

@@ -27,7 +27,12 @@ export function createClient(baseUrl, connections) {
  */
 export async function jsonCall(client, req, keepBody = false) {
   const t0 = now();
-  const { statusCode, headers, body } = await client.request({ path: req.path, method: 'POST', headers: req.headers, body: req.json });
+  const { statusCode, headers, body } = await client.request({
+    path: req.path,
+    method: 'POST',
+    headers: req.headers,
+    body: req.json,
+  });
   let bytes = 0;
   const parts = keepBody ? [] : undefined;
   for await (const c of body) {
@@ -35,7 +40,13 @@ export async function jsonCall(client, req, keepBody = false) {
     parts?.push(c);
   }
   const ms = Number(now() - t0) / NS_PER_MS;
-  return { ok: statusCode === 200 && bytes > 0, status: statusCode, ms, text: parts && Buffer.concat(parts).toString('utf8'), headers: keepBody ? headers : undefined };
+  return {
+    ok: statusCode === 200 && bytes > 0,
+    status: statusCode,
+    ms,
+    text: parts && Buffer.concat(parts).toString('utf8'),
+    headers: keepBody ? headers : undefined,
+  };
 }
 
 const DONE_TAIL = 'data: [DONE]\n\n';
@@ -46,7 +57,12 @@ const DONE_TAIL = 'data: [DONE]\n\n';
  */
 export async function streamCall(client, req, keepBody = false) {
   const t0 = now();
-  const { statusCode, body } = await client.request({ path: req.path, method: 'POST', headers: req.headers, body: req.stream });
+  const { statusCode, body } = await client.request({
+    path: req.path,
+    method: 'POST',
+    headers: req.headers,
+    body: req.stream,
+  });
   let first = 0n;
   let prev;
   let last;
@@ -91,7 +107,7 @@ export async function closedLoop({ concurrency, maxRequests, maxMs, call, onResu
           onResult?.(r);
         } else {
           errors++;
-          firstError ??= `HTTP ${r.status}${r.text ? ': ' + r.text.slice(0, 200) : ''}`;
+          firstError ??= `HTTP ${r.status}${r.text ? `: ${r.text.slice(0, 200)}` : ''}`;
         }
       } catch (err) {
         errors++;

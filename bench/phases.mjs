@@ -56,8 +56,20 @@ export async function validateAndWarm(ctx) {
       results[lane.id].invalid = invalid;
       log(`lane ${lane.id}: INVALID RESPONSE: ${invalid.join('; ')}`);
     }
-    if (usesJson(lane)) await closedLoop({ concurrency: w.concurrency, maxRequests: w.requests, maxMs: w.maxMs, call: () => jsonCall(client, lane.request) });
-    if (usesStream(lane)) await closedLoop({ concurrency: 4, maxRequests: w.streams, maxMs: w.maxMs, call: () => streamCall(client, lane.request) });
+    if (usesJson(lane))
+      await closedLoop({
+        concurrency: w.concurrency,
+        maxRequests: w.requests,
+        maxMs: w.maxMs,
+        call: () => jsonCall(client, lane.request),
+      });
+    if (usesStream(lane))
+      await closedLoop({
+        concurrency: 4,
+        maxRequests: w.streams,
+        maxMs: w.maxMs,
+        call: () => streamCall(client, lane.request),
+      });
     took.push(`${lane.id} ${((Date.now() - t0) / 1000).toFixed(1)}`);
   }
   log(`validated and warmed ${lanes.length} lanes (s: ${took.join(', ')})`);
@@ -73,13 +85,26 @@ export async function latency(ctx) {
   await interleave(lanes, rounds, async (lane) => {
     const a = acc.get(lane.id);
     const client = clients.get(lane.id);
-    const r = await closedLoop({ concurrency: 1, maxRequests: Math.ceil(requests / rounds), maxMs: maxMs / rounds, call: () => jsonCall(client, lane.request), onResult: (x) => a.samples.push(x.ms) });
+    const r = await closedLoop({
+      concurrency: 1,
+      maxRequests: Math.ceil(requests / rounds),
+      maxMs: maxMs / rounds,
+      call: () => jsonCall(client, lane.request),
+      onResult: (x) => a.samples.push(x.ms),
+    });
     a.errors += r.errors;
     if (r.firstError) log(`latency ${lane.id}: ${r.errors} errors, first: ${r.firstError}`);
   });
   for (const lane of lanes) {
     const { samples: s, errors } = acc.get(lane.id);
-    results[lane.id].latency = { n: s.length, errors, p50: percentile(s, 50), p90: percentile(s, 90), p99: percentile(s, 99), mean: s.reduce((x, y) => x + y, 0) / s.length };
+    results[lane.id].latency = {
+      n: s.length,
+      errors,
+      p50: percentile(s, 50),
+      p90: percentile(s, 90),
+      p99: percentile(s, 99),
+      mean: s.reduce((x, y) => x + y, 0) / s.length,
+    };
   }
   for (const lane of lanes) {
     const l = results[lane.id].latency;
@@ -158,7 +183,22 @@ export async function throughput(ctx) {
   const lanes = ctx.lanes.filter((l) => has(l, 'throughput'));
   if (lanes.length === 0) return;
   const { concurrency, maxRequests, maxMs, rounds } = plan.throughput;
-  const acc = new Map(lanes.map((l) => [l.id, { completed: 0, errors: 0, elapsedMs: 0, proxyUs: 0, upstreamUs: 0, loadgenUs: 0, helperUs: 0, foreignUs: 0, stealUs: 0 }]));
+  const acc = new Map(
+    lanes.map((l) => [
+      l.id,
+      {
+        completed: 0,
+        errors: 0,
+        elapsedMs: 0,
+        proxyUs: 0,
+        upstreamUs: 0,
+        loadgenUs: 0,
+        helperUs: 0,
+        foreignUs: 0,
+        stealUs: 0,
+      },
+    ]),
+  );
   await interleave(lanes, rounds, async (lane) => {
     if (ctx.overBudget(`throughput ${lane.id}`)) return;
     const a = acc.get(lane.id);
@@ -170,7 +210,12 @@ export async function throughput(ctx) {
     const [pBefore, uBefore, hBefore] = await Promise.all([proxy?.stats(), procs.upstream.stats(), helperCpu()]);
     const lBefore = process.cpuUsage();
     const mBefore = machineCpu();
-    const r = await closedLoop({ concurrency, maxRequests: Math.ceil(maxRequests / rounds), maxMs: maxMs / rounds, call: () => jsonCall(client, lane.request) });
+    const r = await closedLoop({
+      concurrency,
+      maxRequests: Math.ceil(maxRequests / rounds),
+      maxMs: maxMs / rounds,
+      call: () => jsonCall(client, lane.request),
+    });
     const mAfter = machineCpu();
     const lCpu = process.cpuUsage(lBefore);
     const [pAfter, uAfter, hAfter] = await Promise.all([proxy?.stats(), procs.upstream.stats(), helperCpu()]);
@@ -182,7 +227,12 @@ export async function throughput(ctx) {
     a.loadgenUs += lCpu.user + lCpu.system;
     a.helperUs += hAfter - hBefore;
     if (mBefore && mAfter) {
-      const ours = (proxy ? pAfter.cpuUs - pBefore.cpuUs : 0) + (uAfter.cpuUs - uBefore.cpuUs) + lCpu.user + lCpu.system + (hAfter - hBefore);
+      const ours =
+        (proxy ? pAfter.cpuUs - pBefore.cpuUs : 0) +
+        (uAfter.cpuUs - uBefore.cpuUs) +
+        lCpu.user +
+        lCpu.system +
+        (hAfter - hBefore);
       a.foreignUs += Math.max(0, mAfter.busyUs - mBefore.busyUs - ours);
       a.stealUs += mAfter.stealUs - mBefore.stealUs;
     }
@@ -224,7 +274,12 @@ export async function memory(ctx) {
     const reset = resetPeakRss(proc.pid);
     const before = procStatusKb(proc.pid);
     const client = clients.get(lane.id);
-    const r = await closedLoop({ concurrency, maxRequests, maxMs, call: (i) => (i % 2 === 0 ? jsonCall(client, lane.request) : streamCall(client, lane.request)) });
+    const r = await closedLoop({
+      concurrency,
+      maxRequests,
+      maxMs,
+      call: (i) => (i % 2 === 0 ? jsonCall(client, lane.request) : streamCall(client, lane.request)),
+    });
     const after = procStatusKb(proc.pid);
     const stats = await proc.stats();
     const peakKb = after?.VmHWM ?? stats.maxRssKb;
@@ -243,7 +298,9 @@ export async function memory(ctx) {
       externalAfterMB: mb(stats.externalBytes / 1024),
     };
     if (r.firstError) log(`memory ${lane.id}: ${r.errors} errors, first: ${r.firstError}`);
-    log(`memory ${lane.id}: peak ${mb(peakKb).toFixed(1)} MB (RSS before ${before ? mb(before.VmRSS).toFixed(1) : '?'} MB)${reset ? '' : ' (lifetime peak: clear_refs not allowed)'}`);
+    log(
+      `memory ${lane.id}: peak ${mb(peakKb).toFixed(1)} MB (RSS before ${before ? mb(before.VmRSS).toFixed(1) : '?'} MB)${reset ? '' : ' (lifetime peak: clear_refs not allowed)'}`,
+    );
   }
 }
 

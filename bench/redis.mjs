@@ -80,10 +80,29 @@ export async function startRedis({ timeoutMs = 10_000 } = {}) {
   if (!binary) return { skipped: `${BINARY} not on PATH (Debian/Ubuntu: apt-get install redis-server)` };
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'gateway-bench-redis-'));
-  const proc = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no', '--loglevel', 'warning'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    cwd: dir,
-  });
+  const proc = spawn(
+    binary,
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      dir,
+      '--daemonize',
+      'no',
+      '--loglevel',
+      'warning',
+    ],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      cwd: dir,
+    },
+  );
   let stderr = '';
   proc.stderr.on('data', (d) => {
     if (stderr.length < 4000) stderr += d.toString('utf8');
@@ -137,5 +156,7 @@ export async function startRedis({ timeoutMs = 10_000 } = {}) {
     await new Promise((r) => setTimeout(r, 50));
   }
   await stop();
-  throw new Error(`redis-server on 127.0.0.1:${port} did not answer PING within ${timeoutMs} ms${exited ? ` (${exited})` : ''}: ${stderr.slice(-1000)}`);
+  throw new Error(
+    `redis-server on 127.0.0.1:${port} did not answer PING within ${timeoutMs} ms${exited ? ` (${exited})` : ''}: ${stderr.slice(-1000)}`,
+  );
 }

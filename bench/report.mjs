@@ -5,15 +5,32 @@ const int = (v) => (v === undefined || Number.isNaN(v) ? '—' : Math.round(v).t
 
 function table(headers, rows, alignLeft = new Set([0])) {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
-  const line = (cells) => cells.map((c, i) => (alignLeft.has(i) ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ');
+  const line = (cells) =>
+    cells.map((c, i) => (alignLeft.has(i) ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ');
   return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
 export function resultsTable(lanes, results) {
-  const headers = ['lane', 'c=1 p50', 'c=1 p99', '+p50', '+p99', 'req/s c=32', 'CPU ms/req', 'TTFB p50', 'TTFB p99', 'stream p50', '+stream', 'stream CPU', 'peak RSS MB', 'errors'];
+  const headers = [
+    'lane',
+    'c=1 p50',
+    'c=1 p99',
+    '+p50',
+    '+p99',
+    'req/s c=32',
+    'CPU ms/req',
+    'TTFB p50',
+    'TTFB p99',
+    'stream p50',
+    '+stream',
+    'stream CPU',
+    'peak RSS MB',
+    'errors',
+  ];
   const rows = lanes.map((lane) => {
     const r = results[lane.id] ?? {};
-    const errors = ['latency', 'stream', 'throughput', 'memory'].reduce((n, t) => n + (r[t]?.errors ?? 0), 0) + (r.invalid ? 1 : 0);
+    const errors =
+      ['latency', 'stream', 'throughput', 'memory'].reduce((n, t) => n + (r[t]?.errors ?? 0), 0) + (r.invalid ? 1 : 0);
     return [
       lane.id,
       fmt(r.latency?.p50, 3),
@@ -31,7 +48,12 @@ export function resultsTable(lanes, results) {
       String(errors),
     ];
   });
-  const legend = lanes.map((l) => `  ${l.id.padEnd(Math.max(...lanes.map((x) => x.id.length)))}  ${l.label}${l.direct ? ` (+ columns vs ${l.direct})` : ''}`).join('\n');
+  const legend = lanes
+    .map(
+      (l) =>
+        `  ${l.id.padEnd(Math.max(...lanes.map((x) => x.id.length)))}  ${l.label}${l.direct ? ` (+ columns vs ${l.direct})` : ''}`,
+    )
+    .join('\n');
   return `${table(headers, rows)}\n${legend}`;
 }
 
@@ -48,10 +70,37 @@ export function limitsTable(lanes, results, limitsLanes, referenceId) {
   const refLat = ref.latency;
   const refTp = ref.throughput;
   const sign = (v, d = 3) => (v === undefined || Number.isNaN(v) ? '—' : `${v >= 0 ? '+' : ''}${v.toFixed(d)}`);
-  const pct = (v, base) => (v === undefined || base === undefined || !(base > 0) ? '—' : `${v >= 0 ? '+' : ''}${((v / base) * 100).toFixed(1)}%`);
-  const headers = ['lane', '+p50', 'per request p50', '% of gw +p50', '+p99', 'per request p99', 'req/s c=32', 'vs gw', 'CPU ms/req', 'CPU Δ', 'store CPU ms/req'];
+  const pct = (v, base) =>
+    v === undefined || base === undefined || !(base > 0)
+      ? '—'
+      : `${v >= 0 ? '+' : ''}${((v / base) * 100).toFixed(1)}%`;
+  const headers = [
+    'lane',
+    '+p50',
+    'per request p50',
+    '% of gw +p50',
+    '+p99',
+    'per request p99',
+    'req/s c=32',
+    'vs gw',
+    'CPU ms/req',
+    'CPU Δ',
+    'store CPU ms/req',
+  ];
   const body = [
-    [referenceId, fmt(refLat?.addedP50, 3), '', '', fmt(refLat?.addedP99, 3), '', int(refTp?.rps), '', fmt(refTp?.proxyCpuMsPerReq, 3), '', ''],
+    [
+      referenceId,
+      fmt(refLat?.addedP50, 3),
+      '',
+      '',
+      fmt(refLat?.addedP99, 3),
+      '',
+      int(refTp?.rps),
+      '',
+      fmt(refTp?.proxyCpuMsPerReq, 3),
+      '',
+      '',
+    ],
     ...rows.map((l) => {
       const r = results[l.id];
       const d50 = r.latency && refLat ? r.latency.addedP50 - refLat.addedP50 : undefined;
@@ -101,7 +150,20 @@ export function evaluateTargets(targets, targetLanes, results, order = []) {
         measured = ratio;
       }
       const pass = t.cmp === '>=' ? measured >= t.limit : t.cmp === '<=' ? measured <= t.limit : measured < t.limit;
-      out.push({ lane: laneId, target: t.id, text: t.text, value, vs: t.vs, base, ratio, limit: t.limit, cmp: t.cmp, unit: t.unit, informational: !!t.informational, pass });
+      out.push({
+        lane: laneId,
+        target: t.id,
+        text: t.text,
+        value,
+        vs: t.vs,
+        base,
+        ratio,
+        limit: t.limit,
+        cmp: t.cmp,
+        unit: t.unit,
+        informational: !!t.informational,
+        pass,
+      });
     }
   }
   return out;
@@ -116,7 +178,7 @@ export function targetsTable(rows) {
     t.vs ?? '',
     t.base === undefined ? '' : `${t.unit === 'req/s' ? int(t.base) : fmt(t.base, 3)} ${t.unit}`,
     t.ratio === undefined ? '' : fmt(t.ratio, 2),
-    `${t.cmp} ${t.limit}${t.ratio === undefined ? ' ' + t.unit : ''}`,
+    `${t.cmp} ${t.limit}${t.ratio === undefined ? ` ${t.unit}` : ''}`,
     (t.pass ? 'PASS' : 'FAIL') + (t.informational ? ' (info)' : ''),
   ]);
   return table(headers, body, new Set([0, 1, 3]));

@@ -21,7 +21,16 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { args } from './child-common.mjs';
 import { killAllNow, machineCpu, startChild, stopAll } from './children.mjs';
-import { DEFAULT_BASELINE, LANES, LIMITS_LANES, LIMITS_REFERENCE, PROCS, TARGETS, TARGET_LANES, TRANSLATION_LANES } from './lanes.mjs';
+import {
+  DEFAULT_BASELINE,
+  LANES,
+  LIMITS_LANES,
+  LIMITS_REFERENCE,
+  PROCS,
+  TARGETS,
+  TARGET_LANES,
+  TRANSLATION_LANES,
+} from './lanes.mjs';
 import { createClient } from './load.mjs';
 import { PHASES, validateAndWarm } from './phases.mjs';
 import { startRedis } from './redis.mjs';
@@ -35,7 +44,8 @@ opts.pacing = opts.pacing ?? 'interval';
 opts.dist = resolve(opts.dist ?? resolve(here, '../dist'));
 /** The period of the limits lanes' budget (month, as in gateway.example.yaml). */
 opts.budgetPeriod = opts['budget-period'] ?? 'month';
-if (!['month', 'week', 'day', 'total'].includes(opts.budgetPeriod)) throw new Error(`--budget-period must be month, week, day or total, not ${opts.budgetPeriod}`);
+if (!['month', 'week', 'day', 'total'].includes(opts.budgetPeriod))
+  throw new Error(`--budget-period must be month, week, day or total, not ${opts.budgetPeriod}`);
 const scale = opts.quick === 'true' ? 0.25 : 1;
 const outPath = resolve(opts.out ?? resolve(here, '.last-results.json'));
 
@@ -59,7 +69,8 @@ const log = (msg) => process.stderr.write(`[bench +${((Date.now() - tStart) / 10
 let redis;
 
 async function main() {
-  if (!existsSync(resolve(opts.dist, 'index.js'))) throw new Error(`${opts.dist}/index.js not found: run \`npm run build\` first (or \`npm run bench\`)`);
+  if (!existsSync(resolve(opts.dist, 'index.js')))
+    throw new Error(`${opts.dist}/index.js not found: run \`npm run build\` first (or \`npm run bench\`)`);
   const t0 = Date.now();
   const load0 = loadavg();
   const machine0 = machineCpu();
@@ -70,7 +81,8 @@ async function main() {
   // The wanted lanes, plus the default baseline and the baseline each of them is measured against.
   const wanted = LANES.filter((l) => !wantedLanes || wantedLanes.has(l.id));
   const unknown = wantedLanes ? [...wantedLanes].filter((id) => !LANES.some((l) => l.id === id)) : [];
-  if (unknown.length > 0) throw new Error(`unknown lane(s): ${unknown.join(', ')} (lanes: ${LANES.map((l) => l.id).join(', ')})`);
+  if (unknown.length > 0)
+    throw new Error(`unknown lane(s): ${unknown.join(', ')} (lanes: ${LANES.map((l) => l.id).join(', ')})`);
   // The limits lanes are read against the plain gateway lane: it comes along.
   const reference = wanted.some((l) => LIMITS_LANES.includes(l.id)) ? [LIMITS_REFERENCE] : [];
   const keep = new Set([DEFAULT_BASELINE, ...wanted.map((l) => l.id), ...wanted.map(directOf), ...reference]);
@@ -102,7 +114,10 @@ async function main() {
       procs[p] = await startChild(p, PROCS[p].file, PROCS[p].args({ upstreamUrl: procs.upstream.url, opts }));
     }),
   );
-  log(`upstream ${procs.upstream.url} (pid ${procs.upstream.pid}); ` + needed.map((p) => `${p} ${procs[p].url} (pid ${procs[p].pid})`).join('; '));
+  log(
+    `upstream ${procs.upstream.url} (pid ${procs.upstream.pid}); ` +
+      needed.map((p) => `${p} ${procs[p].url} (pid ${procs[p].pid})`).join('; '),
+  );
 
   const clients = new Map(lanes.map((l) => [l.id, createClient(procs[l.proc].url, MAX_CONNECTIONS)]));
   const ctx = {
@@ -142,7 +157,12 @@ async function main() {
   }
   const { results } = ctx;
 
-  const targets = evaluateTargets(TARGETS, TARGET_LANES, results, lanes.map((l) => l.id));
+  const targets = evaluateTargets(
+    TARGETS,
+    TARGET_LANES,
+    results,
+    lanes.map((l) => l.id),
+  );
   const meta = {
     date: new Date().toISOString(),
     node: process.version,
@@ -164,27 +184,50 @@ async function main() {
   };
 
   const out = [];
-  out.push(`Gateway benchmark  node ${meta.node}  ${meta.cpus} CPUs  commit ${meta.commit ?? '?'}  load avg before ${load0[0].toFixed(2)}  ${meta.quick ? '(QUICK) ' : ''}${(meta.durationMs / 1000).toFixed(1)} s`);
+  out.push(
+    `Gateway benchmark  node ${meta.node}  ${meta.cpus} CPUs  commit ${meta.commit ?? '?'}  load avg before ${load0[0].toFixed(2)}  ${meta.quick ? '(QUICK) ' : ''}${(meta.durationMs / 1000).toFixed(1)} s`,
+  );
   out.push('Every server is its own process on 127.0.0.1, sharing the machine with the load generator. Times in ms.');
-  out.push(`c=1: ${PLAN.latency.requests} sequential non-stream requests per lane; +p50/+p99 = lane minus its direct lane (direct-anth for lanes whose upstream leg is Anthropic-format, else direct).`);
-  out.push(`req/s and CPU ms/req (of the proxy process): non-stream at c=${PLAN.throughput.concurrency} for ${PLAN.throughput.maxMs / 1000} s.`);
+  out.push(
+    `c=1: ${PLAN.latency.requests} sequential non-stream requests per lane; +p50/+p99 = lane minus its direct lane (direct-anth for lanes whose upstream leg is Anthropic-format, else direct).`,
+  );
+  out.push(
+    `req/s and CPU ms/req (of the proxy process): non-stream at c=${PLAN.throughput.concurrency} for ${PLAN.throughput.maxMs / 1000} s.`,
+  );
   const pacing = opts.pacing === 'interval' ? 'first event at once, then 10 events per ms' : `${opts.pacing} pacing`;
-  out.push(`TTFB/stream/stream CPU: ${PLAN.stream.requests} sequential ${opts.chunks}-chunk streams (${pacing}); +stream = stream p50 minus its direct lane's.`);
-  out.push(`Peak RSS: VmHWM over ${PLAN.memory.maxMs / 1000} s at c=${PLAN.memory.concurrency}, half non-stream half streams (includes the RSS already reached earlier in the run).`);
+  out.push(
+    `TTFB/stream/stream CPU: ${PLAN.stream.requests} sequential ${opts.chunks}-chunk streams (${pacing}); +stream = stream p50 minus its direct lane's.`,
+  );
+  out.push(
+    `Peak RSS: VmHWM over ${PLAN.memory.maxMs / 1000} s at c=${PLAN.memory.concurrency}, half non-stream half streams (includes the RSS already reached earlier in the run).`,
+  );
   if (lanes.some((l) => LIMITS_LANES.includes(l.id))) {
-    out.push(`limits lanes: one enforced budget (period ${opts.budgetPeriod}) and one requests-per-minute limit, reserved and settled on every request, never refusing.`);
+    out.push(
+      `limits lanes: one enforced budget (period ${opts.budgetPeriod}) and one requests-per-minute limit, reserved and settled on every request, never refusing.`,
+    );
   }
   for (const n of notes) out.push(n);
-  const noisy = Object.entries(results).filter(([, r]) => (r.throughput?.foreignCores ?? 0) > 0.25).map(([id, r]) => `${id} ${r.throughput.foreignCores.toFixed(2)}`);
+  const noisy = Object.entries(results)
+    .filter(([, r]) => (r.throughput?.foreignCores ?? 0) > 0.25)
+    .map(([id, r]) => `${id} ${r.throughput.foreignCores.toFixed(2)}`);
   if ((foreignCores ?? 0) > 0.15 || noisy.length > 0) {
-    out.push(`WARNING: other processes used ${foreignCores?.toFixed(2) ?? '?'} cores on average during the run${noisy.length ? ` (throughput batches: ${noisy.join(', ')} cores)` : ''}; rerun on a quiet machine before trusting the ratios.`);
+    out.push(
+      `WARNING: other processes used ${foreignCores?.toFixed(2) ?? '?'} cores on average during the run${noisy.length ? ` (throughput batches: ${noisy.join(', ')} cores)` : ''}; rerun on a quiet machine before trusting the ratios.`,
+    );
   } else if (foreignCores !== undefined) {
     out.push(`Other processes used ${foreignCores.toFixed(2)} cores on average during the run (quiet enough).`);
   }
-  const util = lanes.filter((l) => results[l.id].throughput?.proxyCpuUtilisation !== undefined).map((l) => [l.id, results[l.id].throughput.proxyCpuUtilisation]);
+  const util = lanes
+    .filter((l) => results[l.id].throughput?.proxyCpuUtilisation !== undefined)
+    .map((l) => [l.id, results[l.id].throughput.proxyCpuUtilisation]);
   if (util.length > 0) {
     const low = util.filter(([, u]) => u < 0.8).map(([id]) => id);
-    out.push(`Proxy CPU during c=${PLAN.throughput.concurrency} (cores): ${util.map(([id, u]) => `${id} ${u.toFixed(2)}`).join(', ')}` + (low.length ? ` — WARNING: ${low.join(', ')} not CPU-bound, so req/s is limited elsewhere (load generator, upstream, other processes).` : ' (each proxy was the bottleneck).'));
+    out.push(
+      `Proxy CPU during c=${PLAN.throughput.concurrency} (cores): ${util.map(([id, u]) => `${id} ${u.toFixed(2)}`).join(', ')}` +
+        (low.length
+          ? ` — WARNING: ${low.join(', ')} not CPU-bound, so req/s is limited elsewhere (load generator, upstream, other processes).`
+          : ' (each proxy was the bottleneck).'),
+    );
   }
   out.push('');
   out.push(resultsTable(lanes, results));
@@ -198,25 +241,51 @@ async function main() {
   const primary = targets.filter((t) => t.lane === TARGET_LANES[0] && !t.informational);
   const translation = targets.filter((t) => TRANSLATION_LANES.includes(t.lane) && !t.informational);
   out.push('');
-  if (primary.length > 0) out.push(`${TARGET_LANES[0]}: ${primary.filter((t) => t.pass).length}/${primary.length} targets met.`);
-  if (translation.length > 0) out.push(`translation (${TRANSLATION_LANES.join(', ')}): ${translation.filter((t) => t.pass).length}/${translation.length} targets met.`);
+  if (primary.length > 0)
+    out.push(`${TARGET_LANES[0]}: ${primary.filter((t) => t.pass).length}/${primary.length} targets met.`);
+  if (translation.length > 0)
+    out.push(
+      `translation (${TRANSLATION_LANES.join(', ')}): ${translation.filter((t) => t.pass).length}/${translation.length} targets met.`,
+    );
   const limitsTargets = targets.filter((t) => LIMITS_LANES.includes(t.lane) && !t.informational);
-  if (limitsTargets.length > 0) out.push(`budgets + rate limits (${LIMITS_LANES.join(', ')}): ${limitsTargets.filter((t) => t.pass).length}/${limitsTargets.length} targets met.`);
+  if (limitsTargets.length > 0)
+    out.push(
+      `budgets + rate limits (${LIMITS_LANES.join(', ')}): ${limitsTargets.filter((t) => t.pass).length}/${limitsTargets.length} targets met.`,
+    );
   // The guardrails lane (compared with `gateway` of the same run: run both, e.g. --lanes gateway,guardrails).
   const guardrailTargets = targets.filter((t) => t.target.startsWith('guardrails-') && !t.informational);
-  if (guardrailTargets.length > 0) out.push(`guardrails + info log (guardrails vs gateway): ${guardrailTargets.filter((t) => t.pass).length}/${guardrailTargets.length} targets met.`);
-  else if (lanes.some((l) => l.id === 'guardrails') && !lanes.some((l) => l.id === 'gateway')) out.push('guardrails: no verdict without the gateway lane (run --lanes gateway,guardrails).');
-  process.stdout.write(out.join('\n') + '\n');
+  if (guardrailTargets.length > 0)
+    out.push(
+      `guardrails + info log (guardrails vs gateway): ${guardrailTargets.filter((t) => t.pass).length}/${guardrailTargets.length} targets met.`,
+    );
+  else if (lanes.some((l) => l.id === 'guardrails') && !lanes.some((l) => l.id === 'gateway'))
+    out.push('guardrails: no verdict without the gateway lane (run --lanes gateway,guardrails).');
+  process.stdout.write(`${out.join('\n')}\n`);
 
-  const json = { meta, lanes: lanes.map((l) => ({ id: l.id, label: l.label, proc: l.proc, baseline: !!l.baseline, direct: l.baseline ? undefined : directOf(l), proxy: !!l.proxy, tests: l.tests })), results, targets };
+  const json = {
+    meta,
+    lanes: lanes.map((l) => ({
+      id: l.id,
+      label: l.label,
+      proc: l.proc,
+      baseline: !!l.baseline,
+      direct: l.baseline ? undefined : directOf(l),
+      proxy: !!l.proxy,
+      tests: l.tests,
+    })),
+    results,
+    targets,
+  };
   mkdirSync(dirname(outPath), { recursive: true });
-  writeFileSync(outPath, JSON.stringify(json, null, 2) + '\n');
+  writeFileSync(outPath, `${JSON.stringify(json, null, 2)}\n`);
   log(`results written to ${outPath}`);
 }
 
 function gitCommit() {
   try {
-    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: here, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: here, stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim();
   } catch {
     return undefined;
   }

@@ -55,7 +55,8 @@ const event = (json) => Buffer.from(`data: ${json}\n\n`);
 /** The stream's events, built once: role, CHUNKS-2 content deltas, finish (CHUNKS in all). */
 const STREAM = [];
 STREAM.push(event(`${chunkHead}"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}`));
-for (let i = 1; i < CHUNKS - 1; i++) STREAM.push(event(`${chunkHead}"delta":{"content":" tok${i}"},"logprobs":null,"finish_reason":null}]}`));
+for (let i = 1; i < CHUNKS - 1; i++)
+  STREAM.push(event(`${chunkHead}"delta":{"content":" tok${i}"},"logprobs":null,"finish_reason":null}]}`));
 STREAM.push(event(`${chunkHead}"delta":{},"logprobs":null,"finish_reason":"stop"}]}`));
 const USAGE = event(
   `{"id":"chatcmpl-bench-stream","object":"chat.completion.chunk","created":${CREATED},"model":"${MODEL}","system_fingerprint":"fp_bench","choices":[],` +
@@ -66,7 +67,8 @@ const DONE = Buffer.from('data: [DONE]\n\n');
 // ---------------------------------------------------------------------------------------------
 // Anthropic messages
 
-const anthropicUsage = (output) => `{"input_tokens":24,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":${output},"service_tier":"standard"}`;
+const anthropicUsage = (output) =>
+  `{"input_tokens":24,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":${output},"service_tier":"standard"}`;
 const messageJson = (id) =>
   `{"id":"msg_bench_${id}","type":"message","role":"assistant","model":"${ANTHROPIC_MODEL}",` +
   `"content":[{"type":"text","text":"${REPLY}"}],"stop_reason":"end_turn","stop_sequence":null,"usage":${anthropicUsage(9)}}`;
@@ -85,11 +87,20 @@ const A_HEAD = [
 ];
 /** CHUNKS text deltas. */
 const A_DELTAS = [];
-for (let i = 1; i <= CHUNKS; i++) A_DELTAS.push(aEvent('content_block_delta', `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":" tok${i}"}}`));
+for (let i = 1; i <= CHUNKS; i++)
+  A_DELTAS.push(
+    aEvent(
+      'content_block_delta',
+      `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":" tok${i}"}}`,
+    ),
+  );
 /** Closing events, sent with the last group of deltas. */
 const A_TAIL = [
   aEvent('content_block_stop', '{"type":"content_block_stop","index":0}'),
-  aEvent('message_delta', `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":${CHUNKS}}}`),
+  aEvent(
+    'message_delta',
+    `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":${CHUNKS}}}`,
+  ),
   aEvent('message_stop', '{"type":"message_stop"}'),
 ];
 
@@ -177,7 +188,7 @@ function parseOr400(res, raw, errorBody) {
 
 const openaiError = (message) => `{"error":{"message":"${message}","type":"invalid_request_error"}}`;
 
-function answerOpenai(req, res, raw) {
+function answerOpenai(_req, res, raw) {
   const parsed = parseOr400(res, raw, openaiError);
   if (parsed === undefined) return;
   const id = `req_bench_${++seq}`;
@@ -185,7 +196,11 @@ function answerOpenai(req, res, raw) {
     sendJson(res, 200, completionJson(seq), { 'x-request-id': id });
     return;
   }
-  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-request-id': id });
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    'x-request-id': id,
+  });
   sendStream(res, parsed.stream_options?.include_usage === true ? OPENAI_WITH_USAGE : OPENAI_PLAIN);
 }
 
@@ -211,13 +226,24 @@ function answerAnthropic(req, res, raw) {
     sendJson(res, 200, messageJson(seq), { 'request-id': id });
     return;
   }
-  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'request-id': id });
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    'request-id': id,
+  });
   sendStream(res, ANTHROPIC_STREAM);
 }
 
 const server = createServer({ keepAlive: true, noDelay: true, keepAliveTimeout: 65_000 }, (req, res) => {
   const path = (req.url ?? '').split('?', 1)[0];
-  const handler = req.method !== 'POST' ? undefined : path.endsWith('/chat/completions') ? answerOpenai : path.endsWith('/v1/messages') ? answerAnthropic : undefined;
+  const handler =
+    req.method !== 'POST'
+      ? undefined
+      : path.endsWith('/chat/completions')
+        ? answerOpenai
+        : path.endsWith('/v1/messages')
+          ? answerAnthropic
+          : undefined;
   if (!handler) {
     req.resume();
     notFound(res);

@@ -16,5 +16,7 @@ export function billCutStream(ctx: RequestContext, c: Candidate): void {
   const usage = ctx.usage;
   if (usage && usage.outputTokens >= output) return;
   // No usage at all yet (OpenAI): the prompt was read in full, count it too.
-  ctx.usage = usage ? { ...usage, outputTokens: output } : { inputTokens: countInputTokensLocally(ctx.chat!, c.model).inputTokens, outputTokens: output };
+  ctx.usage = usage
+    ? { ...usage, outputTokens: output }
+    : { inputTokens: countInputTokensLocally(ctx.chat!, c.model).inputTokens, outputTokens: output };
 }

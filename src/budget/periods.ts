@@ -34,12 +34,26 @@ function offsetMs(ms: number, tz: string): number {
   let f = offsetFormat.get(tz);
   if (!f) {
     f = new Intl.DateTimeFormat('en-US', {
-      timeZone: tz, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric',
+      timeZone: tz,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
     });
     offsetFormat.set(tz, f);
   }
   const p = Object.fromEntries(f.formatToParts(ms).map((x) => [x.type, x.value]));
-  const asUtc = Date.UTC(Number(p.year), Number(p.month) - 1, Number(p.day), Number(p.hour), Number(p.minute), Number(p.second));
+  const asUtc = Date.UTC(
+    Number(p.year),
+    Number(p.month) - 1,
+    Number(p.day),
+    Number(p.hour),
+    Number(p.minute),
+    Number(p.second),
+  );
   return asUtc - Math.floor(ms / 1000) * 1000;
 }
 
@@ -70,7 +84,11 @@ export function periodWindow(period: Period, tz: string, now: number): Window {
 function computeWindow(period: Exclude<Period, 'total'>, tz: string, now: number): Window {
   const { y, m, d } = localDate(now, tz);
   if (period === 'day') {
-    return { id: `${y}-${pad(m)}-${pad(d)}`, startMs: zonedMidnight(y, m, d, tz), endMs: zonedMidnight(y, m, d + 1, tz) };
+    return {
+      id: `${y}-${pad(m)}-${pad(d)}`,
+      startMs: zonedMidnight(y, m, d, tz),
+      endMs: zonedMidnight(y, m, d + 1, tz),
+    };
   }
   if (period === 'month') {
     return { id: `${y}-${pad(m)}`, startMs: zonedMidnight(y, m, 1, tz), endMs: zonedMidnight(y, m + 1, 1, tz) };
@@ -79,5 +97,9 @@ function computeWindow(period: Exclude<Period, 'total'>, tz: string, now: number
   const weekday = new Date(Date.UTC(y, m - 1, d)).getUTCDay() || 7;
   const monday = new Date(Date.UTC(y, m - 1, d - (weekday - 1)));
   const [my, mm, md] = [monday.getUTCFullYear(), monday.getUTCMonth() + 1, monday.getUTCDate()];
-  return { id: `week-of-${my}-${pad(mm)}-${pad(md)}`, startMs: zonedMidnight(my, mm, md, tz), endMs: zonedMidnight(my, mm, md + 7, tz) };
+  return {
+    id: `week-of-${my}-${pad(mm)}-${pad(md)}`,
+    startMs: zonedMidnight(my, mm, md, tz),
+    endMs: zonedMidnight(my, mm, md + 7, tz),
+  };
 }

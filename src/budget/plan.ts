@@ -92,8 +92,12 @@ export interface PlanInput {
 
 /** Undefined when nothing limits this request (the common case costs nothing). */
 export function planLimits(i: PlanInput): LimitPlan | undefined {
-  const budgets = i.config.budgets.map((b) => [b, scopeApplies(b.scope, i.principal, i.modelId)] as const).filter(([, inst]) => inst !== undefined);
-  const limits = i.config.rateLimits.map((l) => [l, scopeApplies(l.scope, i.principal, i.modelId)] as const).filter(([, inst]) => inst !== undefined);
+  const budgets = i.config.budgets
+    .map((b) => [b, scopeApplies(b.scope, i.principal, i.modelId)] as const)
+    .filter(([, inst]) => inst !== undefined);
+  const limits = i.config.rateLimits
+    .map((l) => [l, scopeApplies(l.scope, i.principal, i.modelId)] as const)
+    .filter(([, inst]) => inst !== undefined);
   if (budgets.length === 0 && limits.length === 0) return undefined;
 
   const inputTokens = Math.ceil(i.bodyBytes / BYTES_PER_TOKEN_ESTIMATE);
@@ -118,7 +122,12 @@ export function planLimits(i: PlanInput): LimitPlan | undefined {
       ...(b.mode === 'enforce' ? { limit: Math.round(b.limitUsd * 1e9) } : {}),
       ...(w.endMs !== undefined ? { expiresAt: w.endMs + 7 * 24 * 3600_000 } : {}),
     });
-    limiters.push({ kind: 'budget', budget: b, periodId: w.id, ...(w.endMs !== undefined ? { resetMs: w.endMs } : {}) });
+    limiters.push({
+      kind: 'budget',
+      budget: b,
+      periodId: w.id,
+      ...(w.endMs !== undefined ? { resetMs: w.endMs } : {}),
+    });
   }
   const minute = Math.floor(i.now / MINUTE) * MINUTE;
   for (const [l, inst] of limits) {
@@ -128,7 +137,12 @@ export function planLimits(i: PlanInput): LimitPlan | undefined {
       limiters.push({ kind: 'requests', limit: l, max: l.requestsPerMinute, resetMs: minute + MINUTE });
     }
     if (l.tokensPerMinute !== undefined) {
-      ops.push({ key: `${base}:tok:${minute}`, amount: estimateTokens, limit: l.tokensPerMinute, expiresAt: minute + 2 * MINUTE });
+      ops.push({
+        key: `${base}:tok:${minute}`,
+        amount: estimateTokens,
+        limit: l.tokensPerMinute,
+        expiresAt: minute + 2 * MINUTE,
+      });
       limiters.push({ kind: 'tokens', limit: l, max: l.tokensPerMinute, resetMs: minute + MINUTE });
     }
     if (l.maxConcurrent !== undefined) {
@@ -146,8 +160,10 @@ export function settlementOps(plan: LimitPlan, actualNano: number, usage: Usage 
   plan.limiters.forEach((l, i) => {
     const key = plan.ops[i].key;
     // Corrections only while the counter lives (see CounterOp.ifExists).
-    if (l.kind === 'budget' && actualNano !== plan.estimateNano) out.push({ key, amount: actualNano - plan.estimateNano, ifExists: true });
-    else if (l.kind === 'tokens' && actualTokens !== plan.estimateTokens) out.push({ key, amount: actualTokens - plan.estimateTokens, ifExists: true });
+    if (l.kind === 'budget' && actualNano !== plan.estimateNano)
+      out.push({ key, amount: actualNano - plan.estimateNano, ifExists: true });
+    else if (l.kind === 'tokens' && actualTokens !== plan.estimateTokens)
+      out.push({ key, amount: actualTokens - plan.estimateTokens, ifExists: true });
     else if (l.kind === 'concurrent') out.push({ key, amount: -1, ifExists: true });
   });
   return out;
@@ -162,7 +178,8 @@ export function unreservedOps(plan: LimitPlan, actualNano: number, usage: Usage 
   const out: CounterOp[] = [];
   plan.limiters.forEach((l, i) => {
     const { key, expiresAt } = plan.ops[i];
-    const amount = l.kind === 'budget' ? actualNano : l.kind === 'tokens' ? actualTokens : l.kind === 'requests' ? 1 : 0;
+    const amount =
+      l.kind === 'budget' ? actualNano : l.kind === 'tokens' ? actualTokens : l.kind === 'requests' ? 1 : 0;
     if (amount > 0) out.push({ key, amount, ...(expiresAt !== undefined ? { expiresAt } : {}) });
   });
   return out;
@@ -180,7 +197,9 @@ export const COUNT_TOKENS_BURST = 16;
  * caller may make: per limit, as many counting calls per minute as `requests_per_minute` and as
  * many in flight as `max_concurrent`, each at least COUNT_TOKENS_BURST.
  */
-export function planCountLimits(i: Omit<PlanInput, 'candidates' | 'bodyBytes' | 'outputTokens'>): LimitPlan | undefined {
+export function planCountLimits(
+  i: Omit<PlanInput, 'candidates' | 'bodyBytes' | 'outputTokens'>,
+): LimitPlan | undefined {
   const ops: CounterOp[] = [];
   const limiters: Limiter[] = [];
   const minute = Math.floor(i.now / MINUTE) * MINUTE;

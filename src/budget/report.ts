@@ -27,7 +27,9 @@ export async function budgetRows(config: GatewayConfig, store: StateStore, now: 
     } else instances.push({ b, instance: '*' });
   }
   const windows = instances.map(({ b }) => periodWindow(b.period, b.timezone, now));
-  const values = await store.get(instances.map(({ b, instance }, i) => budgetCounterKey(b.id, instance, windows[i].id)));
+  const values = await store.get(
+    instances.map(({ b, instance }, i) => budgetCounterKey(b.id, instance, windows[i].id)),
+  );
   return instances.map(({ b, instance }, i) => {
     const spentUsd = nanoToUsd(values[i]);
     return {

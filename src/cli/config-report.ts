@@ -45,7 +45,8 @@ export function printIssues(issues: readonly ConfigIssue[], io: CliIO, write: (s
 /** `gateway.yaml: 2 errors, 1 warning` or `gateway.yaml: valid (3 providers, 5 models, ...)`. */
 export function summaryLine(l: LoadedConfig): string {
   const warnings = l.warnings > 0 ? plural(l.warnings, 'warning') : '';
-  if (l.errors > 0 || !l.config) return `${l.display}: ${[plural(l.errors, 'error'), warnings].filter(Boolean).join(', ')}`;
+  if (l.errors > 0 || !l.config)
+    return `${l.display}: ${[plural(l.errors, 'error'), warnings].filter(Boolean).join(', ')}`;
   const c = l.config;
   const counts = [
     plural(c.providers.size, 'provider'),
@@ -70,7 +71,11 @@ export function missingFileHint(l: LoadedConfig, flag: string | undefined, io: C
  * (`check-config` reports them itself): with `quiet`, the helper commands (models, count-tokens,
  * budgets) keep them to themselves and say only what concerns what they do.
  */
-export async function requireConfig(flag: string | undefined, io: CliIO, opts: { quiet?: boolean } = {}): Promise<LoadedConfig & { config: GatewayConfig }> {
+export async function requireConfig(
+  flag: string | undefined,
+  io: CliIO,
+  opts: { quiet?: boolean } = {},
+): Promise<LoadedConfig & { config: GatewayConfig }> {
   const l = await loadForCli(flag, io);
   printIssues(opts.quiet && l.config ? [] : l.issues, io, io.err);
   if (!l.config) {

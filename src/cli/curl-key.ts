@@ -59,10 +59,18 @@ const RANK = { file: 0, env: 1, unknown: 2 } as const;
  * The key for the curl line: among keys whose role may use some model (`usable`), the first one
  * that can be shown, else the first one from the environment, else the first one.
  */
-export function pickCurlKey(config: GatewayConfig, text: string, env: NodeJS.ProcessEnv, usable: (k: KeyConfig) => boolean): CurlKey | undefined {
+export function pickCurlKey(
+  config: GatewayConfig,
+  text: string,
+  env: NodeJS.ProcessEnv,
+  usable: (k: KeyConfig) => boolean,
+): CurlKey | undefined {
   const raws = rawKeys(text);
   const ranked = config.keys.filter(usable).map((k) => classifyKey(k, raws.get(k.id), env));
-  return ranked.reduce<CurlKey | undefined>((best, c) => (!best || RANK[c.kind] < RANK[best.kind] ? c : best), undefined);
+  return ranked.reduce<CurlKey | undefined>(
+    (best, c) => (!best || RANK[c.kind] < RANK[best.kind] ? c : best),
+    undefined,
+  );
 }
 
 /** The key as shell text inside double quotes: a value escaped, or a variable reference. */

@@ -20,8 +20,8 @@ export interface CliIO {
 
 export function processIO(): CliIO {
   return {
-    out: (s) => void process.stdout.write(s + '\n'),
-    err: (s) => void process.stderr.write(s + '\n'),
+    out: (s) => void process.stdout.write(`${s}\n`),
+    err: (s) => void process.stderr.write(`${s}\n`),
     isTTY: process.stdout.isTTY === true,
     env: process.env,
     cwd: process.cwd(),
@@ -32,7 +32,8 @@ export function processIO(): CliIO {
 async function readProcessStdin(): Promise<string> {
   if (process.stdin.isTTY) process.stderr.write('reading standard input (end it with Ctrl-D)\n');
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  for await (const chunk of process.stdin)
+    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
   return Buffer.concat(chunks).toString('utf8');
 }
 

@@ -13,7 +13,9 @@ import { processIO, type CliIO } from './io.js';
 /** From package.json; the same relative path works from src/cli and dist/cli. */
 function packageVersion(): string {
   try {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version?: string;
+    };
     return pkg.version ?? '0.0.0';
   } catch {
     return '0.0.0';
@@ -32,7 +34,14 @@ export function createProgram(io: CliIO): Command {
     .showSuggestionAfterError();
   // addCommand does not pass settings down, so each command gets them itself: throw instead of
   // process.exit (tests run in-process) and write through io.
-  for (const cmd of [program, serveCommand(io), checkConfigCommand(io), modelsCommand(io), countTokensCommand(io), budgetsCommand(io)]) {
+  for (const cmd of [
+    program,
+    serveCommand(io),
+    checkConfigCommand(io),
+    modelsCommand(io),
+    countTokensCommand(io),
+    budgetsCommand(io),
+  ]) {
     withExamples(cmd.exitOverride().configureOutput(output));
     if (cmd !== program) program.addCommand(cmd);
   }

@@ -15,7 +15,7 @@ type Report = (severity: ConfigIssue['severity'], segs: PathSeg[], message: stri
  */
 export function checkMetricsExposure(report: Report, data: Record<string, unknown>): void {
   const metrics = obj(obj(data.observability)?.metrics);
-  if (!metrics || metrics.enabled !== true) return;
+  if (metrics?.enabled !== true) return;
   if (metrics.admin_key !== undefined || metrics.port !== undefined) return;
   report(
     'error',
@@ -41,7 +41,11 @@ export function checkAliasReach(report: Report, data: Record<string, unknown>, c
       }
       if (beyond.length === 0) return;
       const list = beyond.slice(0, 5).join('; ') + (beyond.length > 5 ? `; and ${beyond.length - 5} more` : '');
-      report('warning', ['roles', rid, 'models', i], `aliases allowed here route to models role "${rid}" may not name directly: ${list}`);
+      report(
+        'warning',
+        ['roles', rid, 'models', i],
+        `aliases allowed here route to models role "${rid}" may not name directly: ${list}`,
+      );
     });
   }
 }

@@ -7,7 +7,11 @@ import { resolve } from 'node:path';
  * `./gateway.example.yaml` (which may not exist either; loadConfig then reports "file not found").
  * Relative paths are resolved against `cwd`; the result is absolute.
  */
-export function resolveConfigPath(flag?: string, env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): string {
+export function resolveConfigPath(
+  flag?: string,
+  env: NodeJS.ProcessEnv = process.env,
+  cwd: string = process.cwd(),
+): string {
   if (flag) return resolve(cwd, flag);
   if (env.GATEWAY_CONFIG) return resolve(cwd, env.GATEWAY_CONFIG);
   const local = resolve(cwd, 'gateway.yaml');

@@ -44,7 +44,9 @@ export function interpolateString(s: string, env: NodeJS.ProcessEnv): StringResu
       const m = REF.exec(s.slice(i + 2, end));
       res.referenced = true;
       if (!m) {
-        res.malformed.push(`invalid variable reference "${s.slice(i, end + 1)}" (expected \${NAME} or \${NAME:-default})`);
+        res.malformed.push(
+          `invalid variable reference "${s.slice(i, end + 1)}" (expected \${NAME} or \${NAME:-default})`,
+        );
       } else {
         const [, name, fallback] = m;
         const v = env[name];

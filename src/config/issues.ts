@@ -22,7 +22,7 @@ export function formatPath(segs: readonly PathSeg[]): string {
   let out = '';
   for (const s of segs) {
     if (typeof s === 'number') out += `[${s}]`;
-    else if (/^[^.\[\]\s"]+$/.test(s)) out += out ? `.${s}` : s;
+    else if (/^[^.[\]\s"]+$/.test(s)) out += out ? `.${s}` : s;
     else out += `[${JSON.stringify(s)}]`;
   }
   return out;
@@ -59,7 +59,8 @@ export function createLocator(doc: Document, lc: LineCounter): Locate {
         node = v;
       } else if (isSeq(node) && typeof seg === 'number' && seg < node.items.length) {
         const item = node.items[seg];
-        const start = (isMap(item) || isSeq(item) || isScalar(item) || isAlias(item)) && item.range ? item.range[0] : keyPos;
+        const start =
+          (isMap(item) || isSeq(item) || isScalar(item) || isAlias(item)) && item.range ? item.range[0] : keyPos;
         keyPos = valuePos = start;
         node = item;
       } else break;
@@ -125,13 +126,19 @@ export function pointerToSegments(pointer: string, root: unknown): PathSeg[] {
 
 function valueAt(root: unknown, segs: readonly PathSeg[]): unknown {
   let cur = root;
-  for (const s of segs) cur = cur !== null && typeof cur === 'object' ? (cur as Record<PathSeg, unknown>)[s] : undefined;
+  for (const s of segs)
+    cur = cur !== null && typeof cur === 'object' ? (cur as Record<PathSeg, unknown>)[s] : undefined;
   return cur;
 }
 
 const ARTICLE: Record<string, string> = {
-  object: 'a map', array: 'a list', string: 'a string', integer: 'an integer',
-  number: 'a number', boolean: 'a boolean', null: 'null',
+  object: 'a map',
+  array: 'a list',
+  string: 'a string',
+  integer: 'an integer',
+  number: 'a number',
+  boolean: 'a boolean',
+  null: 'null',
 };
 
 function typeOf(v: unknown): string {
@@ -143,7 +150,11 @@ function typeOf(v: unknown): string {
 
 /** What a map's keys are called, for property-name errors (by the parent section's name). */
 const NAME_KINDS: Record<string, string> = {
-  providers: 'provider id', aliases: 'alias id', roles: 'role id', models: 'model name', headers: 'header name',
+  providers: 'provider id',
+  aliases: 'alias id',
+  roles: 'role id',
+  models: 'model name',
+  headers: 'header name',
 };
 
 const MIN_ENTRIES: Record<string, string> = { providers: 'provider', models: 'model' };
@@ -245,14 +256,19 @@ function translate(e: ErrorObject, root: unknown): Translated | undefined {
       }
       const n = Number(p.limit);
       const what = MIN_ENTRIES[String(segs[segs.length - 1])];
-      if (e.keyword === 'minProperties' && n === 1 && what) return { segs, at: 'key', message: `must define at least one ${what}` };
+      if (e.keyword === 'minProperties' && n === 1 && what)
+        return { segs, at: 'key', message: `must define at least one ${what}` };
       const more = e.keyword === 'minProperties' ? 'at least' : 'at most';
       return { segs, at: 'key', message: `must have ${more} ${n} entr${n === 1 ? 'y' : 'ies'}` };
     }
     case 'minItems':
       return { segs, at: 'value', message: `must have at least ${String(p.limit)} item${p.limit === 1 ? '' : 's'}` };
     case 'minLength':
-      return { segs, at: 'value', message: p.limit === 1 ? 'must not be empty' : `must be at least ${String(p.limit)} characters` };
+      return {
+        segs,
+        at: 'value',
+        message: p.limit === 1 ? 'must not be empty' : `must be at least ${String(p.limit)} characters`,
+      };
     case 'uniqueItems':
       return { segs: [...segs, Number(p.i)], at: 'value', message: `duplicate of item ${String(p.j)}` };
     case 'minimum':

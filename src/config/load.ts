@@ -37,7 +37,12 @@ export async function loadConfig(file: string, env: NodeJS.ProcessEnv = process.
 }
 
 /** Pure: loads config text as if read from `file` (used for messages and `config.source`). */
-export function loadConfigText(text: string, file: string, env: NodeJS.ProcessEnv = process.env, absolutePath?: string): LoadResult {
+export function loadConfigText(
+  text: string,
+  file: string,
+  env: NodeJS.ProcessEnv = process.env,
+  absolutePath?: string,
+): LoadResult {
   const lineCounter = new LineCounter();
   // prettyErrors off: we format positions ourselves, without yaml's code-frame suffix.
   const doc = parseDocument(text, { lineCounter, prettyErrors: false });

@@ -6,9 +6,24 @@ import { dirname, join } from 'node:path';
  */
 import { arr, entries, keyDigest, obj, parseBodyLimit, splitId, str } from './semantic.js';
 import type {
-  AliasConfig, BudgetConfig, BudgetScope, CooldownPolicy, FailureMatch, GatewayConfig, GuardrailConfig,
-  KeyConfig, LimitScope, ModelSpec, ProviderApi, ProviderConfig, RateLimitConfig, RoleConfig, RoutingPolicy,
-  ObservabilityConfig, StateConfig, Timeouts,
+  AliasConfig,
+  BudgetConfig,
+  BudgetScope,
+  CooldownPolicy,
+  FailureMatch,
+  GatewayConfig,
+  GuardrailConfig,
+  KeyConfig,
+  LimitScope,
+  ModelSpec,
+  ProviderApi,
+  ProviderConfig,
+  RateLimitConfig,
+  RoleConfig,
+  RoutingPolicy,
+  ObservabilityConfig,
+  StateConfig,
+  Timeouts,
 } from './types.js';
 
 /** USD per 1,000 web searches on Anthropic-format models without `price.web_search`. */
@@ -49,7 +64,11 @@ function normaliseTimeouts(raw: unknown, base: Timeouts): Timeouts {
 
 function normaliseCooldown(raw: unknown, base: CooldownPolicy): CooldownPolicy {
   const c = obj(raw) ?? {};
-  return { failures: num(c.failures, base.failures), windowMs: num(c.window_ms, base.windowMs), cooldownMs: num(c.cooldown_ms, base.cooldownMs) };
+  return {
+    failures: num(c.failures, base.failures),
+    windowMs: num(c.window_ms, base.windowMs),
+    cooldownMs: num(c.cooldown_ms, base.cooldownMs),
+  };
 }
 
 /** `routing:` at the top level, or an alias's overrides of it (same snake_case fields). */
@@ -69,7 +88,12 @@ function normaliseRouting(raw: Obj, base: RoutingPolicy): RoutingPolicy {
   };
 }
 
-function normaliseProvider(id: string, p: Obj, unavailable: Map<string, string>, cooldown: CooldownPolicy): ProviderConfig {
+function normaliseProvider(
+  id: string,
+  p: Obj,
+  unavailable: Map<string, string>,
+  cooldown: CooldownPolicy,
+): ProviderConfig {
   const api = p.api as ProviderApi;
   const timeouts = normaliseTimeouts(p.timeouts, DEFAULTS.timeouts);
   const models = new Map<string, ModelSpec>();
@@ -93,7 +117,11 @@ function normaliseProvider(id: string, p: Obj, unavailable: Map<string, string>,
               ...(typeof price.cache_read === 'number' ? { cacheRead: price.cache_read } : {}),
               ...(typeof price.cache_write === 'number' ? { cacheWrite: price.cache_write } : {}),
               // Anthropic's list price for web search, unless configured.
-              ...(typeof price.web_search === 'number' ? { webSearch: price.web_search } : api === 'anthropic' ? { webSearch: DEFAULT_WEB_SEARCH_USD_PER_1K } : {}),
+              ...(typeof price.web_search === 'number'
+                ? { webSearch: price.web_search }
+                : api === 'anthropic'
+                  ? { webSearch: DEFAULT_WEB_SEARCH_USD_PER_1K }
+                  : {}),
             },
           }
         : {}),
@@ -114,7 +142,9 @@ function normaliseProvider(id: string, p: Obj, unavailable: Map<string, string>,
     headers: { ...((obj(p.headers) ?? {}) as Record<string, string>) },
     byok: (str(p.byok) ?? 'never') as ProviderConfig['byok'],
     cooldown: normaliseCooldown(p.cooldown, cooldown),
-    ...(api === 'mock' ? { mock: { latencyMs: num(mock.latency_ms, 0), chunkDelayMs: num(mock.chunk_delay_ms, 0) } } : {}),
+    ...(api === 'mock'
+      ? { mock: { latencyMs: num(mock.latency_ms, 0), chunkDelayMs: num(mock.chunk_delay_ms, 0) } }
+      : {}),
     models,
   };
 }
@@ -151,7 +181,12 @@ function normaliseCheck(c: Obj): GuardrailConfig['check'] {
 }
 
 /** `absolutePath`: where the file was read from, when it was (locates the default state file). */
-export function normalise(data: Obj, source: string, unavailable: Map<string, string>, absolutePath?: string): GatewayConfig {
+export function normalise(
+  data: Obj,
+  source: string,
+  unavailable: Map<string, string>,
+  absolutePath?: string,
+): GatewayConfig {
   const server = obj(data.server) ?? {};
   const routingRaw = obj(data.routing) ?? {};
   const routing = normaliseRouting(routingRaw, DEFAULTS.routing);
@@ -173,7 +208,9 @@ export function normalise(data: Obj, source: string, unavailable: Map<string, st
       weight: num(obj(t)?.weight, 1),
     }));
     aliases.set(id, {
-      id, namespace, name,
+      id,
+      namespace,
+      name,
       strategy: (str(a.strategy) ?? 'weighted') as AliasConfig['strategy'],
       targets,
       fallbacks: arr(a.fallbacks).map(String),
@@ -223,7 +260,8 @@ export function normalise(data: Obj, source: string, unavailable: Map<string, st
 
   const st = obj(data.state) ?? {};
   const store = (str(st.store) ?? 'memory') as StateConfig['store'];
-  const statePath = store === 'memory' && st.persist !== false ? (str(st.path) ?? defaultStatePath(absolutePath)) : undefined;
+  const statePath =
+    store === 'memory' && st.persist !== false ? (str(st.path) ?? defaultStatePath(absolutePath)) : undefined;
   const state: StateConfig = {
     store,
     ...(statePath !== undefined ? { path: statePath } : {}),
@@ -246,12 +284,21 @@ export function normalise(data: Obj, source: string, unavailable: Map<string, st
     },
     metrics: {
       // Off unless there is a way to protect it (check-config refuses `enabled: true` without one).
-      enabled: typeof metrics.enabled === 'boolean' ? metrics.enabled : typeof metrics.admin_key === 'string' || typeof metrics.port === 'number',
+      enabled:
+        typeof metrics.enabled === 'boolean'
+          ? metrics.enabled
+          : typeof metrics.admin_key === 'string' || typeof metrics.port === 'number',
       ...(typeof metrics.admin_key === 'string' ? { adminKey: metrics.admin_key } : {}),
       ...(typeof metrics.port === 'number' ? { port: metrics.port } : {}),
     },
     ...(traces && typeof traces.otlp_endpoint === 'string'
-      ? { traces: { otlpEndpoint: traces.otlp_endpoint, serviceName: str(traces.service_name) ?? 'gateway', headers: { ...((obj(traces.headers) ?? {}) as Record<string, string>) } } }
+      ? {
+          traces: {
+            otlpEndpoint: traces.otlp_endpoint,
+            serviceName: str(traces.service_name) ?? 'gateway',
+            headers: { ...((obj(traces.headers) ?? {}) as Record<string, string>) },
+          },
+        }
       : {}),
   };
 
@@ -277,13 +324,26 @@ export function normalise(data: Obj, source: string, unavailable: Map<string, st
     server: {
       host: str(server.host) ?? DEFAULTS.host,
       port: num(server.port, DEFAULTS.port),
-      bodyLimitBytes: server.body_limit === undefined ? DEFAULTS.bodyLimitBytes : parseBodyLimit(server.body_limit as string | number),
+      bodyLimitBytes:
+        server.body_limit === undefined
+          ? DEFAULTS.bodyLimitBytes
+          : parseBodyLimit(server.body_limit as string | number),
       shutdownGraceMs: num(server.shutdown_grace_ms, DEFAULTS.shutdownGraceMs),
       headersTimeoutMs: num(server.headers_timeout_ms, DEFAULTS.headersTimeoutMs),
       bodyReadTimeoutMs: num(server.body_read_timeout_ms, DEFAULTS.bodyReadTimeoutMs),
       requestTimeoutMs: num(server.request_timeout_ms, DEFAULTS.requestTimeoutMs),
     },
-    providers, models, aliases, roles, keys, routing, budgets, rateLimits, state, observability, guardrails,
+    providers,
+    models,
+    aliases,
+    roles,
+    keys,
+    routing,
+    budgets,
+    rateLimits,
+    state,
+    observability,
+    guardrails,
   });
 }
 

@@ -28,15 +28,23 @@ export function regexBacktrackingRisk(pattern: string, flags: string): RegexRisk
   let parsed: { pattern: AST.Pattern; flags: AST.Flags };
   try {
     const f = parser.parseFlags(flags.replace(/[^dgimsuvy]/g, ''));
-    parsed = { pattern: parser.parsePattern(pattern, 0, pattern.length, { unicode: f.unicode, unicodeSets: f.unicodeSets }), flags: f };
+    parsed = {
+      pattern: parser.parsePattern(pattern, 0, pattern.length, { unicode: f.unicode, unicodeSets: f.unicodeSets }),
+      flags: f,
+    };
   } catch {
     return undefined;
   }
   const { reports } = analyse(parsed);
   const exponential = reports.find((r) => r.exponential);
-  if (exponential) return { severity: 'error', message: catastrophic(`${cause(exponential)}`, exponential.character.pick) };
+  if (exponential)
+    return { severity: 'error', message: catastrophic(`${cause(exponential)}`, exponential.character.pick) };
   const ambiguous = ambiguousRepetition(parsed.pattern, parsed.flags);
-  if (ambiguous) return { severity: 'error', message: catastrophic(`the alternatives of "${ambiguous.raw}" can match the same text`, undefined) };
+  if (ambiguous)
+    return {
+      severity: 'error',
+      message: catastrophic(`the alternatives of "${ambiguous.raw}" can match the same text`, undefined),
+    };
   const first = reports[0];
   if (first) {
     return {

@@ -55,8 +55,7 @@ export function buildCatalog(data: Obj): Catalog {
   return c;
 }
 
-export const aliasTargets = (a: Obj): string[] =>
-  arr(a.targets).flatMap((t) => str(t) ?? str(obj(t)?.model) ?? []);
+export const aliasTargets = (a: Obj): string[] => arr(a.targets).flatMap((t) => str(t) ?? str(obj(t)?.model) ?? []);
 
 /** Concrete models an alias can end up at: its targets and, recursively, its fallbacks. */
 function expandAlias(c: Catalog, id: string, out: Set<string>, seen = new Set<string>()): void {
@@ -114,7 +113,9 @@ export function semanticChecks(data: Obj, file: string, locate: Locate, missingP
   for (const [aid, a] of entries(data.aliases)) checkRoutingPolicy(ctx, obj(a), ['aliases', aid]);
   const roles = new Set(entries(data.roles).map(([r]) => r));
   for (const [rid, r] of entries(data.roles)) {
-    arr(obj(r)?.models).forEach((p, i) => checkPattern(ctx, str(p), ['roles', rid, 'models', i]));
+    arr(obj(r)?.models).forEach((p, i) => {
+      checkPattern(ctx, str(p), ['roles', rid, 'models', i]);
+    });
   }
   const keyRoles = checkKeys(ctx, data, roles, missingPaths);
   checkBudgets(ctx, data, roles, keyRoles);
@@ -135,9 +136,14 @@ function checkServer({ report }: Ctx, data: Obj): void {
   // Node refuses a headers timeout above the request timeout.
   const ms = (f: string, d: number) => (typeof server?.[f] === 'number' ? (server[f] as number) : d);
   const request = ms('request_timeout_ms', DEFAULTS.requestTimeoutMs);
-  if (ms('headers_timeout_ms', DEFAULTS.headersTimeoutMs) > request) report('error', ['server', 'headers_timeout_ms'], `must be at most request_timeout_ms (${request})`);
+  if (ms('headers_timeout_ms', DEFAULTS.headersTimeoutMs) > request)
+    report('error', ['server', 'headers_timeout_ms'], `must be at most request_timeout_ms (${request})`);
   if (ms('body_read_timeout_ms', DEFAULTS.bodyReadTimeoutMs) >= request) {
-    report('warning', ['server', 'body_read_timeout_ms'], `has no effect: request_timeout_ms (${request}) ends a slow upload first`);
+    report(
+      'warning',
+      ['server', 'body_read_timeout_ms'],
+      `has no effect: request_timeout_ms (${request}) ends a slow upload first`,
+    );
   }
 }
 
@@ -169,14 +175,15 @@ function checkProviders({ report }: Ctx, data: Obj): void {
   }
 }
 
-function checkAliases({ c, report }: Ctx, data: Obj): void {
+function checkAliases({ c, report }: Ctx, _data: Obj): void {
   for (const [aid, a] of c.aliases) {
     const ns = splitId(aid)[0];
     if (c.providers.has(ns)) {
       report('error', ['aliases', aid], `alias namespace "${ns}" collides with provider id "${ns}"`, 'key');
     }
     arr(a.targets).forEach((t, i) => {
-      const segs: PathSeg[] = typeof t === 'string' ? ['aliases', aid, 'targets', i] : ['aliases', aid, 'targets', i, 'model'];
+      const segs: PathSeg[] =
+        typeof t === 'string' ? ['aliases', aid, 'targets', i] : ['aliases', aid, 'targets', i, 'model'];
       const m = str(t) ?? str(obj(t)?.model);
       if (m === undefined || !m.includes('/') || c.models.has(m)) return;
       if (c.aliases.has(m)) {
@@ -186,7 +193,11 @@ function checkAliases({ c, report }: Ctx, data: Obj): void {
     arr(a.fallbacks).forEach((f, i) => {
       const m = str(f);
       if (m === undefined || !m.includes('/') || c.models.has(m) || c.aliases.has(m)) return;
-      report('error', ['aliases', aid, 'fallbacks', i], `unknown model or alias "${m}"${hint(m, [...c.models.keys(), ...c.aliases.keys()])}`);
+      report(
+        'error',
+        ['aliases', aid, 'fallbacks', i],
+        `unknown model or alias "${m}"${hint(m, [...c.models.keys(), ...c.aliases.keys()])}`,
+      );
     });
   }
   checkFallbackCycles({ c, report });
@@ -203,9 +214,17 @@ function checkRoutingPolicy({ report }: Ctx, r: Obj | undefined, at: PathSeg[]):
   for (const list of ['retry_on', 'fallback_on']) {
     arr(r[list]).forEach((m, i) => {
       if (!isFailureMatch(m)) {
-        report('error', [...at, list, i], `${JSON.stringify(m)} is not a failure class or status: use connect, timeout, 5xx, auth, or a status among 408, 409, 425, 429, 500-599`);
+        report(
+          'error',
+          [...at, list, i],
+          `${JSON.stringify(m)} is not a failure class or status: use connect, timeout, 5xx, auth, or a status among 408, 409, 425, 429, 500-599`,
+        );
       } else if (list === 'retry_on' && m === 'auth') {
-        report('error', [...at, list, i], 'a rejected credential does not get better by retrying: use "auth" in fallback_on only');
+        report(
+          'error',
+          [...at, list, i],
+          'a rejected credential does not get better by retrying: use "auth" in fallback_on only',
+        );
       }
     });
   }
@@ -249,9 +268,17 @@ function checkPattern({ c, report }: Ctx, pattern: string | undefined, segs: Pat
   if (pattern === undefined || !WELL_FORMED.test(pattern) || patternMatches(c, pattern)) return;
   if (pattern.endsWith('/*')) {
     const prefix = pattern.slice(0, -2);
-    report('error', segs, `pattern "${pattern}" matches nothing: "${prefix}" is neither a provider id nor an alias namespace${hint(prefix, [...c.providers, ...c.namespaces])}`);
+    report(
+      'error',
+      segs,
+      `pattern "${pattern}" matches nothing: "${prefix}" is neither a provider id nor an alias namespace${hint(prefix, [...c.providers, ...c.namespaces])}`,
+    );
   } else {
-    report('error', segs, `"${pattern}" matches no model or alias${hint(pattern, [...c.models.keys(), ...c.aliases.keys()])}`);
+    report(
+      'error',
+      segs,
+      `"${pattern}" matches no model or alias${hint(pattern, [...c.models.keys(), ...c.aliases.keys()])}`,
+    );
   }
 }
 
@@ -284,7 +311,8 @@ function checkKeys({ report }: Ctx, data: Obj, roles: Set<string>, missingPaths:
     }
     const hex = digest.toString('hex');
     const first = digests.get(hex);
-    if (first !== undefined) report('error', ['keys', i, 'key'], `same key value as ${first}; every key must be unique`);
+    if (first !== undefined)
+      report('error', ['keys', i, 'key'], `same key value as ${first}; every key must be unique`);
     else digests.set(hex, `keys[${i}]${id === undefined ? '' : ` ("${id}")`}`);
   });
   return keyRoles;
@@ -316,14 +344,20 @@ function checkRateLimits(ctx: Ctx, data: Obj, roles: Set<string>, keyRoles: Map<
   limits.forEach((l, i) => {
     const scope = obj(obj(l)?.scope) ?? {};
     const key = str(scope.key);
-    if (key !== undefined && !keyRoles.has(key)) report('error', ['rate_limits', i, 'scope', 'key'], `unknown key id "${key}"${hint(key, keyRoles.keys())}`);
+    if (key !== undefined && !keyRoles.has(key))
+      report('error', ['rate_limits', i, 'scope', 'key'], `unknown key id "${key}"${hint(key, keyRoles.keys())}`);
     for (const field of ['role', 'each_key_of_role']) {
       const role = str(scope[field]);
-      if (role !== undefined && !roles.has(role)) report('error', ['rate_limits', i, 'scope', field], `unknown role "${role}"${hint(role, roles)}`);
+      if (role !== undefined && !roles.has(role))
+        report('error', ['rate_limits', i, 'scope', field], `unknown role "${role}"${hint(role, roles)}`);
     }
     const model = str(scope.model);
     if (model !== undefined && !c.models.has(model) && !c.aliases.has(model)) {
-      report('error', ['rate_limits', i, 'scope', 'model'], `unknown model or alias "${model}"${hint(model, [...c.models.keys(), ...c.aliases.keys()])}`);
+      report(
+        'error',
+        ['rate_limits', i, 'scope', 'model'],
+        `unknown model or alias "${model}"${hint(model, [...c.models.keys(), ...c.aliases.keys()])}`,
+      );
     }
   });
 }
@@ -331,10 +365,13 @@ function checkRateLimits(ctx: Ctx, data: Obj, roles: Set<string>, keyRoles: Map<
 function checkState({ report }: Ctx, st: Obj | undefined): void {
   if (!st) return;
   const store = str(st.store) ?? 'memory';
-  if (store === 'redis' && st.url === undefined) report('error', ['state'], 'store "redis" needs a url (redis://host:port)', 'key');
-  if (store === 'memory' && st.url !== undefined) report('warning', ['state', 'url'], 'url is only used with store "redis"', 'key');
+  if (store === 'redis' && st.url === undefined)
+    report('error', ['state'], 'store "redis" needs a url (redis://host:port)', 'key');
+  if (store === 'memory' && st.url !== undefined)
+    report('warning', ['state', 'url'], 'url is only used with store "redis"', 'key');
   if (store === 'redis') {
-    for (const f of ['path', 'persist', 'flush_ms']) if (st[f] !== undefined) report('warning', ['state', f], `${f} is only used with store "memory"`, 'key');
+    for (const f of ['path', 'persist', 'flush_ms'])
+      if (st[f] !== undefined) report('warning', ['state', f], `${f} is only used with store "memory"`, 'key');
   }
 }
 
@@ -358,23 +395,33 @@ function checkBudgets(ctx: Ctx, data: Obj, roles: Set<string>, keyRoles: Map<str
     const key = str(scope.key);
     if (key !== undefined) {
       const role = keyRoles.get(key);
-      if (role === undefined) report('error', ['budgets', i, 'scope', 'key'], `unknown key id "${key}"${hint(key, keyRoles.keys())}`);
+      if (role === undefined)
+        report('error', ['budgets', i, 'scope', 'key'], `unknown key id "${key}"${hint(key, keyRoles.keys())}`);
       else reach = roleModels(role);
     }
     for (const field of ['role', 'each_key_of_role']) {
       const role = str(scope[field]);
       if (role === undefined) continue;
-      if (!roles.has(role)) report('error', ['budgets', i, 'scope', field], `unknown role "${role}"${hint(role, roles)}`);
+      if (!roles.has(role))
+        report('error', ['budgets', i, 'scope', field], `unknown role "${role}"${hint(role, roles)}`);
       else reach = roleModels(role);
     }
     const tz = str(o.timezone);
     if (tz !== undefined && !isTimeZone(tz)) {
-      report('error', ['budgets', i, 'timezone'], `unknown time zone "${tz}" (use an IANA name such as "Europe/Berlin" or "UTC")`);
+      report(
+        'error',
+        ['budgets', i, 'timezone'],
+        `unknown time zone "${tz}" (use an IANA name such as "Europe/Berlin" or "UTC")`,
+      );
     }
     const unpriced = [...(reach ?? [])].filter((m) => c.models.get(m) === false);
     if (unpriced.length > 0) {
       const list = unpriced.slice(0, 5).join(', ') + (unpriced.length > 5 ? `, and ${unpriced.length - 5} more` : '');
-      report('warning', ['budgets', i], `models in this budget's reach have no price and will count as costing nothing: ${list}`);
+      report(
+        'warning',
+        ['budgets', i],
+        `models in this budget's reach have no price and will count as costing nothing: ${list}`,
+      );
     }
   });
 }
@@ -387,7 +434,9 @@ function checkGuardrailRegex({ report }: Ctx, pattern: string, flags: string, se
     new RegExp(pattern, flags);
   } catch (e) {
     // V8 puts the pattern first ("Invalid regular expression: /(/: Unterminated group"); keep the reason.
-    const reason = String((e as Error).message).split(': ').pop();
+    const reason = String((e as Error).message)
+      .split(': ')
+      .pop();
     report('error', segs, `invalid regular expression: ${reason}`);
     return;
   }
@@ -404,21 +453,30 @@ function checkGuardrails(ctx: Ctx, data: Obj, roles: Set<string>, keyRoles: Map<
     const match = obj(o.match) ?? {};
     arr(match.roles).forEach((r, j) => {
       const s = str(r);
-      if (s !== undefined && !roles.has(s)) report('error', ['guardrails', i, 'match', 'roles', j], `unknown role "${s}"${hint(s, roles)}`);
+      if (s !== undefined && !roles.has(s))
+        report('error', ['guardrails', i, 'match', 'roles', j], `unknown role "${s}"${hint(s, roles)}`);
     });
     arr(match.keys).forEach((k, j) => {
       const s = str(k);
-      if (s !== undefined && !keyRoles.has(s)) report('error', ['guardrails', i, 'match', 'keys', j], `unknown key id "${s}"${hint(s, keyRoles.keys())}`);
+      if (s !== undefined && !keyRoles.has(s))
+        report('error', ['guardrails', i, 'match', 'keys', j], `unknown key id "${s}"${hint(s, keyRoles.keys())}`);
     });
-    arr(match.models).forEach((p, j) => checkPattern(ctx, str(p), ['guardrails', i, 'match', 'models', j]));
+    arr(match.models).forEach((p, j) => {
+      checkPattern(ctx, str(p), ['guardrails', i, 'match', 'models', j]);
+    });
     const check = obj(o.check) ?? {};
-    if (check.type === 'regex' && typeof check.pattern === 'string') checkGuardrailRegex(ctx, check.pattern, str(check.flags) ?? '', ['guardrails', i, 'check', 'pattern']);
+    if (check.type === 'regex' && typeof check.pattern === 'string')
+      checkGuardrailRegex(ctx, check.pattern, str(check.flags) ?? '', ['guardrails', i, 'check', 'pattern']);
     if (check.type === 'webhook' && typeof check.url === 'string' && !isHttpUrl(check.url)) {
       report('error', ['guardrails', i, 'check', 'url'], 'must be an http:// or https:// URL');
     }
     const type = str(check.type);
     if (o.action === 'redact' && type !== undefined && !REDACTABLE.has(type)) {
-      report('error', ['guardrails', i, 'action'], `action "redact" needs a regex, keywords or detectors check, not "${type}"`);
+      report(
+        'error',
+        ['guardrails', i, 'action'],
+        `action "redact" needs a regex, keywords or detectors check, not "${type}"`,
+      );
     }
   });
 }

@@ -172,7 +172,12 @@ export interface StateConfig {
 }
 
 export interface ObservabilityConfig {
-  log: { level: 'debug' | 'info' | 'warn' | 'error'; format: 'auto' | 'json' | 'pretty'; file?: string; includePrompts: boolean };
+  log: {
+    level: 'debug' | 'info' | 'warn' | 'error';
+    format: 'auto' | 'json' | 'pretty';
+    file?: string;
+    includePrompts: boolean;
+  };
   /** Enabled only with an admin key (main port) or a port of its own: /metrics is never public by default. */
   metrics: { enabled: boolean; adminKey?: string; port?: number };
   /** Undefined: traces off. */

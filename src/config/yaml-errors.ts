@@ -44,7 +44,8 @@ function unclosedFlow(text: string, offset: number, opener: '{' | '['): Token | 
   for (const t of tokens(text)) {
     if (t.offset >= offset) break;
     if (t.text === '{' || t.text === '[') stack.push(t);
-    else if ((t.text === '}' && stack.at(-1)?.text === '{') || (t.text === ']' && stack.at(-1)?.text === '[')) stack.pop();
+    else if ((t.text === '}' && stack.at(-1)?.text === '{') || (t.text === ']' && stack.at(-1)?.text === '['))
+      stack.pop();
   }
   return stack.reverse().find((t) => t.text === opener);
 }
@@ -79,7 +80,8 @@ export function yamlSyntaxIssue(text: string, errors: readonly YAMLError[]): Syn
 
   if (e.code === 'MISSING_CHAR' && /closing ["']quote/.test(e.message)) {
     const q = unclosedQuote(text, at);
-    if (q) return { offset: q.offset, message: `YAML syntax error: the ${q.text[0]} quote opened here is never closed` };
+    if (q)
+      return { offset: q.offset, message: `YAML syntax error: the ${q.text[0]} quote opened here is never closed` };
   }
 
   // "Flow map … must be sufficiently indented and end with a }": noticed on the next block line.
@@ -88,7 +90,10 @@ export function yamlSyntaxIssue(text: string, errors: readonly YAMLError[]): Syn
     const close = flow[2] as '}' | ']';
     const open = unclosedFlow(text, at, close === '}' ? '{' : '[');
     if (open && lineStart(text, open.offset) < lineStart(text, at)) {
-      return { offset: open.offset, message: `YAML syntax error: the "${open.text}" opened here is never closed with "${close}"` };
+      return {
+        offset: open.offset,
+        message: `YAML syntax error: the "${open.text}" opened here is never closed with "${close}"`,
+      };
     }
   }
 
@@ -112,7 +117,8 @@ export function yamlSyntaxIssue(text: string, errors: readonly YAMLError[]): Syn
   if (e.code === 'BAD_INDENT' && at === lineStart(text, at)) {
     const end = text.indexOf('\n', at);
     const line = text.slice(at, end === -1 ? undefined : end);
-    const target = line.trim() === '' || line.trimStart().startsWith('#') ? nextContentLine(text, at) : { start: at, line };
+    const target =
+      line.trim() === '' || line.trimStart().startsWith('#') ? nextContentLine(text, at) : { start: at, line };
     if (target) return { ...plain, offset: target.start + indentOf(target.line) };
   }
   return plain;

@@ -8,9 +8,7 @@ import type { GatewayError } from './errors.js';
 
 export type WireFormatId = 'openai-chat' | 'anthropic-messages';
 
-export type ImageSource =
-  | { kind: 'url'; url: string }
-  | { kind: 'base64'; mediaType: string; data: string };
+export type ImageSource = { kind: 'url'; url: string } | { kind: 'base64'; mediaType: string; data: string };
 
 export type ContentPart =
   | { type: 'text'; text: string }
@@ -40,11 +38,7 @@ export interface ToolSpec {
   parameters: Record<string, unknown>;
 }
 
-export type ToolChoice =
-  | { type: 'auto' }
-  | { type: 'none' }
-  | { type: 'required' }
-  | { type: 'tool'; name: string };
+export type ToolChoice = { type: 'auto' } | { type: 'none' } | { type: 'required' } | { type: 'tool'; name: string };
 
 /** OpenAI `reasoning_effort` levels; Anthropic `output_config.effort` uses low … max. */
 export type ReasoningEffort = 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max';
@@ -127,10 +121,7 @@ export interface ChatResponse {
   usage: Usage;
 }
 
-export type BlockStart =
-  | { kind: 'text' }
-  | { kind: 'reasoning' }
-  | { kind: 'tool_call'; id: string; name: string };
+export type BlockStart = { kind: 'text' } | { kind: 'reasoning' } | { kind: 'tool_call'; id: string; name: string };
 
 export type BlockDelta =
   | { kind: 'text'; text: string }

@@ -151,9 +151,14 @@ export function kindForStatus(status: number): ErrorKind {
  * not the caller's: 502, so SDKs do not report the caller's gateway key as wrong. The provider's
  * own status stays in `upstream` for routing.
  */
-export function upstreamStatusError(message: string, status: number, opts: { headers?: Record<string, string>; retryAfterMs?: number } = {}): GatewayError {
+export function upstreamStatusError(
+  message: string,
+  status: number,
+  opts: { headers?: Record<string, string>; retryAfterMs?: number } = {},
+): GatewayError {
   const upstream = { status, ...(opts.retryAfterMs !== undefined ? { retryAfterMs: opts.retryAfterMs } : {}) };
-  if (status === 401 || status === 403) return new GatewayError('upstream_error', message, { status: 502, kind: 'upstream', retryable: false, upstream });
+  if (status === 401 || status === 403)
+    return new GatewayError('upstream_error', message, { status: 502, kind: 'upstream', retryable: false, upstream });
   return new GatewayError('upstream_error', message, {
     status: status >= 400 && status <= 599 ? status : 502,
     kind: kindForStatus(status),
@@ -166,6 +171,12 @@ export function upstreamStatusError(message: string, status: number, opts: { hea
 /** The same error with another message (every other field kept; the original as its cause). */
 export function withMessage(err: GatewayError, message: string): GatewayError {
   return new GatewayError(err.code, message, {
-    status: err.status, kind: err.kind, retryable: err.retryable, param: err.param, headers: err.headers, upstream: err.upstream, cause: err,
+    status: err.status,
+    kind: err.kind,
+    retryable: err.retryable,
+    param: err.param,
+    headers: err.headers,
+    upstream: err.upstream,
+    cause: err,
   });
 }

@@ -2,7 +2,14 @@ import type { ChatResponse, ContentPart, StreamEvent } from './canonical.js';
 
 /** Collect a canonical event stream into one response (non-streaming callers of a streaming source). */
 export async function foldStream(events: AsyncIterable<StreamEvent>): Promise<ChatResponse> {
-  const res: ChatResponse = { id: '', model: '', created: 0, content: [], finish: 'other', usage: { inputTokens: 0, outputTokens: 0 } };
+  const res: ChatResponse = {
+    id: '',
+    model: '',
+    created: 0,
+    content: [],
+    finish: 'other',
+    usage: { inputTokens: 0, outputTokens: 0 },
+  };
   const blocks = new Map<number, ContentPart>();
   for await (const ev of events) {
     switch (ev.type) {
@@ -14,7 +21,11 @@ export async function foldStream(events: AsyncIterable<StreamEvent>): Promise<Ch
       case 'block_start': {
         const b = ev.block;
         const part: ContentPart =
-          b.kind === 'tool_call' ? { type: 'tool_call', id: b.id, name: b.name, arguments: '' } : b.kind === 'reasoning' ? { type: 'reasoning', text: '' } : { type: 'text', text: '' };
+          b.kind === 'tool_call'
+            ? { type: 'tool_call', id: b.id, name: b.name, arguments: '' }
+            : b.kind === 'reasoning'
+              ? { type: 'reasoning', text: '' }
+              : { type: 'text', text: '' };
         blocks.set(ev.index, part);
         res.content.push(part);
         break;
@@ -23,8 +34,10 @@ export async function foldStream(events: AsyncIterable<StreamEvent>): Promise<Ch
         const part = blocks.get(ev.index);
         const d = ev.delta;
         if (!part) break;
-        if ((d.kind === 'text' && part.type === 'text') || (d.kind === 'reasoning' && part.type === 'reasoning')) part.text += d.text;
-        else if (d.kind === 'signature' && part.type === 'reasoning') part.signature = (part.signature ?? '') + d.signature;
+        if ((d.kind === 'text' && part.type === 'text') || (d.kind === 'reasoning' && part.type === 'reasoning'))
+          part.text += d.text;
+        else if (d.kind === 'signature' && part.type === 'reasoning')
+          part.signature = (part.signature ?? '') + d.signature;
         else if (d.kind === 'tool_arguments' && part.type === 'tool_call') part.arguments += d.json;
         break;
       }

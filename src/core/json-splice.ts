@@ -48,7 +48,17 @@ function skipValue(b: Uint8Array, i: number): number {
     throw new Error('unterminated container');
   }
   // number, true, false, null
-  while (i < b.length && b[i] !== 0x2c && b[i] !== 0x7d && b[i] !== 0x5d && b[i] !== 0x20 && b[i] !== 0x0a && b[i] !== 0x0d && b[i] !== 0x09) i++;
+  while (
+    i < b.length &&
+    b[i] !== 0x2c &&
+    b[i] !== 0x7d &&
+    b[i] !== 0x5d &&
+    b[i] !== 0x20 &&
+    b[i] !== 0x0a &&
+    b[i] !== 0x0d &&
+    b[i] !== 0x09
+  )
+    i++;
   return i;
 }
 
@@ -82,7 +92,11 @@ export function topLevelSpans(b: Uint8Array): Map<string, Span> {
  * Replace existing top-level members' values and insert new members (as raw JSON text).
  * A key in `insert` that already exists is replaced instead.
  */
-export function spliceTopLevel(body: Buffer, replace: Record<string, string>, insert: Record<string, string> = {}): Buffer {
+export function spliceTopLevel(
+  body: Buffer,
+  replace: Record<string, string>,
+  insert: Record<string, string> = {},
+): Buffer {
   const spans = topLevelSpans(body);
   const edits: Array<{ span: Span; text: string }> = [];
   const additions: string[] = [];

@@ -83,7 +83,17 @@ function skipScalar(b: Buffer, i: number): number {
   const start = i;
   while (i < b.length) {
     const c = b[i];
-    if (c === COMMA || c === CLOSE_OBJECT || c === CLOSE_ARRAY || c === COLON || c === QUOTE || c === OPEN_OBJECT || c === OPEN_ARRAY || isWs(c)) break;
+    if (
+      c === COMMA ||
+      c === CLOSE_OBJECT ||
+      c === CLOSE_ARRAY ||
+      c === COLON ||
+      c === QUOTE ||
+      c === OPEN_OBJECT ||
+      c === OPEN_ARRAY ||
+      isWs(c)
+    )
+      break;
     i++;
   }
   if (i === start) throw notJson();
@@ -161,7 +171,8 @@ class Scan {
       if (count < SMALL_OBJECT && !needsDecoding(b, start, end)) {
         const len = end - start;
         for (let k = from; k < from + 2 * count; k += 2) {
-          if (this.seen[k + 1] - this.seen[k] === len && sameBytes(b, this.seen[k], start, len)) this.duplicate(d, start, end);
+          if (this.seen[k + 1] - this.seen[k] === len && sameBytes(b, this.seen[k], start, len))
+            this.duplicate(d, start, end);
         }
         const top = from + 2 * count;
         if (top + 2 > this.seen.length) {
@@ -195,7 +206,11 @@ class Scan {
     }
     const key = decodeKey(this.b, start, end);
     at = at === '' ? key : `${at}.${key}`;
-    throw new GatewayError('invalid_request', `The request body has the key '${at}' more than once; send each key once.`, { param: at });
+    throw new GatewayError(
+      'invalid_request',
+      `The request body has the key '${at}' more than once; send each key once.`,
+      { param: at },
+    );
   }
 }
 
@@ -237,7 +252,8 @@ function walk(s: Scan, maxDepth: number): void {
     // A value starts at i.
     const c = b[i];
     if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
-      if (depth >= maxDepth) throw new GatewayError('invalid_request', `The request body nests deeper than ${maxDepth} levels.`);
+      if (depth >= maxDepth)
+        throw new GatewayError('invalid_request', `The request body nests deeper than ${maxDepth} levels.`);
       const isObject = c === OPEN_OBJECT;
       const d = depth++;
       s.open(d, isObject);

@@ -18,21 +18,31 @@ import { encodeSse } from '../sse/encode.js';
 import { upstreamFailure, type UpstreamResponse } from '../upstream/client.js';
 import { upstreamHttpError } from '../upstream/http-error.js';
 import { primeStream } from './prime.js';
-import { mergeUsage, replyFromEvents, replyFromResponse } from './reply-from-events.js';
+import { replyFromEvents, replyFromResponse } from './reply-from-events.js';
 import { callerModel, renameModelIn, StreamModelRenamer } from './response-model.js';
 
 /** `apiKey`: the provider key for this attempt (the configured one, or the caller's own). */
-export async function attemptHttp(ctx: RequestContext, c: Candidate, kind: HttpProviderKind, apiKey: string | undefined): Promise<Reply> {
+export async function attemptHttp(
+  ctx: RequestContext,
+  c: Candidate,
+  kind: HttpProviderKind,
+  apiKey: string | undefined,
+): Promise<Reply> {
   const upstreamFormat = WIRE_FORMATS[kind.speaks];
   if (!upstreamFormat) throw new GatewayError('internal_error', `No wire format "${kind.speaks}" is registered.`);
   const chat = ctx.chat!;
   // Byte pass-through only when the caller's bytes are what goes up and what comes back needs no look inside.
   const same = upstreamFormat.id === ctx.format.id && !ctx.outputGuarded;
-  const target = { model: c.model.upstreamName, maxOutputTokens: c.model.maxOutputTokens, reasoning: c.model.reasoning };
+  const target = {
+    model: c.model.upstreamName,
+    maxOutputTokens: c.model.maxOutputTokens,
+    reasoning: c.model.reasoning,
+  };
   const dropped: string[] = [];
-  const body = upstreamFormat.id === ctx.format.id
-    ? ctx.format.passThrough.prepareBody(ctx.rawBody!, ctx.body, target, chat)
-    : Buffer.from(JSON.stringify(upstreamFormat.encodeRequest(chat, target, dropped)));
+  const body =
+    upstreamFormat.id === ctx.format.id
+      ? ctx.format.passThrough.prepareBody(ctx.rawBody!, ctx.body, target, chat)
+      : Buffer.from(JSON.stringify(upstreamFormat.encodeRequest(chat, target, dropped)));
   noteDropped(ctx, upstreamFormat.id === ctx.format.id ? [] : [...dropped, ...droppedBetas(ctx)]);
   const headers: Record<string, string> = {
     ...c.provider.headers,
@@ -42,7 +52,14 @@ export async function attemptHttp(ctx: RequestContext, c: Candidate, kind: HttpP
     'x-correlation-id': ctx.id,
     ...kind.authHeaders(apiKey),
   };
-  const up = await ctx.runtime.upstream.send({ provider: c.provider, path: kind.chatPath, headers, body, timeouts: c.model.timeouts, signal: ctx.signal });
+  const up = await ctx.runtime.upstream.send({
+    provider: c.provider,
+    path: kind.chatPath,
+    headers,
+    body,
+    timeouts: c.model.timeouts,
+    signal: ctx.signal,
+  });
   ctx.firstByteAt = performance.now();
   const upstreamId = header(up, 'x-request-id') ?? header(up, 'request-id');
   if (upstreamId) ctx.responseHeaders['x-upstream-request-id'] = upstreamId;
@@ -55,7 +72,11 @@ export async function attemptHttp(ctx: RequestContext, c: Candidate, kind: HttpP
     } catch {
       message = undefined;
     }
-    throw upstreamHttpError(c.provider, up.status, text, message, { retryAfter: header(up, 'retry-after'), retryAfterMs: header(up, 'retry-after-ms'), secrets: [apiKey] });
+    throw upstreamHttpError(c.provider, up.status, text, message, {
+      retryAfter: header(up, 'retry-after'),
+      retryAfterMs: header(up, 'retry-after-ms'),
+      secrets: [apiKey],
+    });
   }
 
   const isSse = (header(up, 'content-type') ?? '').includes('text/event-stream');
@@ -66,11 +87,16 @@ export async function attemptHttp(ctx: RequestContext, c: Candidate, kind: HttpP
   }
   if (chat.stream) {
     await up.body.dump().catch(() => undefined);
-    throw new GatewayError('upstream_error', `Provider "${c.provider.id}" answered a streaming request without an event stream.`);
+    throw new GatewayError(
+      'upstream_error',
+      `Provider "${c.provider.id}" answered a streaming request without an event stream.`,
+    );
   }
-  const raw = Buffer.from(await up.body.arrayBuffer().catch((err: unknown) => {
-    throw upstreamFailure(err, c.provider, c.model.timeouts);
-  }));
+  const raw = Buffer.from(
+    await up.body.arrayBuffer().catch((err: unknown) => {
+      throw upstreamFailure(err, c.provider, c.model.timeouts);
+    }),
+  );
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw.toString('utf8'));
@@ -83,7 +109,11 @@ export async function attemptHttp(ctx: RequestContext, c: Candidate, kind: HttpP
   }
   ctx.usage = upstreamFormat.passThrough.usageFromBody(parsed);
   const hasModel = typeof (parsed as { model?: unknown } | null)?.model === 'string';
-  return { kind: 'json', status: up.status, body: hasModel ? Buffer.from(renameModelIn(raw.toString('utf8'), callerModel(ctx))) : raw };
+  return {
+    kind: 'json',
+    status: up.status,
+    body: hasModel ? Buffer.from(renameModelIn(raw.toString('utf8'), callerModel(ctx))) : raw,
+  };
 }
 
 /**
@@ -106,7 +136,10 @@ function droppedBetas(ctx: RequestContext): string[] {
   const v = ctx.req.headers['anthropic-beta'];
   if (ctx.format.id !== 'anthropic-messages' || v === undefined) return [];
   // The caller's text goes back in a header: bounded in number and length.
-  const values = (Array.isArray(v) ? v.join(',') : v).split(',').map((b) => b.trim()).filter((b) => b.length > 0 && b.length <= 100);
+  const values = (Array.isArray(v) ? v.join(',') : v)
+    .split(',')
+    .map((b) => b.trim())
+    .filter((b) => b.length > 0 && b.length <= 100);
   return values.slice(0, 32).map((b) => `anthropic-beta:${b}`);
 }
 
@@ -129,7 +162,12 @@ async function* guardBody(up: UpstreamResponse, c: Candidate): AsyncGenerator<Bu
  * really started answering (comments and keep-alives before it do not count), and an upstream
  * whose first event is an error can still be moved on from.
  */
-async function* relaySse(ctx: RequestContext, c: Candidate, up: UpstreamResponse, format: WireFormat): AsyncGenerator<string | Uint8Array> {
+async function* relaySse(
+  ctx: RequestContext,
+  c: Candidate,
+  up: UpstreamResponse,
+  format: WireFormat,
+): AsyncGenerator<string | Uint8Array> {
   const watch = format.passThrough.watchStream(ctx.chat!);
   ctx.relayed = watch;
   const rename = new StreamModelRenamer(callerModel(ctx), format.id === 'openai-chat');
@@ -143,7 +181,7 @@ async function* relaySse(ctx: RequestContext, c: Candidate, up: UpstreamResponse
     if (last) msgs.push(...decoder.end());
     let keep: SseMessage[] | undefined;
     for (let i = 0; i < msgs.length; i++) {
-      let seen;
+      let seen: ReturnType<typeof watch.see>;
       try {
         seen = watch.see(msgs[i]);
       } catch (err) {
@@ -185,7 +223,11 @@ async function* relaySse(ctx: RequestContext, c: Candidate, up: UpstreamResponse
   const out = rename.run(seen);
   if (pending || out) yield pending + out;
   if (err) throw err;
-  if (!watch.complete) throw new GatewayError('upstream_unavailable', `Provider "${c.provider.id}" ended the stream early (before its end marker).`);
+  if (!watch.complete)
+    throw new GatewayError(
+      'upstream_unavailable',
+      `Provider "${c.provider.id}" ended the stream early (before its end marker).`,
+    );
 }
 
 function header(up: UpstreamResponse, name: string): string | undefined {

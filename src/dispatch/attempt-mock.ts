@@ -10,7 +10,9 @@ export function attemptMock(ctx: RequestContext, c: Candidate): Promise<Reply> {
   // refused by name, as translation refuses them.
   const dropped = ctx.chat!.unmapped.find((f) => f.startsWith('messages['));
   if (dropped !== undefined) {
-    return Promise.reject(new GatewayError('invalid_request', `${dropped} is not supported by the mock provider.`, { param: dropped }));
+    return Promise.reject(
+      new GatewayError('invalid_request', `${dropped} is not supported by the mock provider.`, { param: dropped }),
+    );
   }
   return replyFromEvents(ctx, mockEvents(ctx.chat!, c.model, c.provider.mock, ctx.signal), callerModel(ctx));
 }

@@ -8,7 +8,8 @@ import { withoutSecrets } from '../pipeline/request-secrets.js';
 /** Merge usage seen so far with a newer partial report (later fields win, field by field). */
 export function mergeUsage(prev: Usage | undefined, next: Partial<Usage>): Usage {
   const out: Usage = { inputTokens: 0, outputTokens: 0, ...prev };
-  for (const [k, v] of Object.entries(next) as Array<[keyof Usage, number | undefined]>) if (v !== undefined) out[k] = v;
+  for (const [k, v] of Object.entries(next) as Array<[keyof Usage, number | undefined]>)
+    if (v !== undefined) out[k] = v;
   return out;
 }
 
@@ -17,7 +18,11 @@ export function mergeUsage(prev: Usage | undefined, next: Partial<Usage>): Usage
  * disconnects early, and a cut stream is billed for what it relayed); redacts upstream errors;
  * names the model the caller asked for (the response `model` rule, response-model.ts).
  */
-async function* tapUsage(ctx: RequestContext, events: AsyncIterable<StreamEvent>, modelName: string): AsyncGenerator<StreamEvent> {
+async function* tapUsage(
+  ctx: RequestContext,
+  events: AsyncIterable<StreamEvent>,
+  modelName: string,
+): AsyncGenerator<StreamEvent> {
   const relayed = { output: [] as string[], complete: false };
   ctx.relayed = relayed;
   for await (const ev of events) {
@@ -50,7 +55,11 @@ function rejectErrorFirst(ev: StreamEvent): void {
  * Canonical events (from a translated upstream or the mock) → a reply in the caller's format.
  * `modelName`: the name the response carries (the one the caller sent, response-model.ts).
  */
-export async function replyFromEvents(ctx: RequestContext, events: AsyncIterable<StreamEvent>, modelName: string): Promise<Reply> {
+export async function replyFromEvents(
+  ctx: RequestContext,
+  events: AsyncIterable<StreamEvent>,
+  modelName: string,
+): Promise<Reply> {
   const chat = ctx.chat!;
   if (chat.stream) {
     // Usage is tapped before the guard, so a stream a guardrail ends still counts what it used.

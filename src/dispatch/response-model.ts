@@ -35,7 +35,10 @@ export class StreamModelRenamer {
   private readonly member: string;
   private done = false;
 
-  constructor(name: string, private readonly everyEvent: boolean) {
+  constructor(
+    name: string,
+    private readonly everyEvent: boolean,
+  ) {
     this.member = `"model":${JSON.stringify(name)}`;
   }
 

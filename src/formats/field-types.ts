@@ -19,7 +19,14 @@ function absent(v: unknown): v is undefined | null {
 }
 
 /** A finite number within [min, max] (an integer when asked), or undefined when not sent. */
-export function optNumber(body: Json, field: string, min: number, max: number, integer = false, at = field): number | undefined {
+export function optNumber(
+  body: Json,
+  field: string,
+  min: number,
+  max: number,
+  integer = false,
+  at = field,
+): number | undefined {
   const v = body[field];
   if (absent(v)) return undefined;
   // Integers stay exact (|v| < 2^53): 1e308 is an "integer" to JavaScript, not to a provider.
@@ -60,7 +67,13 @@ export function optArray(body: Json, field: string, at = field): unknown[] | und
 }
 
 /** An object whose every value passes `check` (e.g. metadata: strings, logit_bias: numbers). */
-export function optRecordOf(body: Json, field: string, what: string, check: (v: unknown) => boolean, at = field): Json | undefined {
+export function optRecordOf(
+  body: Json,
+  field: string,
+  what: string,
+  check: (v: unknown) => boolean,
+  at = field,
+): Json | undefined {
   const o = optObject(body, field, at);
   if (o === undefined) return undefined;
   for (const [k, v] of Object.entries(o)) {
@@ -70,7 +83,13 @@ export function optRecordOf(body: Json, field: string, what: string, check: (v: 
 }
 
 /** An array whose every element passes `check`. */
-export function optArrayOf(body: Json, field: string, what: string, check: (v: unknown) => boolean, at = field): unknown[] | undefined {
+export function optArrayOf(
+  body: Json,
+  field: string,
+  what: string,
+  check: (v: unknown) => boolean,
+  at = field,
+): unknown[] | undefined {
   const a = optArray(body, field, at);
   if (a === undefined) return undefined;
   a.forEach((v, i) => {

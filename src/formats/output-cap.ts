@@ -56,7 +56,12 @@ export function defaultOutputCap(maxOutputTokens: number | undefined): number {
  * sent, times the choices (OpenAI `n`; translation refuses n > 1). `upstream` undefined: the
  * in-process mock, which honours the caller's limit.
  */
-export function maxBilledOutputTokens(req: ChatRequest, caller: WireFormatId, upstream: WireFormatId | undefined, maxOutputTokens: number | undefined): number {
+export function maxBilledOutputTokens(
+  req: ChatRequest,
+  caller: WireFormatId,
+  upstream: WireFormatId | undefined,
+  maxOutputTokens: number | undefined,
+): number {
   if (upstream === 'anthropic-messages' && caller !== upstream) return anthropicMaxTokens(req, maxOutputTokens);
   return (req.maxTokens ?? defaultOutputCap(maxOutputTokens)) * (req.n ?? 1);
 }

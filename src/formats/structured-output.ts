@@ -11,8 +11,6 @@ import { type Json, isObject } from '../core/json.js';
 /** The tool an Anthropic model is made to call when it has no native output format. */
 export const OUTPUT_TOOL_NAME = 'json_output';
 
-
-
 /** Visits every subschema (properties, items, combinators, definitions); stops when `visit` returns false. */
 function everySubschema(schema: unknown, visit: (s: Json) => boolean, depth = 0): boolean {
   if (!isObject(schema) || depth > 64) return true;
@@ -21,8 +19,10 @@ function everySubschema(schema: unknown, visit: (s: Json) => boolean, depth = 0)
   for (const key of ['properties', '$defs', 'definitions', 'patternProperties']) {
     if (isObject(schema[key])) children.push(...Object.values(schema[key] as Json));
   }
-  for (const key of ['items', 'additionalProperties', 'not', 'contains']) if (isObject(schema[key])) children.push(schema[key]);
-  for (const key of ['anyOf', 'oneOf', 'allOf', 'prefixItems']) if (Array.isArray(schema[key])) children.push(...(schema[key] as unknown[]));
+  for (const key of ['items', 'additionalProperties', 'not', 'contains'])
+    if (isObject(schema[key])) children.push(schema[key]);
+  for (const key of ['anyOf', 'oneOf', 'allOf', 'prefixItems'])
+    if (Array.isArray(schema[key])) children.push(...(schema[key] as unknown[]));
   return children.every((c) => everySubschema(c, visit, depth + 1));
 }
 

@@ -22,7 +22,14 @@
  * - bearer_token: the token after `Bearer ` (≥ 16 token68 characters); the scheme word is kept.
  */
 
-export type DetectorName = 'email' | 'phone' | 'credit_card' | 'iban' | 'aws_access_key' | 'private_key' | 'bearer_token';
+export type DetectorName =
+  | 'email'
+  | 'phone'
+  | 'credit_card'
+  | 'iban'
+  | 'aws_access_key'
+  | 'private_key'
+  | 'bearer_token';
 
 export interface Span {
   start: number;
@@ -35,14 +42,26 @@ export interface Detector {
   find(text: string): Span[];
 }
 
-export const DETECTOR_NAMES: readonly DetectorName[] = ['email', 'phone', 'credit_card', 'iban', 'aws_access_key', 'private_key', 'bearer_token'];
+export const DETECTOR_NAMES: readonly DetectorName[] = [
+  'email',
+  'phone',
+  'credit_card',
+  'iban',
+  'aws_access_key',
+  'private_key',
+  'bearer_token',
+];
 
 export function isDetectorName(s: unknown): s is DetectorName {
   return typeof s === 'string' && (DETECTOR_NAMES as readonly string[]).includes(s);
 }
 
 /** Every match of a global regex that passes `accept` (the regex is shared: lastIndex is reset). */
-function spansOf(re: RegExp, text: string, accept: (m: RegExpExecArray) => Span | undefined = (m) => ({ start: m.index, end: m.index + m[0].length })): Span[] {
+function spansOf(
+  re: RegExp,
+  text: string,
+  accept: (m: RegExpExecArray) => Span | undefined = (m) => ({ start: m.index, end: m.index + m[0].length }),
+): Span[] {
   const out: Span[] = [];
   re.lastIndex = 0;
   for (let m = re.exec(text); m; m = re.exec(text)) {
@@ -85,7 +104,13 @@ class UrlContext {
       const c = t.charCodeAt(this.pos);
       if (isSpaceCode(c)) this.lastSpace = this.pos;
       // `://` ending here starts two characters back.
-      else if (c === 0x2f && this.pos >= 2 && t.charCodeAt(this.pos - 1) === 0x2f && t.charCodeAt(this.pos - 2) === 0x3a) this.lastScheme = this.pos - 2;
+      else if (
+        c === 0x2f &&
+        this.pos >= 2 &&
+        t.charCodeAt(this.pos - 1) === 0x2f &&
+        t.charCodeAt(this.pos - 2) === 0x3a
+      )
+        this.lastScheme = this.pos - 2;
     }
     return this.lastScheme >= Math.max(this.lastSpace + 1, start - URL_LOOKBACK);
   }
@@ -124,8 +149,10 @@ const email: Detector = {
 // Bare runs of digits (`1699999999`, `20240115093000`) never match: without a `+` a separator is
 // required. ISO dates (`2024-01-15`) are too short and IPv4 addresses do not start with a 0 group.
 
-const PHONE_INTL_RE = /(?<![\w+]|\d[ .-])\+\d{1,3}(?:[ .-]?(\(\d{1,4}\)))?[ .-]?\d{1,12}(?:[ .-]\d{1,8}){0,5}(?![\w]|[ .-]?\d)/g;
-const PHONE_NANP_RE = /(?<![\w+]|\d[ .-])(?:1[-. ])?(?:\([2-9]\d{2}\) ?[2-9]\d{2}[-. ]|[2-9]\d{2}([-. ])[2-9]\d{2}\1)\d{4}(?!\w|[ .-]\d)/g;
+const PHONE_INTL_RE =
+  /(?<![\w+]|\d[ .-])\+\d{1,3}(?:[ .-]?(\(\d{1,4}\)))?[ .-]?\d{1,12}(?:[ .-]\d{1,8}){0,5}(?![\w]|[ .-]?\d)/g;
+const PHONE_NANP_RE =
+  /(?<![\w+]|\d[ .-])(?:1[-. ])?(?:\([2-9]\d{2}\) ?[2-9]\d{2}[-. ]|[2-9]\d{2}([-. ])[2-9]\d{2}\1)\d{4}(?!\w|[ .-]\d)/g;
 const PHONE_TRUNK_RE = /(?<![\w+]|\d[ .-])(?:\(0\d{1,4}\) ?|0\d{1,4}[ .-])\d{2,8}(?:[ .-]\d{2,8}){0,3}(?!\w|[ .-]\d)/g;
 const PHONE_MAX_SPAN = 69; // the international shape's bound: 1 + 3 + 7 + 1 + 12 + 5 × 9
 
@@ -145,7 +172,9 @@ const phone: Detector = {
     const nanp = spansOf(PHONE_NANP_RE, text);
     const trunk = spansOf(PHONE_TRUNK_RE, text, (m) => {
       const digits = digitCount(m[0]);
-      return digits >= 9 && digits <= 11 && oneSeparatorKind(m[0]) ? { start: m.index, end: m.index + m[0].length } : undefined;
+      return digits >= 9 && digits <= 11 && oneSeparatorKind(m[0])
+        ? { start: m.index, end: m.index + m[0].length }
+        : undefined;
     });
     return [...intl, ...nanp, ...trunk].sort((a, b) => a.start - b.start);
   },
@@ -186,7 +215,9 @@ const creditCard: Detector = {
     spansOf(CARD_RE, text, (m) => {
       const seps = new Set(m[0].match(/[ -]/g) ?? []);
       const digits = m[0].replace(/\D/g, '');
-      return seps.size <= 1 && cardPrefix(digits) && luhnValid(digits) ? { start: m.index, end: m.index + m[0].length } : undefined;
+      return seps.size <= 1 && cardPrefix(digits) && luhnValid(digits)
+        ? { start: m.index, end: m.index + m[0].length }
+        : undefined;
     }),
 };
 
@@ -196,12 +227,88 @@ const creditCard: Detector = {
 // mod-97 remainder of 1 (ISO 13616). Countries not in the table are not detected.
 
 const IBAN_LENGTHS: Readonly<Record<string, number>> = {
-  AD: 24, AE: 23, AL: 28, AT: 20, AZ: 28, BA: 20, BE: 16, BG: 22, BH: 22, BI: 27, BR: 29, BY: 28, CH: 21, CR: 22,
-  CY: 28, CZ: 24, DE: 22, DJ: 27, DK: 18, DO: 28, EE: 20, EG: 29, ES: 24, FI: 18, FO: 18, FR: 27, GB: 22, GE: 22,
-  GI: 23, GL: 18, GR: 27, GT: 28, HR: 21, HU: 28, IE: 22, IL: 23, IQ: 23, IS: 26, IT: 27, JO: 30, KW: 30, KZ: 20,
-  LB: 28, LC: 32, LI: 21, LT: 20, LU: 20, LV: 21, LY: 25, MC: 27, MD: 24, ME: 22, MK: 19, MR: 27, MT: 31, MU: 30,
-  NL: 18, NO: 15, PK: 24, PL: 28, PS: 29, PT: 25, QA: 29, RO: 24, RS: 22, RU: 33, SA: 24, SC: 31, SD: 18, SE: 24,
-  SI: 19, SK: 24, SM: 27, ST: 25, SV: 28, TL: 23, TN: 24, TR: 26, UA: 29, VA: 22, VG: 24, XK: 20,
+  AD: 24,
+  AE: 23,
+  AL: 28,
+  AT: 20,
+  AZ: 28,
+  BA: 20,
+  BE: 16,
+  BG: 22,
+  BH: 22,
+  BI: 27,
+  BR: 29,
+  BY: 28,
+  CH: 21,
+  CR: 22,
+  CY: 28,
+  CZ: 24,
+  DE: 22,
+  DJ: 27,
+  DK: 18,
+  DO: 28,
+  EE: 20,
+  EG: 29,
+  ES: 24,
+  FI: 18,
+  FO: 18,
+  FR: 27,
+  GB: 22,
+  GE: 22,
+  GI: 23,
+  GL: 18,
+  GR: 27,
+  GT: 28,
+  HR: 21,
+  HU: 28,
+  IE: 22,
+  IL: 23,
+  IQ: 23,
+  IS: 26,
+  IT: 27,
+  JO: 30,
+  KW: 30,
+  KZ: 20,
+  LB: 28,
+  LC: 32,
+  LI: 21,
+  LT: 20,
+  LU: 20,
+  LV: 21,
+  LY: 25,
+  MC: 27,
+  MD: 24,
+  ME: 22,
+  MK: 19,
+  MR: 27,
+  MT: 31,
+  MU: 30,
+  NL: 18,
+  NO: 15,
+  PK: 24,
+  PL: 28,
+  PS: 29,
+  PT: 25,
+  QA: 29,
+  RO: 24,
+  RS: 22,
+  RU: 33,
+  SA: 24,
+  SC: 31,
+  SD: 18,
+  SE: 24,
+  SI: 19,
+  SK: 24,
+  SM: 27,
+  ST: 25,
+  SV: 28,
+  TL: 23,
+  TN: 24,
+  TR: 26,
+  UA: 29,
+  VA: 22,
+  VG: 24,
+  XK: 20,
 };
 const IBAN_MAX_LENGTH = Math.max(...Object.values(IBAN_LENGTHS));
 const IBAN_START_RE = /(?<![A-Za-z0-9])([A-Za-z]{2})\d{2}/g;
@@ -280,9 +387,15 @@ const SPACES_RE = /\s*/y;
 const KEY_SEARCH_LIMIT = 16_384;
 
 const isBase64Code = (c: number): boolean =>
-  (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c === 0x2b || c === 0x2f || c === 0x3d;
+  (c >= 0x41 && c <= 0x5a) ||
+  (c >= 0x61 && c <= 0x7a) ||
+  (c >= 0x30 && c <= 0x39) ||
+  c === 0x2b ||
+  c === 0x2f ||
+  c === 0x3d;
 /** `[-A-Z0-9 ]`: what a partial END line is made of. */
-const isEndLineCode = (c: number): boolean => (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x20;
+const isEndLineCode = (c: number): boolean =>
+  (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x20;
 
 /** What the private_key scan asks about positions after a marker, each answered in amortised O(1). */
 class KeyTextFacts {

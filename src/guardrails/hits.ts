@@ -44,5 +44,7 @@ export function toRecordedHits(hits: readonly ScanHit[], direction: GuardrailDir
 /** The error a block produces: names the guardrail, never what it matched. */
 export function guardrailBlockedError(guardrailId: string, direction: GuardrailDirection): GatewayError {
   const what = direction === 'input' ? 'request' : 'response';
-  return new GatewayError('guardrail_blocked', `The ${what} was blocked by guardrail "${guardrailId}".`, { param: `guardrail:${guardrailId}` });
+  return new GatewayError('guardrail_blocked', `The ${what} was blocked by guardrail "${guardrailId}".`, {
+    param: `guardrail:${guardrailId}`,
+  });
 }

@@ -102,13 +102,19 @@ export function isSafeJsonCut(lex: JsonLex, i: number): boolean {
 }
 
 const isInner = (c: number | undefined): boolean => c === JsonClass.EscapeInner || c === JsonClass.ScalarInner;
-const isStringClass = (c: number | undefined): boolean => c === JsonClass.StringChar || c === JsonClass.EscapeStart || c === JsonClass.EscapeInner;
+const isStringClass = (c: number | undefined): boolean =>
+  c === JsonClass.StringChar || c === JsonClass.EscapeStart || c === JsonClass.EscapeInner;
 
 /**
  * Replaces `spans` (sorted, non-overlapping, within `text`) JSON-safely. `classes` are `text`'s
  * own, from lexJson; `text` must not begin or end inside an escape or scalar (see isSafeJsonCut).
  */
-export function redactJson(text: string, classes: Uint8Array, spans: readonly LabelledSpan[], placeholder: (label: string) => string): string {
+export function redactJson(
+  text: string,
+  classes: Uint8Array,
+  spans: readonly LabelledSpan[],
+  placeholder: (label: string) => string,
+): string {
   // Widen each span to whole escapes and whole scalars, then merge what now overlaps. Widening
   // never walks back over the previous span nor forward over what it covers, so thousands of
   // matches inside one long scalar cost one pass over it.

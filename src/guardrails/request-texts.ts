@@ -19,10 +19,23 @@
 import type { TextMapper } from './content-texts.js';
 import type { Json } from '../core/json.js';
 
-
 const NOT_READ = new Set([
-  'model', 'role', 'type', 'id', 'tool_call_id', 'tool_use_id', 'cache_control', 'media_type',
-  'url', 'data', 'file_data', 'file_id', 'encrypted_content', 'encrypted_index', 'signature', 'thinking',
+  'model',
+  'role',
+  'type',
+  'id',
+  'tool_call_id',
+  'tool_use_id',
+  'cache_control',
+  'media_type',
+  'url',
+  'data',
+  'file_data',
+  'file_id',
+  'encrypted_content',
+  'encrypted_index',
+  'signature',
+  'thinking',
   'authorization_token',
 ]);
 

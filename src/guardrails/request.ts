@@ -57,7 +57,10 @@ export interface InputCheckResult extends InputRequest {
 }
 
 /** Step 1 alone (synchronous): pattern rules only, on the body's texts. */
-export function redactBody(rules: readonly PatternGuardrail[], body: RequestBody): { body: RequestBody; hits: ScanHit[]; blockedBy?: string } {
+export function redactBody(
+  rules: readonly PatternGuardrail[],
+  body: RequestBody,
+): { body: RequestBody; hits: ScanHit[]; blockedBy?: string } {
   if (rules.length === 0) return { body, hits: [] };
   const scanner = new TextScanner(rules);
   const out = mapBodyTexts(body, scanner.scan);
@@ -91,7 +94,9 @@ export async function checkInput(
 
   const limits = selected.filter((r): r is TokenLimitGuardrail => r.kind === 'max_input_tokens');
   if (limits.length > 0) {
-    const inputTokens = deps.countTokens ? deps.countTokens(chat) : countTokensLocal(deps.config, scope.modelId, chat).inputTokens;
+    const inputTokens = deps.countTokens
+      ? deps.countTokens(chat)
+      : countTokensLocal(deps.config, scope.modelId, chat).inputTokens;
     for (const rule of limits) {
       if (inputTokens <= rule.limit) continue;
       const action = rule.action === 'log' ? 'log' : 'block';

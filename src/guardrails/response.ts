@@ -8,7 +8,14 @@
 import type { ChatResponse } from '../core/canonical.js';
 import { collectTexts, mapResponseTexts, replaceTexts, type TextMapper } from './content-texts.js';
 import { addHits, type ScanHit } from './hits.js';
-import { patternRules, selectGuardrails, type CompiledGuardrail, type GuardrailScope, type PatternGuardrail, type WebhookGuardrail } from './rules.js';
+import {
+  patternRules,
+  selectGuardrails,
+  type CompiledGuardrail,
+  type GuardrailScope,
+  type PatternGuardrail,
+  type WebhookGuardrail,
+} from './rules.js';
 import { TextScanner } from './scan.js';
 import { runWebhooks, type WebhookDeps } from './webhook.js';
 

@@ -78,9 +78,17 @@ export function compileGuardrail(g: GuardrailConfig): CompiledGuardrail {
   const c = g.check;
   switch (c.type) {
     case 'regex':
-      return { ...base, kind: 'pattern', ...regexMatcher(String(c.pattern), typeof c.flags === 'string' ? c.flags : '') };
+      return {
+        ...base,
+        kind: 'pattern',
+        ...regexMatcher(String(c.pattern), typeof c.flags === 'string' ? c.flags : ''),
+      };
     case 'keywords':
-      return { ...base, kind: 'pattern', ...keywordMatcher((c.words as unknown[]).map(String), c.caseSensitive === true) };
+      return {
+        ...base,
+        kind: 'pattern',
+        ...keywordMatcher((c.words as unknown[]).map(String), c.caseSensitive === true),
+      };
     case 'detectors':
       return { ...base, kind: 'pattern', ...detectorMatcher(c.detectors as unknown[], g.id) };
     case 'max_input_tokens':
@@ -99,7 +107,11 @@ export function compileGuardrail(g: GuardrailConfig): CompiledGuardrail {
 }
 
 /** The rules for one direction and request, in config order. */
-export function selectGuardrails(rules: readonly CompiledGuardrail[], direction: GuardrailDirection, scope: GuardrailScope): CompiledGuardrail[] {
+export function selectGuardrails(
+  rules: readonly CompiledGuardrail[],
+  direction: GuardrailDirection,
+  scope: GuardrailScope,
+): CompiledGuardrail[] {
   return rules.filter((r) => (r.appliesTo === 'both' || r.appliesTo === direction) && r.matches(scope));
 }
 
@@ -140,7 +152,7 @@ function regexFinder(re: RegExp, label: string): (text: string) => LabelledSpan[
 }
 
 function regexMatcher(pattern: string, flags: string): Matcher {
-  const re = new RegExp(pattern, flags.includes('g') ? flags : flags + 'g');
+  const re = new RegExp(pattern, flags.includes('g') ? flags : `${flags}g`);
   return { maxSpan: REGEX_MAX_SPAN, find: regexFinder(re, 'regex') };
 }
 
@@ -154,8 +166,13 @@ const escapeRegex = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\
  */
 function keywordMatcher(words: readonly string[], caseSensitive: boolean): Matcher {
   // Texts are matched in normal form (see normalise-text.ts), so the words must be in it too.
-  const sorted = [...new Set(words.map((w) => normalisedForMatching(w) ?? w))].filter((w) => w.length > 0).sort((a, b) => b.length - a.length);
-  const re = new RegExp(`(?<![\\p{L}\\p{N}_])(?:${sorted.map(escapeRegex).join('|')})(?![\\p{L}\\p{N}_])`, caseSensitive ? 'gu' : 'giu');
+  const sorted = [...new Set(words.map((w) => normalisedForMatching(w) ?? w))]
+    .filter((w) => w.length > 0)
+    .sort((a, b) => b.length - a.length);
+  const re = new RegExp(
+    `(?<![\\p{L}\\p{N}_])(?:${sorted.map(escapeRegex).join('|')})(?![\\p{L}\\p{N}_])`,
+    caseSensitive ? 'gu' : 'giu',
+  );
   return { maxSpan: Math.max(1, ...sorted.map((w) => w.length)), find: regexFinder(re, 'keyword') };
 }
 

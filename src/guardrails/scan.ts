@@ -78,7 +78,10 @@ export function redactPlain(text: string, spans: readonly LabelledSpan[]): strin
 /** One hit per rule and label, in config order. */
 export function hitsOf(matches: readonly RuleMatch[]): ScanHit[] {
   const sorted = [...matches].sort((a, b) => a.ruleIndex - b.ruleIndex || a.start - b.start);
-  return addHits([], sorted.map((m) => ({ guardrailId: m.guardrailId, action: m.action, label: m.label })));
+  return addHits(
+    [],
+    sorted.map((m) => ({ guardrailId: m.guardrailId, action: m.action, label: m.label })),
+  );
 }
 
 /** The blocking match of the earliest rule in config order, if any. */
@@ -98,7 +101,11 @@ export function scanText(rules: readonly PatternGuardrail[], text: string, kind:
  * only shows once `\uXXXX` escapes are decoded is found too. (A stream's fragments are scanned as
  * they come; there an escaped character can still hide a match.)
  */
-export function scanCompleteText(rules: readonly PatternGuardrail[], text: string, kind: TextKind = 'text'): ScanResult {
+export function scanCompleteText(
+  rules: readonly PatternGuardrail[],
+  text: string,
+  kind: TextKind = 'text',
+): ScanResult {
   if (rules.length === 0 || text.length === 0) return { text, hits: [] };
   if (kind === 'json' && text.includes('\\u')) {
     // `\u0041KIA…` decodes to a key: scan the JSON with its escapes written out instead
@@ -125,7 +132,8 @@ function scanTextAs(rules: readonly PatternGuardrail[], text: string, kind: Text
   const matches = findMatches(rules, lex ? lex.view : text);
   if (matches.length === 0) return { text, hits: [] };
   const spans = redactionSpans(matches);
-  const redacted = spans.length === 0 ? text : lex ? redactJson(text, lex.classes, spans, placeholder) : redactPlain(text, spans);
+  const redacted =
+    spans.length === 0 ? text : lex ? redactJson(text, lex.classes, spans, placeholder) : redactPlain(text, spans);
   const blocked = firstBlock(matches);
   return { text: redacted, hits: hitsOf(matches), ...(blocked ? { blockedBy: blocked.guardrailId } : {}) };
 }

@@ -36,7 +36,13 @@
 import type { BlockStart, ChatResponse, StreamEvent } from '../core/canonical.js';
 import { guardrailBlockedError, type ScanHit } from './hits.js';
 import { isSafeJsonCut, JSON_START, lexJson, redactJson, type JsonLex, type JsonLexState } from './json-text.js';
-import { patternRules, selectGuardrails, type CompiledGuardrail, type GuardrailScope, type PatternGuardrail } from './rules.js';
+import {
+  patternRules,
+  selectGuardrails,
+  type CompiledGuardrail,
+  type GuardrailScope,
+  type PatternGuardrail,
+} from './rules.js';
 import { findMatches, firstBlock, hitsOf, placeholder, redactionSpans, redactPlain, type RuleMatch } from './scan.js';
 
 /** Characters already sent that are kept as left context for the next scan. */
@@ -66,7 +72,12 @@ type Step = { emit: string } | { blocked: string };
  * `rules`: every compiled guardrail; the output pattern rules matching `scope` are applied (none:
  * the events are returned as they are). `onHit` is called once per distinct (rule, action, label).
  */
-export function guardStream(events: AsyncIterable<StreamEvent>, rules: readonly CompiledGuardrail[], scope: GuardrailScope, onHit: HitListener): AsyncIterable<StreamEvent> {
+export function guardStream(
+  events: AsyncIterable<StreamEvent>,
+  rules: readonly CompiledGuardrail[],
+  scope: GuardrailScope,
+  onHit: HitListener,
+): AsyncIterable<StreamEvent> {
   const active = patternRules(selectGuardrails(rules, 'output', scope));
   if (active.length === 0) return events;
   return new StreamGuard(active, onHit).run(events);
@@ -139,7 +150,11 @@ class StreamGuard {
       return true;
     }
     if (step.emit.length > 0) {
-      out.push({ type: 'block_delta', index, delta: b.kind === 'text' ? { kind: 'text', text: step.emit } : { kind: 'tool_arguments', json: step.emit } });
+      out.push({
+        type: 'block_delta',
+        index,
+        delta: b.kind === 'text' ? { kind: 'text', text: step.emit } : { kind: 'tool_arguments', json: step.emit },
+      });
     }
     return false;
   }
@@ -190,7 +205,12 @@ class StreamGuard {
     const committed = matches.filter((m) => m.start < cut);
     const raw = b.pending.slice(0, rel);
     const spans = redactionSpans(committed).map((s) => ({ ...s, start: s.start - base, end: s.end - base }));
-    const emit = spans.length === 0 ? raw : lex ? redactJson(raw, lex.classes.subarray(0, rel), spans, placeholder) : redactPlain(raw, spans);
+    const emit =
+      spans.length === 0
+        ? raw
+        : lex
+          ? redactJson(raw, lex.classes.subarray(0, rel), spans, placeholder)
+          : redactPlain(raw, spans);
     this.report(committed);
 
     b.context = (b.context + view.slice(base, cut)).slice(-STREAM_CONTEXT);
@@ -201,7 +221,13 @@ class StreamGuard {
   }
 
   /** The furthest safe point: hold-back, then back off until nothing undecided is split. */
-  private cutPoint(view: string, base: number, matches: readonly RuleMatch[], tentative: (m: RuleMatch) => boolean, lex: JsonLex | undefined): number {
+  private cutPoint(
+    view: string,
+    base: number,
+    matches: readonly RuleMatch[],
+    tentative: (m: RuleMatch) => boolean,
+    lex: JsonLex | undefined,
+  ): number {
     let cut = Math.max(base, view.length - this.hold);
     for (;;) {
       let next = cut;
@@ -227,7 +253,13 @@ const isHighSurrogate = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
 
 /** A complete response as a canonical stream (to replay a buffered, checked stream). */
 export async function* responseAsEvents(res: ChatResponse): AsyncGenerator<StreamEvent> {
-  yield { type: 'message_start', id: res.id, model: res.model, created: res.created, usage: { inputTokens: res.usage.inputTokens } };
+  yield {
+    type: 'message_start',
+    id: res.id,
+    model: res.model,
+    created: res.created,
+    usage: { inputTokens: res.usage.inputTokens },
+  };
   let index = 0;
   for (const part of res.content) {
     let block: BlockStart;
@@ -238,15 +270,22 @@ export async function* responseAsEvents(res: ChatResponse): AsyncGenerator<Strea
     } else if (part.type === 'reasoning') {
       block = { kind: 'reasoning' };
       if (part.text) deltas.push({ type: 'block_delta', index, delta: { kind: 'reasoning', text: part.text } });
-      if (part.signature) deltas.push({ type: 'block_delta', index, delta: { kind: 'signature', signature: part.signature } });
+      if (part.signature)
+        deltas.push({ type: 'block_delta', index, delta: { kind: 'signature', signature: part.signature } });
     } else if (part.type === 'tool_call') {
       block = { kind: 'tool_call', id: part.id, name: part.name };
-      if (part.arguments) deltas.push({ type: 'block_delta', index, delta: { kind: 'tool_arguments', json: part.arguments } });
+      if (part.arguments)
+        deltas.push({ type: 'block_delta', index, delta: { kind: 'tool_arguments', json: part.arguments } });
     } else continue;
     yield { type: 'block_start', index, block };
     yield* deltas;
     yield { type: 'block_stop', index };
     index++;
   }
-  yield { type: 'message_stop', finish: res.finish, ...(res.stopSequence !== undefined ? { stopSequence: res.stopSequence } : {}), usage: res.usage };
+  yield {
+    type: 'message_stop',
+    finish: res.finish,
+    ...(res.stopSequence !== undefined ? { stopSequence: res.stopSequence } : {}),
+    usage: res.usage,
+  };
 }

@@ -39,7 +39,12 @@ export interface WebhookOutcome {
   blockedBy?: string;
 }
 
-export async function callWebhook(rule: WebhookGuardrail, direction: GuardrailDirection, parts: readonly string[], deps: WebhookDeps = {}): Promise<WebhookVerdict> {
+export async function callWebhook(
+  rule: WebhookGuardrail,
+  direction: GuardrailDirection,
+  parts: readonly string[],
+  deps: WebhookDeps = {},
+): Promise<WebhookVerdict> {
   const timeout = AbortSignal.timeout(rule.timeoutMs);
   const signal = deps.signal ? AbortSignal.any([timeout, deps.signal]) : timeout;
   const doFetch = deps.fetch ?? fetch;
@@ -67,7 +72,12 @@ function parseVerdict(v: unknown, count: number): WebhookVerdict {
 }
 
 /** Runs the webhook rules in order over `parts`; stops at the first block. */
-export async function runWebhooks(rules: readonly WebhookGuardrail[], direction: GuardrailDirection, parts: readonly string[], deps: WebhookDeps = {}): Promise<WebhookOutcome> {
+export async function runWebhooks(
+  rules: readonly WebhookGuardrail[],
+  direction: GuardrailDirection,
+  parts: readonly string[],
+  deps: WebhookDeps = {},
+): Promise<WebhookOutcome> {
   let current = [...parts];
   let changed = false;
   const hits: ScanHit[] = [];

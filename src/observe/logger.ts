@@ -36,7 +36,7 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
       if (RANK[level] < min) return;
       const time = new Date().toISOString();
       const f = boundFields(fields ?? {});
-      write((pretty ? pretty(time, level, msg, f) : JSON.stringify({ time, level, msg, ...f })) + '\n');
+      write(`${pretty ? pretty(time, level, msg, f) : JSON.stringify({ time, level, msg, ...f })}\n`);
     },
     enabled: (level) => RANK[level] >= min,
   };
@@ -65,14 +65,27 @@ function boundFields(fields: Record<string, unknown>): Record<string, unknown> {
 type Paint = InstanceType<typeof Chalk>;
 
 function prettyLine(c: Paint) {
-  const levelColour: Record<LogLevel, (s: string) => string> = { debug: c.gray, info: c.cyan, warn: c.yellow, error: c.red };
+  const levelColour: Record<LogLevel, (s: string) => string> = {
+    debug: c.gray,
+    info: c.cyan,
+    warn: c.yellow,
+    error: c.red,
+  };
   // Every value is escaped before colouring (the colours are the only escapes written).
   const text = (v: unknown): string => escapeControls(typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v)));
   return (time: string, level: LogLevel, msg: string, f: Record<string, unknown>): string => {
     const clock = c.gray(time.slice(11, 23));
     if (msg === 'request' && typeof f.status === 'number') {
-      const status = f.status >= 500 ? c.red(String(f.status)) : f.status >= 400 ? c.yellow(String(f.status)) : c.green(String(f.status));
-      const route = f.served_model && f.served_model !== f.model ? `${text(f.model)} → ${text(f.served_model)}` : text(f.model ?? '');
+      const status =
+        f.status >= 500
+          ? c.red(String(f.status))
+          : f.status >= 400
+            ? c.yellow(String(f.status))
+            : c.green(String(f.status));
+      const route =
+        f.served_model && f.served_model !== f.model
+          ? `${text(f.model)} → ${text(f.served_model)}`
+          : text(f.model ?? '');
       const parts = [
         clock,
         status,
@@ -93,7 +106,7 @@ function prettyLine(c: Paint) {
       .filter(([, v]) => v !== undefined)
       .map(([k, v]) => `${escapeControls(k)}=${text(v)}`)
       .join(' ');
-    return `${clock}  ${levelColour[level](level.toUpperCase())}  ${escapeControls(msg)}${rest ? '  ' + c.gray(rest) : ''}`;
+    return `${clock}  ${levelColour[level](level.toUpperCase())}  ${escapeControls(msg)}${rest ? `  ${c.gray(rest)}` : ''}`;
   };
 }
 

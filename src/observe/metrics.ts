@@ -62,7 +62,9 @@ const GUARDRAIL_ACTIONS = new Set(['block', 'redact', 'log']);
 const DIRECTIONS = new Set(['input', 'output']);
 
 /** The label allow-lists of a config: model ids and alias ids, provider ids, guardrail ids. */
-export function labelAllowList(config: GatewayConfig): Pick<GatewayMetricsOptions, 'models' | 'providers' | 'guardrails'> {
+export function labelAllowList(
+  config: GatewayConfig,
+): Pick<GatewayMetricsOptions, 'models' | 'providers' | 'guardrails'> {
   return {
     models: [...config.models.keys(), ...config.aliases.keys()],
     providers: [...config.providers.keys()],
@@ -266,7 +268,10 @@ export class GatewayMetrics implements Telemetry {
     this.inFlight.dec({ endpoint: this.endpoint(endpoint) });
   }
 
-  onRequest(record: RequestRecord, detail: { attempts: readonly AttemptRecord[]; traceparent?: string; startEpochMs: number }): void {
+  onRequest(
+    record: RequestRecord,
+    detail: { attempts: readonly AttemptRecord[]; traceparent?: string; startEpochMs: number },
+  ): void {
     try {
       this.observe(record, detail.attempts, detail.startEpochMs);
     } catch {
@@ -286,7 +291,13 @@ export class GatewayMetrics implements Telemetry {
   private observe(r: RequestRecord, attempts: readonly AttemptRecord[], startEpochMs: number): void {
     const endpoint = this.endpoint(r.endpoint);
     const provider = this.provider(r.provider);
-    this.requests.inc({ endpoint, model: this.model(r.model), provider, status: status(r.status), fault: r.fault && FAULTS.has(r.fault) ? r.fault : NONE });
+    this.requests.inc({
+      endpoint,
+      model: this.model(r.model),
+      provider,
+      status: status(r.status),
+      fault: r.fault && FAULTS.has(r.fault) ? r.fault : NONE,
+    });
 
     const servedModel = this.model(r.served_model ?? r.model);
     const counts: Record<(typeof TOKEN_KINDS)[number], number | undefined> = {
@@ -301,7 +312,11 @@ export class GatewayMetrics implements Telemetry {
     }
     if (finite(r.cost_usd) && r.cost_usd > 0) this.cost.inc({ model: servedModel, provider }, r.cost_usd);
 
-    if (finite(r.latency_ms)) this.requestDuration.observe({ endpoint, stream: r.stream ? 'true' : 'false' }, seconds(Math.max(0, r.latency_ms)));
+    if (finite(r.latency_ms))
+      this.requestDuration.observe(
+        { endpoint, stream: r.stream ? 'true' : 'false' },
+        seconds(Math.max(0, r.latency_ms)),
+      );
     if (finite(r.overhead_ms)) this.overhead.observe({ endpoint }, seconds(Math.max(0, r.overhead_ms)));
     if (r.stream && finite(r.ttft_ms)) this.ttft.observe({ provider }, seconds(Math.max(0, r.ttft_ms)));
 
@@ -310,7 +325,8 @@ export class GatewayMetrics implements Telemetry {
       const p = this.provider(a.provider);
       this.attemptsTotal.inc({ provider: p, outcome: OUTCOMES.has(a.outcome) ? a.outcome : OTHER });
       const end = a.endMs ?? endEpoch;
-      if (finite(a.startMs) && finite(end)) this.upstreamDuration.observe({ provider: p }, seconds(Math.max(0, end - a.startMs)));
+      if (finite(a.startMs) && finite(end))
+        this.upstreamDuration.observe({ provider: p }, seconds(Math.max(0, end - a.startMs)));
     }
 
     for (const g of r.guardrails ?? []) {

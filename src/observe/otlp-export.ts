@@ -66,7 +66,10 @@ export class OtlpSpanExport {
       throw new Error(`The OTLP traces endpoint must be an http(s) URL, not ${this.url.protocol}`);
     }
     this.headers = { ...opts.headers, 'content-type': 'application/json' };
-    this.agent = this.url.protocol === 'https:' ? new https.Agent({ keepAlive: true, maxSockets: 4 }) : new http.Agent({ keepAlive: true, maxSockets: 4 });
+    this.agent =
+      this.url.protocol === 'https:'
+        ? new https.Agent({ keepAlive: true, maxSockets: 4 })
+        : new http.Agent({ keepAlive: true, maxSockets: 4 });
     this.resourceJson = JSON.stringify(opts.resource);
     this.maxBatch = Math.max(1, opts.maxBatchSpans);
     this.maxQueue = Math.max(this.maxBatch, opts.maxQueueSpans);
@@ -128,7 +131,8 @@ export class OtlpSpanExport {
     while (this.queue.length > 0 && this.inflight.size < MAX_CONCURRENT_EXPORTS) {
       let n = 0;
       let bytes = 0;
-      while (n < this.queue.length && n < this.maxBatch && (n === 0 || bytes + this.queue[n].bytes <= MAX_BATCH_BYTES)) bytes += this.queue[n++].bytes;
+      while (n < this.queue.length && n < this.maxBatch && (n === 0 || bytes + this.queue[n].bytes <= MAX_BATCH_BYTES))
+        bytes += this.queue[n++].bytes;
       const batch = this.queue.splice(0, n);
       this.queueBytes -= bytes;
       const p: Promise<void> = this.send(batch.map((q) => q.json)).finally(() => {
@@ -155,7 +159,11 @@ export class OtlpSpanExport {
           if (!this.failing) {
             this.failing = true;
             try {
-              this.logger?.log('warn', 'trace export failed', { otlp_endpoint: `${this.url.origin}${this.url.pathname}`, error: err, spans: spans.length });
+              this.logger?.log('warn', 'trace export failed', {
+                otlp_endpoint: `${this.url.origin}${this.url.pathname}`,
+                error: err,
+                spans: spans.length,
+              });
             } catch {
               // ignore
             }

@@ -70,10 +70,27 @@ export interface RequestRecord {
 }
 
 const CALLER_CODES = new Set([
-  'invalid_json', 'invalid_request', 'body_too_large', 'headers_too_large', 'request_timeout', 'missing_api_key', 'invalid_api_key', 'model_not_found',
-  'route_not_found', 'method_not_allowed', 'provider_key_not_allowed', 'provider_key_required', 'provider_key_rejected',
+  'invalid_json',
+  'invalid_request',
+  'body_too_large',
+  'headers_too_large',
+  'request_timeout',
+  'missing_api_key',
+  'invalid_api_key',
+  'model_not_found',
+  'route_not_found',
+  'method_not_allowed',
+  'provider_key_not_allowed',
+  'provider_key_required',
+  'provider_key_rejected',
 ]);
-const POLICY_CODES = new Set(['model_not_allowed', 'tool_not_allowed', 'budget_exceeded', 'rate_limit_exceeded', 'guardrail_blocked']);
+const POLICY_CODES = new Set([
+  'model_not_allowed',
+  'tool_not_allowed',
+  'budget_exceeded',
+  'rate_limit_exceeded',
+  'guardrail_blocked',
+]);
 const PROVIDER_CODES = new Set(['upstream_error', 'upstream_unavailable', 'upstream_timeout', 'no_available_provider']);
 
 export function faultDomain(err: GatewayError | undefined, clientAborted: boolean): FaultDomain | undefined {
@@ -149,12 +166,18 @@ export function buildRecord(i: RecordInput): RequestRecord {
     client_aborted: i.clientAborted || undefined,
     guardrails: i.guardrails.length > 0 ? [...i.guardrails] : undefined,
     // Names from the caller's body and anthropic-beta header: bounded like the model name.
-    dropped_fields: i.droppedFields && i.droppedFields.length > 0 ? i.droppedFields.slice(0, 64).map((f) => boundField(f)) : undefined,
+    dropped_fields:
+      i.droppedFields && i.droppedFields.length > 0
+        ? i.droppedFields.slice(0, 64).map((f) => boundField(f))
+        : undefined,
   };
 }
 
 /** A consumer of finished requests (metrics, traces). Must not throw or block. */
 export interface Telemetry {
-  onRequest(record: RequestRecord, detail: { attempts: readonly AttemptRecord[]; traceparent?: string; startEpochMs: number }): void;
+  onRequest(
+    record: RequestRecord,
+    detail: { attempts: readonly AttemptRecord[]; traceparent?: string; startEpochMs: number },
+  ): void;
   close(): Promise<void>;
 }

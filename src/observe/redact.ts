@@ -12,9 +12,9 @@ export const MIN_SECRET_LENGTH = 8;
 
 const SECRET_PATTERNS: RegExp[] = [
   /\bsk-[A-Za-z0-9_\-*]{6,}/g, // OpenAI / Anthropic style keys, also masked forms like sk-abc***xyz
-  /\bBearer\s+[A-Za-z0-9._~+/=\-]{8,}/gi,
+  /\bBearer\s+[A-Za-z0-9._~+/=-]{8,}/gi,
   /\bAKIA[0-9A-Z]{16}\b/g, // AWS access key ids
-  /\bAIza[0-9A-Za-z_\-]{30,}/g, // Google API keys
+  /\bAIza[0-9A-Za-z_-]{30,}/g, // Google API keys
 ];
 
 export const REDACTED = '[REDACTED]';

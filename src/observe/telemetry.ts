@@ -2,7 +2,11 @@ import type { AttemptRecord, RequestRecord, Telemetry } from './record.js';
 
 /** Every telemetry sink behind one object, so the request path makes one call per event. */
 export class TelemetryHub {
-  constructor(private readonly sinks: ReadonlyArray<Telemetry & { requestStarted?(endpoint: string): void; requestEnded?(endpoint: string): void }> = []) {}
+  constructor(
+    private readonly sinks: ReadonlyArray<
+      Telemetry & { requestStarted?(endpoint: string): void; requestEnded?(endpoint: string): void }
+    > = [],
+  ) {}
 
   requestStarted(endpoint: string): void {
     for (const s of this.sinks) s.requestStarted?.(endpoint);
@@ -12,7 +16,10 @@ export class TelemetryHub {
     for (const s of this.sinks) s.requestEnded?.(endpoint);
   }
 
-  onRequest(record: RequestRecord, detail: { attempts: readonly AttemptRecord[]; traceparent?: string; startEpochMs: number }): void {
+  onRequest(
+    record: RequestRecord,
+    detail: { attempts: readonly AttemptRecord[]; traceparent?: string; startEpochMs: number },
+  ): void {
     for (const s of this.sinks) {
       try {
         s.onRequest(record, detail);

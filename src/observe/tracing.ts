@@ -148,7 +148,8 @@ class Attrs {
     return this;
   }
   strs(key: string, v: string[] | undefined): this {
-    if (v && v.length > 0) this.list.push({ key, value: { arrayValue: { values: v.map((s) => ({ stringValue: s })) } } });
+    if (v && v.length > 0)
+      this.list.push({ key, value: { arrayValue: { values: v.map((s) => ({ stringValue: s })) } } });
     return this;
   }
 }
@@ -205,7 +206,10 @@ export class OtlpTracing implements Telemetry {
     return this.exporter.queuedBytes;
   }
 
-  onRequest(record: RequestRecord, detail: { attempts: readonly AttemptRecord[]; traceparent?: string; startEpochMs: number }): void {
+  onRequest(
+    record: RequestRecord,
+    detail: { attempts: readonly AttemptRecord[]; traceparent?: string; startEpochMs: number },
+  ): void {
     try {
       const spans = this.spansOf(record, detail);
       if (spans.length > 0) this.exporter.enqueue(spans);
@@ -224,7 +228,10 @@ export class OtlpTracing implements Telemetry {
   }
 
   /** The spans of one finished request (exported for tests and for other sinks). */
-  spansOf(r: RequestRecord, detail: { attempts: readonly AttemptRecord[]; traceparent?: string; startEpochMs: number }): OtlpSpan[] {
+  spansOf(
+    r: RequestRecord,
+    detail: { attempts: readonly AttemptRecord[]; traceparent?: string; startEpochMs: number },
+  ): OtlpSpan[] {
     const parent = parseTraceparent(detail.traceparent);
     if (parent && !parent.sampled && this.respectSampling) return [];
     const trace = parent?.traceId ?? traceId();
@@ -236,7 +243,8 @@ export class OtlpTracing implements Telemetry {
     const [method, route] = r.endpoint.includes(' ') ? r.endpoint.split(' ', 2) : [undefined, r.endpoint];
     const providerName = r.provider !== undefined ? (this.kinds.get(r.provider) ?? r.provider) : undefined;
 
-    const errorType = r.error_code ?? (r.client_aborted ? 'client_aborted' : r.status >= 400 ? String(r.status) : undefined);
+    const errorType =
+      r.error_code ?? (r.client_aborted ? 'client_aborted' : r.status >= 400 ? String(r.status) : undefined);
     const a = new Attrs()
       .str('gen_ai.operation.name', op)
       .str('gen_ai.provider.name', providerName)
@@ -267,9 +275,13 @@ export class OtlpTracing implements Telemetry {
       .dbl('gateway.upstream_ms', r.upstream_ms)
       .dbl('gateway.overhead_ms', r.overhead_ms)
       .dbl('gateway.ttft_ms', r.ttft_ms)
-      .strs('gateway.guardrails', r.guardrails?.map((g) => `${g.guardrail}:${g.action}:${g.direction}`));
+      .strs(
+        'gateway.guardrails',
+        r.guardrails?.map((g) => `${g.guardrail}:${g.action}:${g.direction}`),
+      );
     const events: OtlpEvent[] = [];
-    if (r.ttft_ms !== undefined && Number.isFinite(r.ttft_ms)) events.push({ timeUnixNano: unixNano(start + r.ttft_ms), name: 'gateway.first_byte_sent' });
+    if (r.ttft_ms !== undefined && Number.isFinite(r.ttft_ms))
+      events.push({ timeUnixNano: unixNano(start + r.ttft_ms), name: 'gateway.first_byte_sent' });
 
     const server: OtlpSpan = {
       traceId: trace,
@@ -290,7 +302,9 @@ export class OtlpTracing implements Telemetry {
       const aEnd = Math.max(aStart, at.endMs !== undefined && Number.isFinite(at.endMs) ? at.endMs : end);
       const kind = this.kinds.get(at.provider) ?? at.provider;
       const failed = at.outcome === 'failed';
-      const aError = at.errorCode ?? (failed ? (at.status !== undefined && at.status >= 400 ? String(at.status) : 'failed') : undefined);
+      const aError =
+        at.errorCode ??
+        (failed ? (at.status !== undefined && at.status >= 400 ? String(at.status) : 'failed') : undefined);
       const attrs = new Attrs()
         .str('gen_ai.operation.name', op ?? 'chat')
         .str('gen_ai.provider.name', kind)
@@ -304,7 +318,9 @@ export class OtlpTracing implements Telemetry {
         .str('gateway.attempt.outcome', at.outcome)
         .bool('gateway.byok', at.byok);
       const aEvents: OtlpEvent[] =
-        at.firstByteMs !== undefined && Number.isFinite(at.firstByteMs) ? [{ timeUnixNano: unixNano(at.firstByteMs), name: 'gateway.first_byte_received' }] : [];
+        at.firstByteMs !== undefined && Number.isFinite(at.firstByteMs)
+          ? [{ timeUnixNano: unixNano(at.firstByteMs), name: 'gateway.first_byte_received' }]
+          : [];
       spans.push({
         traceId: trace,
         spanId: spanId(),

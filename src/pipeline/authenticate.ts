@@ -35,7 +35,8 @@ export const authenticate: Stage = async (ctx, next) => {
   const entry = key ? findKey(ctx.config.keys, key) : undefined;
   if (!entry) {
     leaveBodyUnread(ctx.req, REFUSED_DISCARD);
-    if (!key) throw new GatewayError('missing_api_key', 'No API key was provided. Send it as "Authorization: Bearer <key>".');
+    if (!key)
+      throw new GatewayError('missing_api_key', 'No API key was provided. Send it as "Authorization: Bearer <key>".');
     throw new GatewayError('invalid_api_key', 'The API key is not valid for this gateway.');
   }
   ctx.principal = { keyId: entry.id, role: entry.role };

@@ -12,11 +12,19 @@ export const authorise: Stage = async (ctx, next) => {
   const name = ctx.chat!.model;
   const resolution = resolveModel(ctx.config, name);
   if (!resolution) {
-    throw new GatewayError('model_not_found', `The model "${name}" does not exist. List the available ones with GET /v1/models.`, { param: 'model' });
+    throw new GatewayError(
+      'model_not_found',
+      `The model "${name}" does not exist. List the available ones with GET /v1/models.`,
+      { param: 'model' },
+    );
   }
   const role = ctx.config.roles.get(ctx.principal!.role);
   if (!role || !roleAllows(role.models, resolution.id)) {
-    throw new GatewayError('model_not_allowed', `Your key's role "${ctx.principal!.role}" may not use the model "${name}".`, { param: 'model' });
+    throw new GatewayError(
+      'model_not_allowed',
+      `Your key's role "${ctx.principal!.role}" may not use the model "${name}".`,
+      { param: 'model' },
+    );
   }
   checkAccountTools(role, ctx.body);
   ctx.resolution = resolution;

@@ -44,12 +44,21 @@ export const countTokensReply: Stage = async (ctx) => {
     ctx.reply = { kind: 'json', status: 200, body: { input_tokens: count.inputTokens } };
     return;
   }
-  const body = upstreamFormat.id === ctx.format.id ? passThroughBody(ctx.rawBody!, c.model.upstreamName) : encodedBody(chat, upstreamFormat, c);
+  const body =
+    upstreamFormat.id === ctx.format.id
+      ? passThroughBody(ctx.rawBody!, c.model.upstreamName)
+      : encodedBody(chat, upstreamFormat, c);
   ctx.attempts += 1;
   const up = await ctx.runtime.upstream.send({
     provider: c.provider,
     path: kind.countTokensPath,
-    headers: { ...c.provider.headers, ...kind.forwardHeaders?.(ctx.req.headers, ctx.format.id), 'content-type': 'application/json', 'x-correlation-id': ctx.id, ...kind.authHeaders(cred.apiKey) },
+    headers: {
+      ...c.provider.headers,
+      ...kind.forwardHeaders?.(ctx.req.headers, ctx.format.id),
+      'content-type': 'application/json',
+      'x-correlation-id': ctx.id,
+      ...kind.authHeaders(cred.apiKey),
+    },
     body,
     timeouts: c.model.timeouts,
     signal: ctx.signal,
@@ -61,8 +70,12 @@ export const countTokensReply: Stage = async (ctx) => {
   } catch {
     parsed = undefined;
   }
-  if (up.status >= 400) throw upstreamHttpError(c.provider, up.status, text, upstreamFormat.passThrough.errorMessage(parsed), { secrets: [cred.apiKey] });
-  if (typeof parsed?.input_tokens !== 'number') throw new GatewayError('upstream_error', `Provider "${c.provider.id}" sent an invalid token count.`);
+  if (up.status >= 400)
+    throw upstreamHttpError(c.provider, up.status, text, upstreamFormat.passThrough.errorMessage(parsed), {
+      secrets: [cred.apiKey],
+    });
+  if (typeof parsed?.input_tokens !== 'number')
+    throw new GatewayError('upstream_error', `Provider "${c.provider.id}" sent an invalid token count.`);
   ctx.responseHeaders['x-gateway-token-count'] = 'upstream';
   ctx.reply = { kind: 'json', status: 200, body: { input_tokens: parsed.input_tokens } };
 };
@@ -75,7 +88,10 @@ function passThroughBody(raw: Buffer, model: string): Buffer {
 /** Another format: re-encoded from the canonical request, only the counting fields going up. */
 function encodedBody(chat: ChatRequest, upstreamFormat: WireFormat, c: Candidate): Buffer {
   refuseUncountable(chat);
-  const encoded = upstreamFormat.encodeRequest({ ...chat, stream: false }, { model: c.model.upstreamName, maxOutputTokens: c.model.maxOutputTokens });
+  const encoded = upstreamFormat.encodeRequest(
+    { ...chat, stream: false },
+    { model: c.model.upstreamName, maxOutputTokens: c.model.maxOutputTokens },
+  );
   const body: Record<string, unknown> = {};
   for (const f of COUNT_FIELDS) if (encoded[f] !== undefined) body[f] = encoded[f];
   return Buffer.from(JSON.stringify(body));

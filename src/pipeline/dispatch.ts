@@ -26,7 +26,10 @@ export const dispatch: Stage = async (ctx) => {
   const policy: RoutingPolicy = resolution.kind === 'alias' ? resolution.alias.routing : ctx.config.routing;
   const callerKey = callerProviderKey(ctx.req.headers);
   CredentialPlan.check(resolution.candidates, callerKey);
-  const plan = new CredentialPlan(callerKey, resolution.kind === 'alias' ? resolution.alias.byokFallback : 'same_provider');
+  const plan = new CredentialPlan(
+    callerKey,
+    resolution.kind === 'alias' ? resolution.alias.byokFallback : 'same_provider',
+  );
   const breakers = ctx.runtime.breakers;
   const skipped: string[] = [];
   let cooling = 0;
@@ -52,7 +55,13 @@ export const dispatch: Stage = async (ctx) => {
       plan.used(c, cred);
       for (let retry = 0; ; retry++) {
         ctx.attempts += 1;
-        const record: AttemptRecord = { provider: c.provider.id, model: c.model.id, startMs: Date.now(), outcome: 'pending', byok: cred.byok };
+        const record: AttemptRecord = {
+          provider: c.provider.id,
+          model: c.model.id,
+          startMs: Date.now(),
+          outcome: 'pending',
+          byok: cred.byok,
+        };
         ctx.attemptLog.push(record);
         try {
           const reply = await attempt(ctx, c, cred);
@@ -63,15 +72,18 @@ export const dispatch: Stage = async (ctx) => {
           if (reply.kind === 'sse') {
             // Safety net: a stream never iterated (caller gone first) must not leave a probe open.
             ctx.onDone.push(async () => breakers.release(c.model.id));
-            ctx.reply = { ...reply, chunks: reportStreamOutcome(ctx, reply.chunks, (o) => {
-              record.endMs = Date.now();
-              record.outcome = o === 'completed' ? 'ok' : o;
-              record.status = 200;
-              if (o === 'completed') breakers.success(c.model.id);
-              else if (o === 'failed') breakers.failure(c.model.id, c.provider.cooldown);
-              else breakers.release(c.model.id);
-              if (o !== 'completed') billCutStream(ctx, c);
-            }) };
+            ctx.reply = {
+              ...reply,
+              chunks: reportStreamOutcome(ctx, reply.chunks, (o) => {
+                record.endMs = Date.now();
+                record.outcome = o === 'completed' ? 'ok' : o;
+                record.status = 200;
+                if (o === 'completed') breakers.success(c.model.id);
+                else if (o === 'failed') breakers.failure(c.model.id, c.provider.cooldown);
+                else breakers.release(c.model.id);
+                if (o !== 'completed') billCutStream(ctx, c);
+              }),
+            };
           } else {
             record.endMs = Date.now();
             record.outcome = 'ok';
@@ -99,7 +111,11 @@ export const dispatch: Stage = async (ctx) => {
           last = err;
           if (failure.cls === 'auth') {
             breakers.release(c.model.id);
-            if (cred.byok) throw new GatewayError('provider_key_rejected', `Provider "${c.provider.id}" rejected the key sent in x-provider-api-key (HTTP ${failure.status}).`);
+            if (cred.byok)
+              throw new GatewayError(
+                'provider_key_rejected',
+                `Provider "${c.provider.id}" rejected the key sent in x-provider-api-key (HTTP ${failure.status}).`,
+              );
             breakers.trip(credentialKey, c.provider.cooldown);
           } else if (cred.byok && failure.status === 429) {
             // The caller's own account is rate-limited: says nothing about the shared model.
@@ -121,7 +137,9 @@ export const dispatch: Stage = async (ctx) => {
           }
           if (!failureMatches(policy.fallbackOn, failure)) {
             // The caller's own mistakes come back as they are; provider failures name the alias.
-            throw isProviderFault(failure) || failure.cls === 'auth' ? exhausted(resolution.id, resolution.kind === 'alias', ctx.attempts, err, skipped, 0) : err;
+            throw isProviderFault(failure) || failure.cls === 'auth'
+              ? exhausted(resolution.id, resolution.kind === 'alias', ctx.attempts, err, skipped, 0)
+              : err;
           }
           break;
         }
@@ -148,13 +166,24 @@ function served(ctx: RequestContext, c: Candidate, cred: Credential): void {
 }
 
 /** The one error a caller sees when nothing served the request. */
-function exhausted(id: string, isAlias: boolean, attempts: number, last: GatewayError | undefined, skipped: string[], coolingMs: number): GatewayError {
+function exhausted(
+  id: string,
+  isAlias: boolean,
+  attempts: number,
+  last: GatewayError | undefined,
+  skipped: string[],
+  coolingMs: number,
+): GatewayError {
   const what = isAlias ? `alias "${id}"` : `model "${id}"`;
   if (!last) {
     const reasons = [...new Set(skipped)].join('; ');
-    return new GatewayError('no_available_provider', `No provider is available for ${what}${reasons ? ` (${reasons})` : ''}.`, {
-      headers: coolingMs > 0 ? { 'retry-after': String(Math.ceil(coolingMs / 1000)) } : undefined,
-    });
+    return new GatewayError(
+      'no_available_provider',
+      `No provider is available for ${what}${reasons ? ` (${reasons})` : ''}.`,
+      {
+        headers: coolingMs > 0 ? { 'retry-after': String(Math.ceil(coolingMs / 1000)) } : undefined,
+      },
+    );
   }
   const tries = attempts === 1 ? '1 attempt' : `${attempts} attempts`;
   return withMessage(last, `${what} could not be served (${tries}). Last failure: ${last.message}`);
@@ -163,7 +192,11 @@ function exhausted(id: string, isAlias: boolean, attempts: number, last: Gateway
 export function attempt(ctx: RequestContext, c: Candidate, cred: Credential): Promise<Reply> {
   if (c.provider.api === 'mock') return attemptMock(ctx, c);
   const kind = HTTP_PROVIDERS[c.provider.api];
-  if (!kind) throw new GatewayError('no_available_provider', `Provider kind "${c.provider.api}" is not supported by this version.`);
+  if (!kind)
+    throw new GatewayError(
+      'no_available_provider',
+      `Provider kind "${c.provider.api}" is not supported by this version.`,
+    );
   return attemptHttp(ctx, c, kind, cred.apiKey);
 }
 
@@ -173,7 +206,11 @@ export function attempt(ctx: RequestContext, c: Candidate, cred: Credential): Pr
  * upstream read that follows) counts as neither: one user pressing Esc must not cool a model
  * down for everyone.
  */
-async function* reportStreamOutcome<T>(ctx: RequestContext, chunks: AsyncIterable<T>, outcome: (o: 'completed' | 'failed' | 'abandoned') => void): AsyncGenerator<T> {
+async function* reportStreamOutcome<T>(
+  ctx: RequestContext,
+  chunks: AsyncIterable<T>,
+  outcome: (o: 'completed' | 'failed' | 'abandoned') => void,
+): AsyncGenerator<T> {
   let settled = false;
   try {
     yield* chunks;

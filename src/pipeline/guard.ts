@@ -11,8 +11,18 @@ import type { ChatResponse, StreamEvent } from '../core/canonical.js';
 import { foldStream } from '../core/fold-stream.js';
 import { spliceTopLevel } from '../core/json-splice.js';
 import {
-  checkInput, checkOutput, compileGuardrails, guardrailBlockedError, guardStream, hasOutputWebhook, responseAsEvents, selectGuardrails,
-  toRecordedHits, type CompiledGuardrail, type GuardrailScope, type RequestBody,
+  checkInput,
+  checkOutput,
+  compileGuardrails,
+  guardrailBlockedError,
+  guardStream,
+  hasOutputWebhook,
+  responseAsEvents,
+  selectGuardrails,
+  toRecordedHits,
+  type CompiledGuardrail,
+  type GuardrailScope,
+  type RequestBody,
 } from '../guardrails/index.js';
 import type { Stage } from './compose.js';
 import type { RequestContext } from './context.js';
@@ -42,7 +52,11 @@ function scopeOf(ctx: RequestContext): GuardrailScope {
  * Webhook calls stop when the caller goes away: an AbortSignal tied to the request's cancel
  * signal, made only when a webhook rule exists (the common path allocates nothing).
  */
-async function withCallerSignal<T>(ctx: RequestContext, rules: readonly CompiledGuardrail[], run: (signal?: AbortSignal) => Promise<T>): Promise<T> {
+async function withCallerSignal<T>(
+  ctx: RequestContext,
+  rules: readonly CompiledGuardrail[],
+  run: (signal?: AbortSignal) => Promise<T>,
+): Promise<T> {
   if (!rules.some((r) => r.kind === 'webhook')) return run();
   const ac = new AbortController();
   const gone = () => ac.abort();
@@ -66,7 +80,9 @@ export const guardInput: Stage = async (ctx, next) => {
     // counting decoder (which only relaxes max_tokens) reads any rewritten body as the original was.
     decode: (b: RequestBody) => ctx.format.decodeRequest(b, { forCounting: true }),
   };
-  const r = await withCallerSignal(ctx, rules, (signal) => checkInput(rules, scope, { body, chat: ctx.chat! }, signal ? { ...deps, signal } : deps));
+  const r = await withCallerSignal(ctx, rules, (signal) =>
+    checkInput(rules, scope, { body, chat: ctx.chat! }, signal ? { ...deps, signal } : deps),
+  );
   ctx.guardrailHits.push(...toRecordedHits(r.hits, 'input'));
   if (r.blockedBy !== undefined) throw guardrailBlockedError(r.blockedBy, 'input');
   if (r.changed) {
@@ -89,7 +105,10 @@ function withChangedMembers(raw: Buffer, before: RequestBody, after: RequestBody
 }
 
 /** Output rules over a stream of canonical events (webhooks: the whole stream is checked first). */
-export async function guardOutputEvents(ctx: RequestContext, events: AsyncIterable<StreamEvent>): Promise<AsyncIterable<StreamEvent>> {
+export async function guardOutputEvents(
+  ctx: RequestContext,
+  events: AsyncIterable<StreamEvent>,
+): Promise<AsyncIterable<StreamEvent>> {
   if (!ctx.outputGuarded) return events;
   const rules = guardrailsOf(ctx.config);
   const scope = scopeOf(ctx);
@@ -104,7 +123,9 @@ export async function guardOutputEvents(ctx: RequestContext, events: AsyncIterab
 export async function guardOutputResponse(ctx: RequestContext, res: ChatResponse): Promise<ChatResponse> {
   if (!ctx.outputGuarded) return res;
   const rules = guardrailsOf(ctx.config);
-  const r = await withCallerSignal(ctx, rules, (signal) => checkOutput(rules, scopeOf(ctx), res, signal ? { signal } : {}));
+  const r = await withCallerSignal(ctx, rules, (signal) =>
+    checkOutput(rules, scopeOf(ctx), res, signal ? { signal } : {}),
+  );
   ctx.guardrailHits.push(...toRecordedHits(r.hits, 'output'));
   if (r.blockedBy !== undefined) throw guardrailBlockedError(r.blockedBy, 'output');
   return r.response;

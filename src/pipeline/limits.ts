@@ -6,7 +6,15 @@
  */
 
 import { costNanoUsd, formatUsd, nanoToUsd } from '../budget/cost.js';
-import { describeScope, planCountLimits, planLimits, settlementOps, unreservedOps, type Limiter, type LimitPlan } from '../budget/plan.js';
+import {
+  describeScope,
+  planCountLimits,
+  planLimits,
+  settlementOps,
+  unreservedOps,
+  type Limiter,
+  type LimitPlan,
+} from '../budget/plan.js';
 import { GatewayError } from '../core/errors.js';
 import { maxBilledOutputTokens } from '../formats/output-cap.js';
 import { HTTP_PROVIDERS } from '../providers/registry.js';
@@ -28,7 +36,8 @@ export const limits: Stage = async (ctx, next) => {
     candidates: resolution.candidates,
     bodyBytes: ctx.rawBody?.length ?? 0,
     // What each candidate is sent as its output limit, times the choices (thinking budgets included).
-    outputTokens: (c) => maxBilledOutputTokens(ctx.chat!, ctx.format.id, HTTP_PROVIDERS[c.provider.api]?.speaks, c.model.maxOutputTokens),
+    outputTokens: (c) =>
+      maxBilledOutputTokens(ctx.chat!, ctx.format.id, HTTP_PROVIDERS[c.provider.api]?.speaks, c.model.maxOutputTokens),
     now,
   });
   if (!plan) {
@@ -39,7 +48,8 @@ export const limits: Stage = async (ctx, next) => {
   }
 
   const reserved = await reserve(ctx, plan.ops);
-  if (reserved && !reserved.ok) throw refusal(plan.limiters[reserved.refused!], reserved.values[reserved.refused!], plan, now);
+  if (reserved && !reserved.ok)
+    throw refusal(plan.limiters[reserved.refused!], reserved.values[reserved.refused!], plan, now);
   if (reserved) {
     rateLimitHeaders(ctx, plan, reserved.values);
     warnBudgets(ctx, plan, reserved.values);
@@ -76,10 +86,16 @@ export const limits: Stage = async (ctx, next) => {
  * planCountLimits). The slot is given back before the reply is written.
  */
 export const countTokensLimits: Stage = async (ctx, next) => {
-  const plan = planCountLimits({ config: ctx.config, principal: ctx.principal!, modelId: ctx.resolution!.id, now: Date.now() });
+  const plan = planCountLimits({
+    config: ctx.config,
+    principal: ctx.principal!,
+    modelId: ctx.resolution!.id,
+    now: Date.now(),
+  });
   if (!plan) return next();
   const reserved = await reserve(ctx, plan.ops);
-  if (reserved && !reserved.ok) throw refusal(plan.limiters[reserved.refused!], reserved.values[reserved.refused!], plan, Date.now());
+  if (reserved && !reserved.ok)
+    throw refusal(plan.limiters[reserved.refused!], reserved.values[reserved.refused!], plan, Date.now());
   try {
     await next();
   } finally {
@@ -112,7 +128,12 @@ function announceCost(ctx: RequestContext, cost: () => number, settleFirst?: () 
   ctx.reply = { ...reply, chunks: costAtEnd(ctx, reply.chunks, cost, settleFirst) };
 }
 
-async function* costAtEnd<T>(ctx: RequestContext, chunks: AsyncIterable<T>, cost: () => number, settleFirst?: () => Promise<void>): AsyncGenerator<T> {
+async function* costAtEnd<T>(
+  ctx: RequestContext,
+  chunks: AsyncIterable<T>,
+  cost: () => number,
+  settleFirst?: () => Promise<void>,
+): AsyncGenerator<T> {
   try {
     yield* chunks;
   } finally {
@@ -129,13 +150,21 @@ async function reserve(ctx: RequestContext, ops: CounterOp[]): Promise<ReserveRe
     return await ctx.runtime.limits.reserve(ops);
   } catch (err) {
     if (ctx.config.state.onUnavailable === 'fail_open') {
-      ctx.runtime.logger.log('error', 'state store unavailable: serving without budget and rate-limit checks (fail_open)', {
-        correlation_id: ctx.id,
-        error: (err as Error).message,
-      });
+      ctx.runtime.logger.log(
+        'error',
+        'state store unavailable: serving without budget and rate-limit checks (fail_open)',
+        {
+          correlation_id: ctx.id,
+          error: (err as Error).message,
+        },
+      );
       return undefined;
     }
-    throw new GatewayError('state_store_unavailable', 'Budgets and rate limits cannot be checked right now; the request was not sent. Try again shortly.', { cause: err });
+    throw new GatewayError(
+      'state_store_unavailable',
+      'Budgets and rate limits cannot be checked right now; the request was not sent. Try again shortly.',
+      { cause: err },
+    );
   }
 }
 
@@ -144,8 +173,10 @@ function refusal(l: Limiter, value: number, plan: LimitPlan, now: number): Gatew
   if (l.kind === 'budget') {
     const b = l.budget;
     const instance = plan.ops[plan.limiters.indexOf(l)].key.split(':')[2];
-    const resets = l.resetMs !== undefined ? `resets at ${new Date(l.resetMs).toISOString()}` : 'never resets (period total)';
-    if (l.resetMs !== undefined && l.resetMs - now <= SOON_MS) headers['retry-after'] = String(Math.max(1, Math.ceil((l.resetMs - now) / 1000)));
+    const resets =
+      l.resetMs !== undefined ? `resets at ${new Date(l.resetMs).toISOString()}` : 'never resets (period total)';
+    if (l.resetMs !== undefined && l.resetMs - now <= SOON_MS)
+      headers['retry-after'] = String(Math.max(1, Math.ceil((l.resetMs - now) / 1000)));
     headers['x-gateway-limit'] = `budget=${b.id}`;
     return new GatewayError(
       'budget_exceeded',
@@ -153,17 +184,23 @@ function refusal(l: Limiter, value: number, plan: LimitPlan, now: number): Gatew
       { headers, param: `budget:${b.id}` },
     );
   }
-  const what = (l.counting ? 'token-counting ' : '') + (l.kind === 'requests' ? 'requests per minute' : l.kind === 'tokens' ? 'tokens per minute' : 'requests in flight');
+  const what =
+    (l.counting ? 'token-counting ' : '') +
+    (l.kind === 'requests' ? 'requests per minute' : l.kind === 'tokens' ? 'tokens per minute' : 'requests in flight');
   const instance = plan.ops[plan.limiters.indexOf(l)].key.split(':')[2];
   headers['x-gateway-limit'] = `rate_limit=${l.limit.id}`;
   if (l.kind !== 'concurrent') {
     const wait = Math.max(1, Math.ceil((l.resetMs - now) / 1000));
     headers['retry-after'] = String(wait);
   } else headers['retry-after'] = '1';
-  return new GatewayError('rate_limit_exceeded', `Rate limit "${l.limit.id}" (${describeScope(l.limit.scope, instance)}): at most ${l.max} ${what}.`, {
-    headers,
-    param: `rate_limit:${l.limit.id}`,
-  });
+  return new GatewayError(
+    'rate_limit_exceeded',
+    `Rate limit "${l.limit.id}" (${describeScope(l.limit.scope, instance)}): at most ${l.max} ${what}.`,
+    {
+      headers,
+      param: `rate_limit:${l.limit.id}`,
+    },
+  );
 }
 
 /** OpenAI-style `x-ratelimit-*` headers from the tightest request and token limits. */

@@ -9,7 +9,11 @@ import type { RequestContext } from './context.js';
  */
 export const listModelsReply: Stage = async (ctx) => {
   const entries = listModels(ctx.config, ctx.principal!.role);
-  ctx.reply = { kind: 'json', status: 200, body: ctx.format.id === 'anthropic-messages' ? anthropicList(ctx, entries) : openaiList(ctx, entries) };
+  ctx.reply = {
+    kind: 'json',
+    status: 200,
+    body: ctx.format.id === 'anthropic-messages' ? anthropicList(ctx, entries) : openaiList(ctx, entries),
+  };
 };
 
 function openaiList(ctx: RequestContext, entries: ModelListEntry[]) {

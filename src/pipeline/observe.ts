@@ -17,7 +17,10 @@ export const observe: Stage = async (ctx, next) => {
       try {
         await done();
       } catch (err) {
-        ctx.runtime.logger.log('error', 'settling the request failed', { correlation_id: ctx.id, error: (err as Error).message });
+        ctx.runtime.logger.log('error', 'settling the request failed', {
+          correlation_id: ctx.id,
+          error: (err as Error).message,
+        });
       }
     }
     ctx.runtime.telemetry.requestEnded(ctx.endpoint);
@@ -59,14 +62,22 @@ export function report(ctx: RequestContext, record: RequestRecord): void {
   const level = !err ? 'info' : err.status >= 500 ? 'error' : 'warn';
   const logger = ctx.runtime.logger;
   if (logger.enabled(level)) {
-    const detail = err && err.code === 'internal_error' ? { error: redactForRequest(ctx, String((err.cause as Error | undefined)?.stack ?? err.cause)) } : {};
+    const detail =
+      err && err.code === 'internal_error'
+        ? { error: redactForRequest(ctx, String((err.cause as Error | undefined)?.stack ?? err.cause)) }
+        : {};
     // Prompts only when the config opts in (they may hold personal data).
     // A request a guardrail blocked is never written out (ctx.chat is the redacted one otherwise).
-    const logPrompt = ctx.config.observability.log.includePrompts && ctx.chat && ctx.error?.code !== 'guardrail_blocked';
+    const logPrompt =
+      ctx.config.observability.log.includePrompts && ctx.chat && ctx.error?.code !== 'guardrail_blocked';
     const prompt = logPrompt ? { prompt: { system: ctx.chat!.system, messages: ctx.chat!.messages } } : {};
     logger.log(level, 'request', { ...record, ...detail, ...prompt });
   }
-  ctx.runtime.telemetry.onRequest(record, { attempts: ctx.attemptLog, traceparent: headerValue(ctx.req.headers.traceparent), startEpochMs: ctx.startedAtEpochMs });
+  ctx.runtime.telemetry.onRequest(record, {
+    attempts: ctx.attemptLog,
+    traceparent: headerValue(ctx.req.headers.traceparent),
+    startEpochMs: ctx.startedAtEpochMs,
+  });
 }
 
 function headerValue(v: string | string[] | undefined): string | undefined {

@@ -2,7 +2,13 @@ import { GatewayError } from '../core/errors.js';
 import { parseJsonStrict } from '../core/parse-json-strict.js';
 import type { Stage } from './compose.js';
 import type { RequestContext } from './context.js';
-import { BODY_REFUSED, leaveBodyUnread, oversizedDiscard, REFUSED_DISCARD, sendContinue } from '../server/unread-body.js';
+import {
+  BODY_REFUSED,
+  leaveBodyUnread,
+  oversizedDiscard,
+  REFUSED_DISCARD,
+  sendContinue,
+} from '../server/unread-body.js';
 
 /** Size limit, JSON.parse once, then the canonical view in the caller's format. */
 export const parseBody: Stage = async (ctx, next) => {

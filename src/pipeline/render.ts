@@ -33,11 +33,19 @@ export function writeError(ctx: RequestContext, original: GatewayError): void {
   const err = withoutSecrets(ctx, original);
   ctx.error = err;
   ctx.status = err.status;
-  const headers: Record<string, string> = { ...ctx.responseHeaders, 'x-should-retry': String(err.retryable), ...err.headers };
+  const headers: Record<string, string> = {
+    ...ctx.responseHeaders,
+    'x-should-retry': String(err.retryable),
+    ...err.headers,
+  };
   writeJson(ctx.res, err.status, ctx.format.renderError(err) as object, headers);
 }
 
-async function writeSse(ctx: RequestContext, chunks: AsyncIterable<string | Uint8Array>, headers: Record<string, string> = {}): Promise<void> {
+async function writeSse(
+  ctx: RequestContext,
+  chunks: AsyncIterable<string | Uint8Array>,
+  headers: Record<string, string> = {},
+): Promise<void> {
   const { res } = ctx;
   ctx.status = 200;
   res.writeHead(200, { ...SSE_HEADERS, ...ctx.responseHeaders, ...headers });

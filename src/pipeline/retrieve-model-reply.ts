@@ -30,9 +30,15 @@ export const retrieveModelReply: Stage = async (ctx) => {
   const entry = listModels(ctx.config, role).find((e) => e.id === id);
   if (!entry) {
     if (resolveModel(ctx.config, id)) {
-      throw new GatewayError('model_not_allowed', `Your key's role "${role}" may not use the model "${id}".`, { param: 'model' });
+      throw new GatewayError('model_not_allowed', `Your key's role "${role}" may not use the model "${id}".`, {
+        param: 'model',
+      });
     }
-    throw new GatewayError('model_not_found', `The model "${id}" does not exist. List the available ones with GET /v1/models.`, { param: 'model' });
+    throw new GatewayError(
+      'model_not_found',
+      `The model "${id}" does not exist. List the available ones with GET /v1/models.`,
+      { param: 'model' },
+    );
   }
   const body = ctx.format.id === 'anthropic-messages' ? anthropicModel(ctx, entry) : openaiModel(ctx, entry);
   ctx.reply = { kind: 'json', status: 200, body };

@@ -13,7 +13,9 @@ export const anthropicProvider: HttpProviderKind = {
   forwardHeaders(caller, callerFormat) {
     const version = callerFormat === 'anthropic-messages' ? caller['anthropic-version'] : undefined;
     const beta = callerFormat === 'anthropic-messages' ? caller['anthropic-beta'] : undefined;
-    const out: Record<string, string> = { 'anthropic-version': typeof version === 'string' && version ? version : DEFAULT_ANTHROPIC_VERSION };
+    const out: Record<string, string> = {
+      'anthropic-version': typeof version === 'string' && version ? version : DEFAULT_ANTHROPIC_VERSION,
+    };
     if (typeof beta === 'string' && beta) out['anthropic-beta'] = beta;
     else if (Array.isArray(beta) && beta.length > 0) out['anthropic-beta'] = beta.join(',');
     return out;

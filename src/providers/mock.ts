@@ -21,7 +21,8 @@ function partText(p: ContentPart): string {
 export function estimateInputTokens(chat: ChatRequest): number {
   let chars = chat.system.map(partText).join('').length;
   for (const m of chat.messages) chars += m.content.map(partText).join('').length;
-  for (const t of chat.tools) chars += t.name.length + (t.description?.length ?? 0) + JSON.stringify(t.parameters).length;
+  for (const t of chat.tools)
+    chars += t.name.length + (t.description?.length ?? 0) + JSON.stringify(t.parameters).length;
   return Math.ceil(chars / 4) + 3 * chat.messages.length + 3;
 }
 
@@ -44,14 +45,25 @@ export function mockReply(chat: ChatRequest): { pieces: string[]; finish: Finish
   return { pieces, finish };
 }
 
-export async function* mockEvents(chat: ChatRequest, model: ModelSpec, settings: MockSettings | undefined, signal: CancelSignal): AsyncGenerator<StreamEvent> {
+export async function* mockEvents(
+  chat: ChatRequest,
+  model: ModelSpec,
+  settings: MockSettings | undefined,
+  signal: CancelSignal,
+): AsyncGenerator<StreamEvent> {
   const latency = settings?.latencyMs ?? 0;
   const gap = settings?.chunkDelayMs ?? 0;
   if (latency > 0) await sleepUnlessCancelled(latency, signal);
   throwIfCancelled(signal);
   const inputTokens = estimateInputTokens(chat);
   const { pieces, finish } = mockReply(chat);
-  yield { type: 'message_start', id: randomId('chatcmpl-mock-'), model: model.upstreamName, created: Math.floor(Date.now() / 1000), usage: { inputTokens, outputTokens: 0 } };
+  yield {
+    type: 'message_start',
+    id: randomId('chatcmpl-mock-'),
+    model: model.upstreamName,
+    created: Math.floor(Date.now() / 1000),
+    usage: { inputTokens, outputTokens: 0 },
+  };
   yield { type: 'block_start', index: 0, block: { kind: 'text' } };
   for (let i = 0; i < pieces.length; i++) {
     if (gap > 0 && i > 0) await sleepUnlessCancelled(gap, signal);

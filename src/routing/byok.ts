@@ -52,10 +52,16 @@ export class CredentialPlan {
     const names = (ps: ProviderConfig[]) => ps.map((p) => `"${p.id}"`).join(', ');
     if (callerKey !== undefined) {
       if (!providers.some((p) => p.byok !== 'never')) {
-        throw new GatewayError('provider_key_not_allowed', `Provider ${names(providers)} does not accept a caller's own key: remove the ${PROVIDER_KEY_HEADER} header.`);
+        throw new GatewayError(
+          'provider_key_not_allowed',
+          `Provider ${names(providers)} does not accept a caller's own key: remove the ${PROVIDER_KEY_HEADER} header.`,
+        );
       }
     } else if (providers.every((p) => p.byok === 'required')) {
-      throw new GatewayError('provider_key_required', `Provider ${names(providers)} requires your own provider key in the ${PROVIDER_KEY_HEADER} header.`);
+      throw new GatewayError(
+        'provider_key_required',
+        `Provider ${names(providers)} requires your own provider key in the ${PROVIDER_KEY_HEADER} header.`,
+      );
     }
   }
 
@@ -67,12 +73,19 @@ export class CredentialPlan {
     const p = c.provider;
     if (this.callerKey === undefined) {
       if (p.byok === 'required') return { skip: `provider "${p.id}" requires the caller's own key` };
-      return p.available ? { apiKey: p.apiKey, byok: false } : { skip: `provider "${p.id}": ${p.unavailableReason ?? 'unavailable'}` };
+      return p.available
+        ? { apiKey: p.apiKey, byok: false }
+        : { skip: `provider "${p.id}": ${p.unavailableReason ?? 'unavailable'}` };
     }
     const ownAccount = this.lockedAccount === undefined || this.lockedAccount === account(p);
     if (p.byok !== 'never' && ownAccount) return { apiKey: this.callerKey, byok: true };
     // Other providers only after the caller's key has been used, so it is never ignored outright.
-    if (this.byokFallback === 'configured_keys' && this.lockedAccount !== undefined && p.byok !== 'required' && p.available) {
+    if (
+      this.byokFallback === 'configured_keys' &&
+      this.lockedAccount !== undefined &&
+      p.byok !== 'required' &&
+      p.available
+    ) {
       return { apiKey: p.apiKey, byok: false };
     }
     return { skip: `provider "${p.id}" is not where the caller's key belongs` };

@@ -41,7 +41,12 @@ export function failureMatches(list: readonly FailureMatch[], f: Failure): boole
   if (f.status !== undefined && CALLER_STATUSES.has(f.status)) return false;
   for (const m of list) {
     if (m === f.cls) return true;
-    if (f.cls === 'http' && f.status !== undefined && (m === f.status || (m === '5xx' && f.status >= 500 && f.status <= 599))) return true;
+    if (
+      f.cls === 'http' &&
+      f.status !== undefined &&
+      (m === f.status || (m === '5xx' && f.status >= 500 && f.status <= 599))
+    )
+      return true;
   }
   return false;
 }
@@ -50,7 +55,11 @@ export function failureMatches(list: readonly FailureMatch[], f: Failure): boole
  * The wait a provider asked for: `retry-after-ms` (OpenAI's, milliseconds) wins over
  * `retry-after` (seconds, or an HTTP date). Undefined when absent or unreadable.
  */
-export function parseRetryAfter(retryAfterMs: string | undefined, retryAfter: string | undefined, now = Date.now()): number | undefined {
+export function parseRetryAfter(
+  retryAfterMs: string | undefined,
+  retryAfter: string | undefined,
+  now = Date.now(),
+): number | undefined {
   if (retryAfterMs !== undefined) {
     const ms = Number(retryAfterMs);
     if (Number.isFinite(ms) && ms >= 0) return Math.ceil(ms);

@@ -19,10 +19,18 @@ export type Resolution =
  * expanded recursively (a fallback alias's targets in its own strategy's order; each concrete
  * model at most once). Undefined when unknown. `random` is injectable for tests.
  */
-export function resolveModel(config: GatewayConfig, name: string, random: () => number = Math.random): Resolution | undefined {
+export function resolveModel(
+  config: GatewayConfig,
+  name: string,
+  random: () => number = Math.random,
+): Resolution | undefined {
   const model = config.models.get(name);
   if (model) {
-    return { kind: 'model', id: name, candidates: [{ model, provider: config.providers.get(model.provider)!, fallback: false }] };
+    return {
+      kind: 'model',
+      id: name,
+      candidates: [{ model, provider: config.providers.get(model.provider)!, fallback: false }],
+    };
   }
   const alias = config.aliases.get(name);
   if (!alias) return undefined;
@@ -32,7 +40,15 @@ export function resolveModel(config: GatewayConfig, name: string, random: () => 
   return { kind: 'alias', id: name, alias, candidates: out };
 }
 
-function expandAlias(config: GatewayConfig, alias: AliasConfig, fallback: boolean, out: Candidate[], seen: Set<string>, visiting: Set<string>, random: () => number): void {
+function expandAlias(
+  config: GatewayConfig,
+  alias: AliasConfig,
+  fallback: boolean,
+  out: Candidate[],
+  seen: Set<string>,
+  visiting: Set<string>,
+  random: () => number,
+): void {
   if (visiting.has(alias.id)) return; // check-config rejects cycles; stay safe anyway
   visiting.add(alias.id);
   const add = (id: string, isFallback: boolean) => {
@@ -58,10 +74,13 @@ function expandAlias(config: GatewayConfig, alias: AliasConfig, fallback: boolea
  * u^(1/weight) descending). Skipping unhealthy targets in this order is a weighted choice
  * among the healthy ones.
  */
-export function weightedOrder<T extends { weight: number }>(items: readonly T[], random: () => number = Math.random): T[] {
+export function weightedOrder<T extends { weight: number }>(
+  items: readonly T[],
+  random: () => number = Math.random,
+): T[] {
   if (items.length < 2) return [...items];
   return items
-    .map((item) => ({ item, key: Math.pow(random(), 1 / item.weight) }))
+    .map((item) => ({ item, key: random() ** (1 / item.weight) }))
     .sort((a, b) => b.key - a.key)
     .map((x) => x.item);
 }

@@ -39,8 +39,12 @@ export function checkAccountTools(role: RoleConfig, body: unknown): void {
   const i = tools.findIndex(isServerTool);
   if (i >= 0) {
     const type = JSON.stringify((tools[i] as { type?: unknown }).type);
-    throw new GatewayError('tool_not_allowed', `Your key's role "${role.id}" may not use server tools: 'tools[${i}]' (type ${type}) runs on the gateway's account.`, {
-      param: `tools[${i}]`,
-    });
+    throw new GatewayError(
+      'tool_not_allowed',
+      `Your key's role "${role.id}" may not use server tools: 'tools[${i}]' (type ${type}) runs on the gateway's account.`,
+      {
+        param: `tools[${i}]`,
+      },
+    );
   }
 }

@@ -65,13 +65,25 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
         ...labelAllowList(config),
         processMetrics: true,
         cooling: () => runtime.breakers.cooling(),
-        budgets: async () => (await budgetRows(runtime.config, runtime.limits, Date.now())).map((r) => ({ id: r.id, remainingUsd: r.remainingUsd })),
+        budgets: async () =>
+          (await budgetRows(runtime.config, runtime.limits, Date.now())).map((r) => ({
+            id: r.id,
+            remainingUsd: r.remainingUsd,
+          })),
         // Only with traces on (the tracer is made just below; read at scrape time).
-        ...(obs.traces ? { traceSpansDropped: () => tracing?.stats.dropped ?? 0, traceQueueBytes: () => tracing?.queuedBytes ?? 0 } : {}),
+        ...(obs.traces
+          ? { traceSpansDropped: () => tracing?.stats.dropped ?? 0, traceQueueBytes: () => tracing?.queuedBytes ?? 0 }
+          : {}),
       })
     : undefined;
   const tracing = obs.traces
-    ? new OtlpTracing({ endpoint: obs.traces.otlpEndpoint, serviceName: obs.traces.serviceName, headers: obs.traces.headers, providers: config.providers, logger })
+    ? new OtlpTracing({
+        endpoint: obs.traces.otlpEndpoint,
+        serviceName: obs.traces.serviceName,
+        headers: obs.traces.headers,
+        providers: config.providers,
+        logger,
+      })
     : undefined;
   const runtime: GatewayRuntime = {
     config,
@@ -103,7 +115,13 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
       return;
     }
     // On the main port only behind the admin key (check-config refuses metrics with no protection).
-    if (path === '/metrics' && req.method === 'GET' && metrics && obs.metrics.port === undefined && obs.metrics.adminKey !== undefined) {
+    if (
+      path === '/metrics' &&
+      req.method === 'GET' &&
+      metrics &&
+      obs.metrics.port === undefined &&
+      obs.metrics.adminKey !== undefined
+    ) {
       void serveMetrics(req, res);
       return;
     }
@@ -133,7 +151,9 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
     };
     if (!route) {
       const err = routes
-        ? new GatewayError('method_not_allowed', `${req.method} is not allowed on ${path}.`, { headers: { allow: routes.map((r) => r.method).join(', ') } })
+        ? new GatewayError('method_not_allowed', `${req.method} is not allowed on ${path}.`, {
+            headers: { allow: routes.map((r) => r.method).join(', ') },
+          })
         : new GatewayError('route_not_found', `There is no route ${req.method} ${path}.`);
       leaveBodyUnread(req, REFUSED_DISCARD);
       writeError(ctx, err);
@@ -149,7 +169,10 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
       })
       .finally(() => {
         inFlight--;
-        if (inFlight === 0) idle.splice(0).forEach((f) => f());
+        if (inFlight === 0)
+          idle.splice(0).forEach((f) => {
+            f();
+          });
       });
   };
 
@@ -157,7 +180,13 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
   const serveMetrics = async (req: IncomingMessage, res: ServerResponse) => {
     const adminKey = obs.metrics.adminKey;
     if (adminKey !== undefined && !sameSecret(presentedKey(req.headers), adminKey)) {
-      writeJson(res, 401, { error: { message: 'GET /metrics needs the metrics admin key: Authorization: Bearer <key>.', type: 'authentication_error', code: 'invalid_api_key' } });
+      writeJson(res, 401, {
+        error: {
+          message: 'GET /metrics needs the metrics admin key: Authorization: Bearer <key>.',
+          type: 'authentication_error',
+          code: 'invalid_api_key',
+        },
+      });
       return;
     }
     try {
@@ -181,7 +210,11 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
       storeDown = false;
       writeJson(res, 200, { status: 'ready', store: runtime.limits.kind });
     } catch (err) {
-      if (!storeDown) runtime.logger.log('warn', 'not ready: state store unreachable', { store: runtime.limits.kind, error: (err as Error).message });
+      if (!storeDown)
+        runtime.logger.log('warn', 'not ready: state store unreachable', {
+          store: runtime.limits.kind,
+          error: (err as Error).message,
+        });
       storeDown = true;
       writeJson(res, 503, { status: 'not_ready', store: runtime.limits.kind, reason: 'state store unreachable' });
     }
@@ -219,12 +252,17 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
     reload(next: GatewayConfig): string[] {
       const current = runtime.config;
       const needRestart: string[] = [];
-      if (next.server.host !== current.server.host || next.server.port !== current.server.port) needRestart.push('server.host/server.port');
-      if (next.server.headersTimeoutMs !== current.server.headersTimeoutMs || next.server.requestTimeoutMs !== current.server.requestTimeoutMs) {
+      if (next.server.host !== current.server.host || next.server.port !== current.server.port)
+        needRestart.push('server.host/server.port');
+      if (
+        next.server.headersTimeoutMs !== current.server.headersTimeoutMs ||
+        next.server.requestTimeoutMs !== current.server.requestTimeoutMs
+      ) {
         needRestart.push('server.headers_timeout_ms/server.request_timeout_ms');
       }
       if (JSON.stringify(next.state) !== JSON.stringify(current.state)) needRestart.push('state');
-      if (JSON.stringify(next.observability) !== JSON.stringify(current.observability)) needRestart.push('observability');
+      if (JSON.stringify(next.observability) !== JSON.stringify(current.observability))
+        needRestart.push('observability');
       runtime.config = next;
       metrics?.setLabelAllowList(labelAllowList(next));
       return needRestart;
@@ -234,14 +272,20 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       if (inFlight > 0) {
-        await Promise.race([new Promise<void>((resolve) => idle.push(resolve)), new Promise((r) => setTimeout(r, graceMs).unref())]);
+        await Promise.race([
+          new Promise<void>((resolve) => idle.push(resolve)),
+          new Promise((r) => setTimeout(r, graceMs).unref()),
+        ]);
       }
       server.closeAllConnections();
       await closed;
       // Requests cut just now still settle their reservations (in their pipelines' finally):
       // wait for that, bounded, so the store's last write holds what they actually used.
       if (inFlight > 0) {
-        await Promise.race([new Promise<void>((resolve) => idle.push(resolve)), new Promise((r) => setTimeout(r, 2000).unref())]);
+        await Promise.race([
+          new Promise<void>((resolve) => idle.push(resolve)),
+          new Promise((r) => setTimeout(r, 2000).unref()),
+        ]);
       }
       await runtime.upstream.close();
       await runtime.reconcile.close();

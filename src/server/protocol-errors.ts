@@ -74,7 +74,13 @@ export function answerProtocolError(err: ParserError, socket: Duplex, logger: Lo
   setTimeout(() => socket.destroy(), LINGER_MS).unref();
   socket.resume();
   if (logger.enabled('warn')) {
-    logger.log('warn', 'protocol error', { correlation_id: id, status: error.status, error_code: code, fault: 'caller', parser_error: err.code });
+    logger.log('warn', 'protocol error', {
+      correlation_id: id,
+      status: error.status,
+      error_code: code,
+      fault: 'caller',
+      parser_error: err.code,
+    });
   }
 }
 

@@ -45,10 +45,29 @@ export const ROUTES: readonly Route[] = [
     method: 'POST',
     path: '/v1/messages/count_tokens',
     format: anthropicMessages,
-    run: compose([observe, render, authenticate, parseCountBody, authorise, guardInput, countTokensLimits, countTokensReply]),
+    run: compose([
+      observe,
+      render,
+      authenticate,
+      parseCountBody,
+      authorise,
+      guardInput,
+      countTokensLimits,
+      countTokensReply,
+    ]),
   },
-  { method: 'GET', path: '/v1/models', format: callerFormat, run: compose([observe, render, authenticate, listModelsReply]) },
-  { method: 'GET', path: MODEL_BY_ID, format: callerFormat, run: compose([observe, render, authenticate, retrieveModelReply]) },
+  {
+    method: 'GET',
+    path: '/v1/models',
+    format: callerFormat,
+    run: compose([observe, render, authenticate, listModelsReply]),
+  },
+  {
+    method: 'GET',
+    path: MODEL_BY_ID,
+    format: callerFormat,
+    run: compose([observe, render, authenticate, retrieveModelReply]),
+  },
 ];
 
 /**

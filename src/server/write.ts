@@ -6,11 +6,21 @@
 import type { ServerResponse } from 'node:http';
 import { endDiscardingBody, unreadBodyBound } from './unread-body.js';
 
-export function writeJson(res: ServerResponse, status: number, body: Buffer | string | object, headers: Record<string, string> = {}): void {
+export function writeJson(
+  res: ServerResponse,
+  status: number,
+  body: Buffer | string | object,
+  headers: Record<string, string> = {},
+): void {
   const payload = Buffer.isBuffer(body) ? body : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
   // A request refused before its body was read: answer, drop the rest (bounded), close.
   const unread = unreadBodyBound(res.req);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(payload.length), ...headers, ...(unread ? { connection: 'close' } : {}) });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': String(payload.length),
+    ...headers,
+    ...(unread ? { connection: 'close' } : {}),
+  });
   if (unread) endDiscardingBody(res, payload, unread);
   else res.end(payload);
 }

@@ -12,7 +12,7 @@ export function encodeSse(msg: SseMessage): string {
   } else {
     out += `data: ${msg.data}\n`;
   }
-  return out + '\n';
+  return `${out}\n`;
 }
 
 /** `data: <json>\n\n` — the common case, without the generic checks. */

@@ -70,7 +70,8 @@ export function lastEventEnd(s: string): number {
     else if (best === 0) {
       // "\r\r" at the very end: an earlier CR-CR blank line may still be final.
       const earlier = s.lastIndexOf('\r\r', cr - 1);
-      if (earlier !== -1 && earlier + 2 < s.length - 1) best = s.charCodeAt(earlier + 2) === 10 ? earlier + 3 : earlier + 2;
+      if (earlier !== -1 && earlier + 2 < s.length - 1)
+        best = s.charCodeAt(earlier + 2) === 10 ? earlier + 3 : earlier + 2;
     }
   }
   return best;

@@ -73,7 +73,14 @@ export class MemoryStore implements StateStore {
   private apply(op: CounterOp, now: number): number {
     const c = this.live(op.key, now);
     const value = (c?.value ?? 0) + op.amount;
-    this.counters.set(op.key, { value, ...(op.expiresAt !== undefined ? { expiresAt: op.expiresAt } : c?.expiresAt !== undefined ? { expiresAt: c.expiresAt } : {}) });
+    this.counters.set(op.key, {
+      value,
+      ...(op.expiresAt !== undefined
+        ? { expiresAt: op.expiresAt }
+        : c?.expiresAt !== undefined
+          ? { expiresAt: c.expiresAt }
+          : {}),
+    });
     this.dirty = true;
     return value;
   }

@@ -41,7 +41,10 @@ export class ReconcileQueue {
       this.pending.splice(0, dropped);
       this.logger.log('error', 'state store unreachable for long: oldest pending settlements dropped', { dropped });
     }
-    this.logger.log('error', 'state store unreachable: settlement kept to record later', { pending: this.pending.length, error: (err as Error).message });
+    this.logger.log('error', 'state store unreachable: settlement kept to record later', {
+      pending: this.pending.length,
+      error: (err as Error).message,
+    });
     if (!this.timer) {
       this.timer = setInterval(() => void this.flush(), this.retryMs);
       this.timer.unref();
@@ -55,7 +58,10 @@ export class ReconcileQueue {
     const batch = this.pending.splice(0, 1000);
     try {
       await this.store.add(batch);
-      this.logger.log('info', 'state store back: pending settlements recorded', { recorded: batch.length, pending: this.pending.length });
+      this.logger.log('info', 'state store back: pending settlements recorded', {
+        recorded: batch.length,
+        pending: this.pending.length,
+      });
     } catch {
       this.pending.unshift(...batch);
     } finally {

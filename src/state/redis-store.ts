@@ -241,7 +241,8 @@ export class RedisStore implements StateStore {
     const argv: string[] = [];
     ops.forEach((op, i) => {
       if (typeof op.key !== 'string' || op.key === '') throw new TypeError(`op ${i}: key must be a non-empty string`);
-      if (!Number.isSafeInteger(op.amount)) throw new TypeError(`op ${i}: amount must be a safe integer, got ${op.amount}`);
+      if (!Number.isSafeInteger(op.amount))
+        throw new TypeError(`op ${i}: amount must be a safe integer, got ${op.amount}`);
       let limit = !withLimits && op.ifExists ? '1' : '';
       if (withLimits && op.limit !== undefined && op.limit !== Number.POSITIVE_INFINITY) {
         if (!Number.isFinite(op.limit)) throw new TypeError(`op ${i}: limit must be a finite number, got ${op.limit}`);
@@ -250,7 +251,8 @@ export class RedisStore implements StateStore {
       }
       let expiresAt = '';
       if (op.expiresAt !== undefined) {
-        if (!Number.isFinite(op.expiresAt)) throw new TypeError(`op ${i}: expiresAt must be a finite epoch ms, got ${op.expiresAt}`);
+        if (!Number.isFinite(op.expiresAt))
+          throw new TypeError(`op ${i}: expiresAt must be a finite epoch ms, got ${op.expiresAt}`);
         expiresAt = BigInt(Math.ceil(op.expiresAt)).toString();
       }
       keys.push(this.prefix + op.key);

@@ -118,7 +118,10 @@ export function countInputTokensLocally(chat: ChatRequest, model: ModelSpec): Lo
 
   let total = REPLY_PRIMING_TOKENS;
   if (chat.system.length > 0) {
-    total += message('system', chat.system.reduce((sum, p) => sum + partTokens(p), 0));
+    total += message(
+      'system',
+      chat.system.reduce((sum, p) => sum + partTokens(p), 0),
+    );
   }
   for (const m of chat.messages) {
     let own = 0;

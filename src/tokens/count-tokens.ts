@@ -34,9 +34,13 @@ export function countingCandidate(config: GatewayConfig, modelName: string): Can
   const candidates = resolution?.candidates ?? [];
   const chosen = candidates.find((c) => c.provider.available) ?? candidates[0];
   if (!chosen) {
-    throw new GatewayError('model_not_found', `The model "${modelName}" does not exist. List the available ones with GET /v1/models.`, {
-      param: 'model',
-    });
+    throw new GatewayError(
+      'model_not_found',
+      `The model "${modelName}" does not exist. List the available ones with GET /v1/models.`,
+      {
+        param: 'model',
+      },
+    );
   }
   return chosen;
 }
@@ -47,7 +51,8 @@ export function countingCandidate(config: GatewayConfig, modelName: string): Can
  */
 export function refuseUncountable(chat: ChatRequest): void {
   const part = chat.unmapped.find((f) => f.startsWith('messages['));
-  if (part !== undefined) throw new GatewayError('invalid_request', `${part} is not supported for token counting.`, { param: part });
+  if (part !== undefined)
+    throw new GatewayError('invalid_request', `${part} is not supported for token counting.`, { param: part });
 }
 
 export function countTokensLocal(config: GatewayConfig, modelName: string, chat: ChatRequest): TokenCount {

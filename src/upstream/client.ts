@@ -68,9 +68,21 @@ export class UpstreamPool {
     const t = this.targetFor(p, tm.connectMs);
     const ac = new CancelSignal();
     // The caller leaving is its own event, never a provider failure (circuits and cooldowns ignore it).
-    const onCallerGone = () => ac.abort(new GatewayError('client_disconnected', `The request to provider "${p.id}" was cancelled: the client went away.`));
+    const onCallerGone = () =>
+      ac.abort(
+        new GatewayError(
+          'client_disconnected',
+          `The request to provider "${p.id}" was cancelled: the client went away.`,
+        ),
+      );
     const timer = setTimeout(
-      () => ac.abort(new GatewayError('upstream_timeout', `The request to provider "${p.id}" exceeded its total timeout of ${tm.totalMs} ms.`)),
+      () =>
+        ac.abort(
+          new GatewayError(
+            'upstream_timeout',
+            `The request to provider "${p.id}" exceeded its total timeout of ${tm.totalMs} ms.`,
+          ),
+        ),
       tm.totalMs,
     );
     const release = () => {
@@ -109,7 +121,9 @@ export function upstreamFailure(err: unknown, p: ProviderConfig, tm: Timeouts = 
   if (err instanceof GatewayError) return err;
   const name = `provider "${p.id}"`;
   if (err instanceof undiciErrors.ConnectTimeoutError) {
-    return new GatewayError('upstream_timeout', `Connecting to ${name} timed out after ${tm.connectMs} ms.`, { cause: err });
+    return new GatewayError('upstream_timeout', `Connecting to ${name} timed out after ${tm.connectMs} ms.`, {
+      cause: err,
+    });
   }
   if (err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) {
     return new GatewayError('upstream_timeout', `${cap(name)} sent nothing for ${tm.firstByteMs} ms.`, { cause: err });

@@ -24,7 +24,9 @@ async function gateway(args: string[]): Promise<{ code: number; stdout: string; 
 describe('bin/gateway.js', () => {
   beforeAll(async () => {
     // Other parts of src/ may have type errors mid-edit; tsc still emits, so only the output matters.
-    await exec(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT }).catch(() => undefined);
+    await exec(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT }).catch(
+      () => undefined,
+    );
     expect(existsSync(join(ROOT, 'dist/cli/main.js'))).toBe(true);
   }, 180_000);
 

@@ -39,7 +39,10 @@ describe('gateway budgets', () => {
     const store = new MemoryStore({ path: state });
     await store.add([
       { key: budgetCounterKey('team-month', '*', periodWindow('month', 'UTC', now).id), amount: 2_500_000_000 },
-      { key: budgetCounterKey('per-key-day', 'bob', periodWindow('day', 'Europe/Berlin', now).id), amount: 1_200_000_000 },
+      {
+        key: budgetCounterKey('per-key-day', 'bob', periodWindow('day', 'Europe/Berlin', now).id),
+        amount: 1_200_000_000,
+      },
     ]);
     await store.close();
 

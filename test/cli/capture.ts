@@ -23,14 +23,23 @@ export function capture(opts: { isTTY?: boolean; env?: NodeJS.ProcessEnv; cwd?: 
   const out: string[] = [];
   const err: string[] = [];
   return {
-    io: { out: (s) => out.push(s), err: (s) => err.push(s), isTTY: opts.isTTY ?? false, env: opts.env ?? {}, cwd: opts.cwd ?? ROOT },
+    io: {
+      out: (s) => out.push(s),
+      err: (s) => err.push(s),
+      isTTY: opts.isTTY ?? false,
+      env: opts.env ?? {},
+      cwd: opts.cwd ?? ROOT,
+    },
     out,
     err,
     all: () => [...out, ...err].join('\n'),
   };
 }
 
-export async function cli(args: string[], opts: Parameters<typeof capture>[0] = {}): Promise<Captured & { code: number }> {
+export async function cli(
+  args: string[],
+  opts: Parameters<typeof capture>[0] = {},
+): Promise<Captured & { code: number }> {
   const c = capture(opts);
   const code = await run(args, c.io);
   return { ...c, code };

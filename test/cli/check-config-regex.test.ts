@@ -24,15 +24,21 @@ describe('gateway check-config: guardrail regexes', () => {
     const r = await cli(['check-config', file]);
     expect(r.code).toBe(2);
     const line = r.out.find((l) => l.includes('guardrails[1].check.pattern'));
-    expect(line).toMatch(/guardrails\[1\]\.check\.pattern: catastrophic backtracking: "a\+" is repeated inside "\(a\+\)\+"/);
+    expect(line).toMatch(
+      /guardrails\[1\]\.check\.pattern: catastrophic backtracking: "a\+" is repeated inside "\(a\+\)\+"/,
+    );
     expect(line).toContain('exponential');
     expect(r.out.some((l) => l.includes('guardrails[0]'))).toBe(false);
   });
 
   test('a polynomial regex is a warning: the file stays valid', async () => {
-    const file = withGuardrails(['  - { id: mails, applies_to: output, check: { type: regex, pattern: "[a-z]+@[a-z]+\\\\.com" }, action: redact }']);
+    const file = withGuardrails([
+      '  - { id: mails, applies_to: output, check: { type: regex, pattern: "[a-z]+@[a-z]+\\\\.com" }, action: redact }',
+    ]);
     const r = await cli(['check-config', file]);
     expect(r.code).toBe(0);
-    expect(r.out.find((l) => l.includes('guardrails[0].check.pattern'))).toMatch(/warning: matching time can grow with the square of the text's length/);
+    expect(r.out.find((l) => l.includes('guardrails[0].check.pattern'))).toMatch(
+      /warning: matching time can grow with the square of the text's length/,
+    );
   });
 });

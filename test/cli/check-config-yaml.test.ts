@@ -13,7 +13,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** check-config on `lines`, run from the temp dir: its stdout lines and exit code. */
 async function check(lines: string[]): Promise<{ code: number; out: string[] }> {
-  writeFileSync(join(dir, 'g.yaml'), lines.join('\n') + '\n');
+  writeFileSync(join(dir, 'g.yaml'), `${lines.join('\n')}\n`);
   const r = await cli(['check-config', 'g.yaml'], { cwd: dir });
   return { code: r.code, out: r.out };
 }
@@ -24,7 +24,8 @@ describe('YAML syntax errors point at the wrong line', () => {
       what: 'a key indented deeper than the key: value line above it',
       lines: ['server:', '  host: 127.0.0.1', '   port: 4000', 'providers: {}'],
       at: '3:4',
-      message: 'this line is indented deeper than line 2, which already has a value: indent it like the keys next to it',
+      message:
+        'this line is indented deeper than line 2, which already has a value: indent it like the keys next to it',
     },
     {
       what: 'a key indented deeper than the keys next to it, after a comment',
@@ -93,8 +94,16 @@ describe('YAML syntax errors point at the wrong line', () => {
   });
 
   test('the line above is named by number, never quoted (it may hold a key)', async () => {
-    const r = await check(['keys:', '  - { id: a, role: dev, key: sk-literal-key-000111 }', 'x:', '  y: sk-literal-key-000222', '    z: 1']);
-    expect(r.out[0]).toBe('g.yaml:5:5  YAML syntax error: this line is indented deeper than line 4, which already has a value: indent it like the keys next to it');
+    const r = await check([
+      'keys:',
+      '  - { id: a, role: dev, key: sk-literal-key-000111 }',
+      'x:',
+      '  y: sk-literal-key-000222',
+      '    z: 1',
+    ]);
+    expect(r.out[0]).toBe(
+      'g.yaml:5:5  YAML syntax error: this line is indented deeper than line 4, which already has a value: indent it like the keys next to it',
+    );
     expect(r.out.join('\n')).not.toContain('sk-literal');
   });
 });

@@ -24,7 +24,10 @@ describe('gateway check-config', () => {
   test('with the key set only the alias-reach warning is left', async () => {
     const r = await cli(['check-config', VALID], { env: { OPENAI_API_KEY: 'sk-live-supersecret-999' } });
     expect(r.code).toBe(0);
-    expect(r.out).toEqual([ALIAS_REACH, `${VALID}: valid, 1 warning (2 providers, 3 models, 2 aliases, 2 roles, 2 keys)`]);
+    expect(r.out).toEqual([
+      ALIAS_REACH,
+      `${VALID}: valid, 1 warning (2 providers, 3 models, 2 aliases, 2 roles, 2 keys)`,
+    ]);
     expect(r.all()).not.toContain('sk-live-supersecret-999');
   });
 
@@ -35,7 +38,9 @@ describe('gateway check-config', () => {
     expect(issues.length).toBeGreaterThanOrEqual(5);
     for (const line of issues) expect(line).toMatch(ISSUE_LINE);
     expect(issues).toContain(`${INVALID}:3:9  server.port: must be <= 65535`);
-    expect(issues.some((l) => l.includes('keys[0].role: unknown role "develper" (did you mean "developer"?)'))).toBe(true);
+    expect(issues.some((l) => l.includes('keys[0].role: unknown role "develper" (did you mean "developer"?)'))).toBe(
+      true,
+    );
     expect(issues.some((l) => l.includes('unknown model "local/ecko"'))).toBe(true);
     expect(r.out.at(-1)).toBe(`${INVALID}: ${issues.length} errors`);
     expect(r.all()).not.toContain(ESC);
@@ -46,10 +51,23 @@ describe('gateway check-config', () => {
     const bad = await cli(['check-config', INVALID, '--json']);
     expect(bad.code).toBe(2);
     expect(bad.out).toHaveLength(1);
-    const report = JSON.parse(bad.out[0]) as { file: string; valid: boolean; errors: number; warnings: number; issues: Array<Record<string, unknown>> };
+    const report = JSON.parse(bad.out[0]) as {
+      file: string;
+      valid: boolean;
+      errors: number;
+      warnings: number;
+      issues: Array<Record<string, unknown>>;
+    };
     expect(report).toMatchObject({ file: INVALID, valid: false, warnings: 0 });
     expect(report.errors).toBe(report.issues.length);
-    expect(report.issues[0]).toEqual({ severity: 'error', file: INVALID, line: 3, col: 9, path: 'server.port', message: 'must be <= 65535' });
+    expect(report.issues[0]).toEqual({
+      severity: 'error',
+      file: INVALID,
+      line: 3,
+      col: 9,
+      path: 'server.port',
+      message: 'must be <= 65535',
+    });
 
     const good = await cli(['check-config', VALID, '--json']);
     expect(good.code).toBe(0);
@@ -107,6 +125,8 @@ describe('gateway check-config', () => {
     expect((await cli(['no-such-command'])).code).toBe(2);
     const v = await cli(['--version']);
     expect(v.code).toBe(0);
-    expect(v.out).toEqual([(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version]);
+    expect(v.out).toEqual([
+      (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version,
+    ]);
   });
 });

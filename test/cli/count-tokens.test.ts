@@ -9,7 +9,8 @@ const ANTHROPIC = 'test/fixtures/cli/count-anthropic.json';
 const OPENAI = 'test/fixtures/cli/count-openai.json';
 
 /** Both fixtures hold the same conversation: a system prompt and one user turn. */
-const FIXTURE_TOKENS = 3 + (3 + 1 + o200k('You are a terse assistant.')) + (3 + 1 + o200k('What is the capital of France?'));
+const FIXTURE_TOKENS =
+  3 + (3 + 1 + o200k('You are a terse assistant.')) + (3 + 1 + o200k('What is the capital of France?'));
 
 /** A run with `stdin` as standard input. */
 async function cliStdin(args: string[], stdin: string) {
@@ -53,7 +54,10 @@ describe('gateway count-tokens', () => {
   test('plain text on stdin (no FILE or -) is one user message; an alias counts for its available candidate', async () => {
     const expected = 3 + 3 + 1 + o200k('Summarise this paragraph, please.\n');
     for (const args of [[], ['-']]) {
-      const r = await cliStdin(['count-tokens', '-c', VALID, '-m', 'team/fast', ...args], 'Summarise this paragraph, please.\n');
+      const r = await cliStdin(
+        ['count-tokens', '-c', VALID, '-m', 'team/fast', ...args],
+        'Summarise this paragraph, please.\n',
+      );
       expect(r.code).toBe(0);
       expect(r.out[0]).toBe(`${expected} tokens  (model local/echo, context window 8192: fits)`);
     }
@@ -64,7 +68,10 @@ describe('gateway count-tokens', () => {
     const r = await cliStdin(['count-tokens', '-c', VALID, '-m', 'openai/gpt-4o-mini', '--json'], body);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.out.join('\n'))).toMatchObject({ inputTokens: 9, exact: true });
-    const arr = await cliStdin(['count-tokens', '-c', VALID, '-m', 'openai/gpt-4o-mini', '--json'], JSON.stringify([{ role: 'user', content: 'hello world' }]));
+    const arr = await cliStdin(
+      ['count-tokens', '-c', VALID, '-m', 'openai/gpt-4o-mini', '--json'],
+      JSON.stringify([{ role: 'user', content: 'hello world' }]),
+    );
     expect(JSON.parse(arr.out.join('\n'))).toMatchObject({ inputTokens: 9 });
   });
 
@@ -73,13 +80,26 @@ describe('gateway count-tokens', () => {
       messages: [{ role: 'user', content: 'Weather in Paris?' }],
       tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: {} } } }],
     };
-    const r = await cliStdin(['count-tokens', '-c', VALID, '-m', 'openai/gpt-4o-mini', '--json'], JSON.stringify(withTools));
+    const r = await cliStdin(
+      ['count-tokens', '-c', VALID, '-m', 'openai/gpt-4o-mini', '--json'],
+      JSON.stringify(withTools),
+    );
     expect(r.code).toBe(0);
-    expect((JSON.parse(r.out.join('\n')) as TokenCount).inputTokens).toBeGreaterThan(3 + 3 + 1 + o200k('Weather in Paris?') + 12);
+    expect((JSON.parse(r.out.join('\n')) as TokenCount).inputTokens).toBeGreaterThan(
+      3 + 3 + 1 + o200k('Weather in Paris?') + 12,
+    );
 
     // Only user/assistant roles, so Anthropic is tried first; it refuses `content: null`, OpenAI takes it.
-    const nullContent = { messages: [{ role: 'user', content: 'hello world' }, { role: 'assistant', content: null }] };
-    const f = await cliStdin(['count-tokens', '-c', VALID, '-m', 'openai/gpt-4o-mini', '--json'], JSON.stringify(nullContent));
+    const nullContent = {
+      messages: [
+        { role: 'user', content: 'hello world' },
+        { role: 'assistant', content: null },
+      ],
+    };
+    const f = await cliStdin(
+      ['count-tokens', '-c', VALID, '-m', 'openai/gpt-4o-mini', '--json'],
+      JSON.stringify(nullContent),
+    );
     expect(f.code).toBe(0);
     expect((JSON.parse(f.out.join('\n')) as TokenCount).inputTokens).toBe(3 + (3 + 1 + o200k('hello world')) + (3 + 1));
   });
@@ -117,7 +137,10 @@ describe('gateway count-tokens', () => {
   });
 
   test('a body neither format accepts, or JSON without messages, is a usage error (2)', async () => {
-    const bad = await cliStdin(['count-tokens', '-c', VALID, '-m', 'local/echo'], JSON.stringify({ messages: [{ role: 'robot', content: 'hi' }] }));
+    const bad = await cliStdin(
+      ['count-tokens', '-c', VALID, '-m', 'local/echo'],
+      JSON.stringify({ messages: [{ role: 'robot', content: 'hi' }] }),
+    );
     expect(bad.code).toBe(2);
     expect(bad.err.at(-1)).toMatch(/^error: the input is not a valid request: .*messages\[0\]/);
     const noMessages = await cliStdin(['count-tokens', '-c', VALID, '-m', 'local/echo'], '{"prompt": "hi"}');
@@ -128,7 +151,9 @@ describe('gateway count-tokens', () => {
   test('broken JSON is counted as text, with a note on stderr', async () => {
     const r = await cliStdin(['count-tokens', '-c', VALID, '-m', 'local/echo'], '{"messages": [');
     expect(r.code).toBe(0);
-    expect(r.out[0]).toBe(`${3 + 3 + 1 + o200k('{"messages": [')} tokens  (model local/echo, context window 8192: fits)`);
+    expect(r.out[0]).toBe(
+      `${3 + 3 + 1 + o200k('{"messages": [')} tokens  (model local/echo, context window 8192: fits)`,
+    );
     expect(r.err.at(-1)).toMatch(/^note: the input is not valid JSON .*; counted as plain text$/);
   });
 

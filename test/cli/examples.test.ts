@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { cli, ROOT } from './capture.js';
 
-const files = ['gateway.example.yaml', ...readdirSync(join(ROOT, 'examples')).filter((f) => f.endsWith('.yaml')).map((f) => `examples/${f}`)];
+const files = [
+  'gateway.example.yaml',
+  ...readdirSync(join(ROOT, 'examples'))
+    .filter((f) => f.endsWith('.yaml'))
+    .map((f) => `examples/${f}`),
+];
 
 describe('bundled configs', () => {
   test.each(files)('%s passes check-config', async (file) => {

@@ -33,7 +33,8 @@ describe('--help', () => {
       for (const [line] of EXAMPLES[name]) {
         const invocation = line.slice(line.indexOf(`gateway ${name}`));
         expect(invocation, line).toMatch(new RegExp(`^gateway ${name}\\b`));
-        for (const flag of invocation.match(/(?<=\s)--?[a-z][\w-]*/g) ?? []) expect(known.has(flag), `${line}: ${flag}`).toBe(true);
+        for (const flag of invocation.match(/(?<=\s)--?[a-z][\w-]*/g) ?? [])
+          expect(known.has(flag), `${line}: ${flag}`).toBe(true);
       }
     }
   });

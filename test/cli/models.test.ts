@@ -14,12 +14,14 @@ describe('gateway models (from the config)', () => {
     expect(r.out[0]).toMatch(/^ID\s+KIND\s+PROVIDER\s+CONTEXT\s+TARGETS$/);
     expect(ids(r.out)).toEqual(['local/big', 'local/echo', 'openai/gpt-4o-mini', 'team/cloud', 'team/fast']);
     expect(r.out.find((l) => l.startsWith('openai/gpt-4o-mini'))).toMatch(/model\s+openai \(unavailable\)\s+128000/);
-    expect(r.out.find((l) => l.startsWith('team/fast'))).toMatch(/alias\s+team\s+8192\s+local\/echo, openai\/gpt-4o-mini$/);
+    expect(r.out.find((l) => l.startsWith('team/fast'))).toMatch(
+      /alias\s+team\s+8192\s+local\/echo, openai\/gpt-4o-mini$/,
+    );
     // The table marks the provider; the config's warnings are serve's and check-config's to print.
     expect(r.err).toEqual([]);
   });
 
-  test('--key lists what the key\'s role may use, for plain and sha256 keys, without echoing the key', async () => {
+  test("--key lists what the key's role may use, for plain and sha256 keys, without echoing the key", async () => {
     const dev = await cli(['models', '-c', VALID, '--key', PLAIN_KEY]);
     expect(dev.code).toBe(0);
     expect(ids(dev.out)).toEqual(['local/echo', 'team/cloud', 'team/fast']);
@@ -35,7 +37,13 @@ describe('gateway models (from the config)', () => {
     const list = JSON.parse(r.out.join('\n')) as ModelListEntry[];
     expect(list.map((m) => m.id)).toEqual(['local/echo', 'team/cloud', 'team/fast']);
     expect(list[0]).toMatchObject({ kind: 'model', owner: 'local', contextWindow: 8192, available: true });
-    expect(list[1]).toMatchObject({ kind: 'alias', owner: 'team', available: true, targets: [], fallbacks: ['team/fast'] }); // available through its fallback; its target is outside the role, so not shown
+    expect(list[1]).toMatchObject({
+      kind: 'alias',
+      owner: 'team',
+      available: true,
+      targets: [],
+      fallbacks: ['team/fast'],
+    }); // available through its fallback; its target is outside the role, so not shown
   });
 
   test('unknown key, unknown role and --key with --role are usage errors (2)', async () => {
@@ -83,7 +91,11 @@ describe('gateway models --url (from a running gateway)', () => {
     expect(r.code).toBe(0);
     const list = JSON.parse(r.out.join('\n')) as ModelListEntry[];
     expect(list).toHaveLength(5);
-    expect(list.find((m) => m.id === 'team/fast')).toMatchObject({ kind: 'alias', owner: 'team', targets: ['local/echo', 'openai/gpt-4o-mini'] });
+    expect(list.find((m) => m.id === 'team/fast')).toMatchObject({
+      kind: 'alias',
+      owner: 'team',
+      targets: ['local/echo', 'openai/gpt-4o-mini'],
+    });
   });
 
   test('an HTTP error prints the message from the body and exits 1', async () => {

@@ -43,7 +43,10 @@ describe('config reload', () => {
     writeFileSync(file, yaml('echo: { context_window: 1000 }'));
     const lines: string[] = [];
     const c = capture();
-    running = await startServe({ config: file, host: '127.0.0.1', port: 0, logger: createLogger({ write: (l) => lines.push(l) }) }, c.io);
+    running = await startServe(
+      { config: file, host: '127.0.0.1', port: 0, logger: createLogger({ write: (l) => lines.push(l) }) },
+      c.io,
+    );
 
     // A slow stream (6 chunks, 40 ms apart) on the model the new config removes.
     const inFlight = await chat(running.url, 'local/echo', true);
@@ -61,7 +64,9 @@ describe('config reload', () => {
     writeFileSync(file, 'providers: {\n  broken: [');
     expect(await running.reload()).toBe(false);
     expect((await chat(running.url, 'local/echo2')).status).toBe(200);
-    const failed = lines.map((l) => JSON.parse(l)).find((l) => l.msg === 'config reload failed: keeping the current config');
+    const failed = lines
+      .map((l) => JSON.parse(l))
+      .find((l) => l.msg === 'config reload failed: keeping the current config');
     expect(failed.problems[0]).toMatch(/gateway\.yaml:\d+:\d+ {2}.*YAML syntax error/);
     expect(lines.some((l) => l.includes('"msg":"config reloaded"'))).toBe(true);
   });
@@ -70,7 +75,10 @@ describe('config reload', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gw-watch-'));
     const file = join(dir, 'gateway.yaml');
     writeFileSync(file, yaml('echo: { context_window: 1000 }'));
-    running = await startServe({ config: file, host: '127.0.0.1', port: 0, watch: true, logger: createLogger({ write: () => undefined }) }, capture().io);
+    running = await startServe(
+      { config: file, host: '127.0.0.1', port: 0, watch: true, logger: createLogger({ write: () => undefined }) },
+      capture().io,
+    );
     writeFileSync(file, yaml('echo3: { context_window: 1000 }'));
     let status = 0;
     for (let i = 0; i < 100 && status !== 200; i++) {

@@ -21,7 +21,11 @@ const ROOT = resolve(import.meta.dirname, '../..');
 
 const KEY1 = 'restart-state-key-one-0001';
 const KEY2 = 'restart-state-key-two-0002';
-const BODY = JSON.stringify({ model: 'local/echo', max_tokens: 5, messages: [{ role: 'user', content: 'one two three' }] });
+const BODY = JSON.stringify({
+  model: 'local/echo',
+  max_tokens: 5,
+  messages: [{ role: 'user', content: 'one two three' }],
+});
 /** 1000 USD per million tokens = 1 000 000 nano-USD per token. */
 const PER_TOKEN = 1_000_000;
 /** The mock reports ceil(13 / 4) + 3 + 3 = 10 input tokens and 3 output tokens (one per word). */
@@ -96,11 +100,15 @@ async function startCli(c: RunConfig): Promise<Child> {
   let lastErr = '';
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freePort();
-    const proc = spawn(process.execPath, ['bin/gateway.js', 'serve', '--config', configPath, '--port', String(port), '--host', '127.0.0.1'], {
-      cwd: ROOT,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const proc = spawn(
+      process.execPath,
+      ['bin/gateway.js', 'serve', '--config', configPath, '--port', String(port), '--host', '127.0.0.1'],
+      {
+        cwd: ROOT,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     children.add(proc);
     let err = '';
     proc.stderr!.on('data', (c: Buffer) => (err += c.toString('utf8')));
@@ -143,11 +151,16 @@ async function stop(child: Child, signal: 'SIGTERM' | 'SIGKILL') {
 }
 
 function chat(url: string, key: string): Promise<Response> {
-  return fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: BODY });
+  return fetch(`${url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: BODY,
+  });
 }
 
 function counters(path = statePath): Record<string, { value: number; expiresAt?: number }> {
-  return (JSON.parse(readFileSync(path, 'utf8')) as { counters: Record<string, { value: number; expiresAt?: number }> }).counters;
+  return (JSON.parse(readFileSync(path, 'utf8')) as { counters: Record<string, { value: number; expiresAt?: number }> })
+    .counters;
 }
 
 describe('budget spend across restarts of `gateway serve`', () => {
@@ -155,7 +168,9 @@ describe('budget spend across restarts of `gateway serve`', () => {
     dir = mkdtempSync(join(tmpdir(), 'gateway-restart-'));
     statePath = join(dir, 'state.json');
     // Other parts of src/ may have type errors mid-edit; tsc still emits, so only the output matters.
-    await exec(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT }).catch(() => undefined);
+    await exec(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT }).catch(
+      () => undefined,
+    );
     expect(existsSync(join(ROOT, 'dist/cli/main.js'))).toBe(true);
   }, 180_000);
 
@@ -171,52 +186,48 @@ describe('budget spend across restarts of `gateway serve`', () => {
     expect(L).toBe(68_500_000);
   });
 
-  test(
-    'SIGTERM flushes on close; SIGKILL keeps what was flushed before it',
-    async () => {
-      // ---- run 1: flush_ms far beyond the run, so only the graceful close can write the file.
-      const one = await startCli({ flushMs: 600_000 });
-      for (let i = 0; i < 3; i++) {
-        const res = await chat(one.url, KEY1);
-        expect(res.status, await res.clone().text()).toBe(200);
-        expect(res.headers.get('x-gateway-cost-usd')).toBe('0.013000');
-        await res.arrayBuffer();
-      }
-      expect(existsSync(statePath)).toBe(false);
-      expect(await stop(one, 'SIGTERM')).toEqual({ code: 0, signal: null });
-      expect(counters()['budget:per-key:k1:total'].value).toBe(3 * A);
+  test('SIGTERM flushes on close; SIGKILL keeps what was flushed before it', async () => {
+    // ---- run 1: flush_ms far beyond the run, so only the graceful close can write the file.
+    const one = await startCli({ flushMs: 600_000 });
+    for (let i = 0; i < 3; i++) {
+      const res = await chat(one.url, KEY1);
+      expect(res.status, await res.clone().text()).toBe(200);
+      expect(res.headers.get('x-gateway-cost-usd')).toBe('0.013000');
+      await res.arrayBuffer();
+    }
+    expect(existsSync(statePath)).toBe(false);
+    expect(await stop(one, 'SIGTERM')).toEqual({ code: 0, signal: null });
+    expect(counters()['budget:per-key:k1:total'].value).toBe(3 * A);
 
-      // ---- run 2: the spend is back: k1's next request would overflow and is refused.
-      const two = await startCli({ flushMs: 200 });
-      const refused = await chat(two.url, KEY1);
-      expect(refused.status).toBe(429);
-      expect(refused.headers.get('x-gateway-limit')).toBe('budget=per-key');
-      const body = await refused.json();
-      expect(body.error.code).toBe('budget_exceeded');
-      expect(body.error.message).toContain(`$0.039000 of $${L / 1e9} used`);
-      // k2 has its own counter, untouched so far: three requests fit.
-      for (let i = 0; i < 3; i++) expect((await chat(two.url, KEY2)).status).toBe(200);
-      // Longer than flush_ms (lower bound only), then no chance to flush on the way out.
-      await new Promise((r) => setTimeout(r, 600));
-      expect(await stop(two, 'SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' });
-      const saved = counters();
-      expect(saved['budget:per-key:k1:total'].value).toBe(3 * A);
-      expect(saved['budget:per-key:k2:total'].value).toBe(3 * A);
+    // ---- run 2: the spend is back: k1's next request would overflow and is refused.
+    const two = await startCli({ flushMs: 200 });
+    const refused = await chat(two.url, KEY1);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('x-gateway-limit')).toBe('budget=per-key');
+    const body = await refused.json();
+    expect(body.error.code).toBe('budget_exceeded');
+    expect(body.error.message).toContain(`$0.039000 of $${L / 1e9} used`);
+    // k2 has its own counter, untouched so far: three requests fit.
+    for (let i = 0; i < 3; i++) expect((await chat(two.url, KEY2)).status).toBe(200);
+    // Longer than flush_ms (lower bound only), then no chance to flush on the way out.
+    await new Promise((r) => setTimeout(r, 600));
+    expect(await stop(two, 'SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' });
+    const saved = counters();
+    expect(saved['budget:per-key:k1:total'].value).toBe(3 * A);
+    expect(saved['budget:per-key:k2:total'].value).toBe(3 * A);
 
-      // ---- run 3: both keys' spend survived the kill.
-      const three = await startCli({ flushMs: 200 });
-      for (const key of [KEY2, KEY1]) {
-        const res = await chat(three.url, key);
-        expect(res.status).toBe(429);
-        expect((await res.json()).error.message).toContain(`$0.039000 of $${L / 1e9} used`);
-      }
-      expect(await stop(three, 'SIGTERM')).toEqual({ code: 0, signal: null });
-      // The writes go through a temporary file renamed over the state file: none is left behind.
-      expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
-      expect(JSON.parse(readFileSync(statePath, 'utf8')).version).toBe(1);
-    },
-    120_000,
-  );
+    // ---- run 3: both keys' spend survived the kill.
+    const three = await startCli({ flushMs: 200 });
+    for (const key of [KEY2, KEY1]) {
+      const res = await chat(three.url, key);
+      expect(res.status).toBe(429);
+      expect((await res.json()).error.message).toContain(`$0.039000 of $${L / 1e9} used`);
+    }
+    expect(await stop(three, 'SIGTERM')).toEqual({ code: 0, signal: null });
+    // The writes go through a temporary file renamed over the state file: none is left behind.
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    expect(JSON.parse(readFileSync(statePath, 'utf8')).version).toBe(1);
+  }, 120_000);
   /*
    * BUG (src/server/http.ts, Gateway.close): after the grace period, close() destroys the
    * remaining connections (closeAllConnections) and then closes the reconcile queue and the
@@ -229,49 +240,54 @@ describe('budget spend across restarts of `gateway serve`', () => {
    * seen. Expected: close() waits (bounded) for the aborted requests to settle before closing
    * the store, so the file holds in-flight 0 and the settled spend.
    */
-  test(
-    'SIGTERM with a stream still running past shutdown_grace_ms: its slot and reservation are settled before the final flush',
-    async () => {
-      const path = join(dir, 'shutdown-state.json');
-      const run = {
-        flushMs: 600_000,
-        path,
-        graceMs: 200,
-        mock: '{ chunk_delay_ms: 300 }',
-        extra: 'rate_limits:\n  - { id: one-at-a-time, scope: { global: true }, max_concurrent: 1 }',
-      };
-      const one = await startCli(run);
-      const long = JSON.stringify({ model: 'local/echo', max_tokens: 20, stream: true, messages: [{ role: 'user', content: 'a b c d e f g h i j k l m n o p' }] });
-      // A stream of 16 chunks 300 ms apart: started, far from done when the grace period ends.
-      await new Promise<void>((resolveStarted, reject) => {
-        const req = httpRequest(`${one.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY1}`, 'content-type': 'application/json' } }, (res) => {
+  test('SIGTERM with a stream still running past shutdown_grace_ms: its slot and reservation are settled before the final flush', async () => {
+    const path = join(dir, 'shutdown-state.json');
+    const run = {
+      flushMs: 600_000,
+      path,
+      graceMs: 200,
+      mock: '{ chunk_delay_ms: 300 }',
+      extra: 'rate_limits:\n  - { id: one-at-a-time, scope: { global: true }, max_concurrent: 1 }',
+    };
+    const one = await startCli(run);
+    const long = JSON.stringify({
+      model: 'local/echo',
+      max_tokens: 20,
+      stream: true,
+      messages: [{ role: 'user', content: 'a b c d e f g h i j k l m n o p' }],
+    });
+    // A stream of 16 chunks 300 ms apart: started, far from done when the grace period ends.
+    await new Promise<void>((resolveStarted, reject) => {
+      const req = httpRequest(
+        `${one.url}/v1/chat/completions`,
+        { method: 'POST', headers: { authorization: `Bearer ${KEY1}`, 'content-type': 'application/json' } },
+        (res) => {
           if (res.statusCode !== 200) reject(new Error(`stream refused: ${res.statusCode}`));
           res.once('data', () => resolveStarted());
           res.on('error', () => undefined);
           res.resume();
-        });
-        req.on('error', (e) => reject(e));
-        req.end(long);
-      });
-      expect(await stop(one, 'SIGTERM')).toEqual({ code: 0, signal: null });
-      const saved = counters(path);
-      // The mock reported ceil(31 / 4) + 3 + 3 = 14 input tokens at message_start (14 000 000
-      // nano), plus the output relayed before the cut (counted locally, a token or two): the
-      // usage seen, well below the reservation (~47 estimated input + 20 output tokens).
-      expect(saved['rl:one-at-a-time:*:inflight']?.value ?? 0).toBe(0);
-      const spent = saved['budget:per-key:k1:total'].value;
-      expect(spent).toBeGreaterThanOrEqual(14 * PER_TOKEN);
-      expect(spent).toBeLessThanOrEqual((14 + 20) * PER_TOKEN);
-      // And so, after the restart, the one slot is free.
-      const two = await startCli(run);
-      try {
-        expect((await chat(two.url, KEY2)).status).toBe(200);
-      } finally {
-        await stop(two, 'SIGTERM');
-      }
-    },
-    60_000,
-  );
+        },
+      );
+      req.on('error', (e) => reject(e));
+      req.end(long);
+    });
+    expect(await stop(one, 'SIGTERM')).toEqual({ code: 0, signal: null });
+    const saved = counters(path);
+    // The mock reported ceil(31 / 4) + 3 + 3 = 14 input tokens at message_start (14 000 000
+    // nano), plus the output relayed before the cut (counted locally, a token or two): the
+    // usage seen, well below the reservation (~47 estimated input + 20 output tokens).
+    expect(saved['rl:one-at-a-time:*:inflight']?.value ?? 0).toBe(0);
+    const spent = saved['budget:per-key:k1:total'].value;
+    expect(spent).toBeGreaterThanOrEqual(14 * PER_TOKEN);
+    expect(spent).toBeLessThanOrEqual((14 + 20) * PER_TOKEN);
+    // And so, after the restart, the one slot is free.
+    const two = await startCli(run);
+    try {
+      expect((await chat(two.url, KEY2)).status).toBe(200);
+    } finally {
+      await stop(two, 'SIGTERM');
+    }
+  }, 60_000);
 });
 
 describe('SIGHUP reloads the config of a running `gateway serve`', () => {
@@ -283,7 +299,7 @@ describe('SIGHUP reloads the config of a running `gateway serve`', () => {
     try {
       expect((await chat(child.url, KEY2)).status).toBe(200);
       // Without key k2, the next requests with it are refused once the reload is in.
-      writeFileSync(configPath, configYaml({ flushMs: 1000, path }).replace(/\n  - \{ id: k2, .*\n/, '\n'));
+      writeFileSync(configPath, configYaml({ flushMs: 1000, path }).replace(/\n {2}- \{ id: k2, .*\n/, '\n'));
       child.proc.kill('SIGHUP');
       let status = 200;
       for (let i = 0; i < 100 && status !== 401; i++) {

@@ -11,10 +11,19 @@ const SECRET = 'sk-live-supersecret-999';
 
 /** Sends the request a printed curl line describes, expanding `$VAR` from `env` as a shell would. */
 async function curlLine(line: string, env: Record<string, string>): Promise<Response> {
-  const m = /^ {2}curl (\S+) -H "Authorization: Bearer ((?:[^"\\]|\\.)*)" -H 'content-type: application\/json' -d '(.+)'$/.exec(line);
+  const m =
+    /^ {2}curl (\S+) -H "Authorization: Bearer ((?:[^"\\]|\\.)*)" -H 'content-type: application\/json' -d '(.+)'$/.exec(
+      line,
+    );
   if (!m) throw new Error(`not a curl line: ${line}`);
-  const key = m[2].replace(/\$([A-Za-z_]\w*)|\\(.)/g, (_, v: string | undefined, esc: string | undefined) => (v ? (env[v] ?? '') : esc!));
-  return fetch(m[1], { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: m[3] });
+  const key = m[2].replace(/\$([A-Za-z_]\w*)|\\(.)/g, (_, v: string | undefined, esc: string | undefined) =>
+    v ? (env[v] ?? '') : esc!,
+  );
+  return fetch(m[1], {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: m[3],
+  });
 }
 
 describe('gateway serve', () => {
@@ -53,7 +62,9 @@ describe('gateway serve', () => {
   test('prints config warnings to stderr before starting', async () => {
     const c = capture();
     running = await startServe({ config: VALID, port: 0 }, c.io);
-    expect(c.err[0]).toMatch(/:17:14 {2}providers\.openai\.api_key: warning: environment variable OPENAI_API_KEY is not set/);
+    expect(c.err[0]).toMatch(
+      /:17:14 {2}providers\.openai\.api_key: warning: environment variable OPENAI_API_KEY is not set/,
+    );
     expect(c.out).toEqual([]);
   });
 
@@ -62,9 +73,13 @@ describe('gateway serve', () => {
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const port = (blocker.address() as AddressInfo).port;
     try {
-      const r = await cli(['serve', '-c', VALID, '--host', '127.0.0.1', '--port', String(port)], { env: { OPENAI_API_KEY: SECRET } });
+      const r = await cli(['serve', '-c', VALID, '--host', '127.0.0.1', '--port', String(port)], {
+        env: { OPENAI_API_KEY: SECRET },
+      });
       expect(r.code).toBe(1);
-      expect(r.err.filter((l) => !l.includes('warning:'))).toEqual([`error: port ${port} on 127.0.0.1 is already in use (try --port)`]);
+      expect(r.err.filter((l) => !l.includes('warning:'))).toEqual([
+        `error: port ${port} on 127.0.0.1 is already in use (try --port)`,
+      ]);
       expect(r.out).toEqual([]);
     } finally {
       await new Promise((resolve) => blocker.close(resolve));
@@ -85,7 +100,7 @@ describe('gateway serve', () => {
     expect(r.err.join('\n')).toContain('must be an integer from 0 to 65535');
   });
 
-  describe('the curl line\'s key', () => {
+  describe("the curl line's key", () => {
     const dir = mkdtempSync(join(tmpdir(), 'gateway-serve-key-'));
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
     const configWithKeys = (name: string, keys: string) => {
@@ -109,10 +124,15 @@ ${keys}
     };
 
     test('${VAR:-default} with VAR unset: the default, as written in the file', async () => {
-      const file = configWithKeys('default.yaml', '  - { id: laptop, key: "${GW_TEST_KEY:-local-dev-key}", role: dev }');
+      const file = configWithKeys(
+        'default.yaml',
+        '  - { id: laptop, key: "${GW_TEST_KEY:-local-dev-key}", role: dev }',
+      );
       const { curl, intro } = await start(file, {});
       expect(curl).toContain('-H "Authorization: Bearer local-dev-key"');
-      expect(intro).toBe(`try it with the key with id "laptop" (role: dev; the default in ${file}, as GW_TEST_KEY is unset):`);
+      expect(intro).toBe(
+        `try it with the key with id "laptop" (role: dev; the default in ${file}, as GW_TEST_KEY is unset):`,
+      );
       expect((await curlLine(curl, {})).status).toBe(200);
     });
 
@@ -122,7 +142,9 @@ ${keys}
         const file = configWithKeys('env.yaml', `  - { id: laptop, key: "${written}", role: dev }`);
         const { c, curl, intro } = await start(file, env);
         expect(curl).toContain('-H "Authorization: Bearer $GW_TEST_KEY"');
-        expect(intro).toBe('try it with the key with id "laptop" (role: dev; with GW_TEST_KEY set as for the gateway):');
+        expect(intro).toBe(
+          'try it with the key with id "laptop" (role: dev; with GW_TEST_KEY set as for the gateway):',
+        );
         expect(c.all()).not.toContain(env.GW_TEST_KEY);
         expect((await curlLine(curl, env)).status).toBe(200);
         await running!.close(100);
@@ -134,7 +156,10 @@ ${keys}
       const digest = 'sha256:a36833886702d7d1502c67e49bd31a8ba1423a0958998910bc4db0c6e0b84df8';
       const mixed = configWithKeys(
         'mixed.yaml',
-        [`  - { id: ci, key: "${digest}", role: dev }`, '  - { id: dev2, key: "dev \\"quoted\\" $key", role: dev }'].join('\n'),
+        [
+          `  - { id: ci, key: "${digest}", role: dev }`,
+          '  - { id: dev2, key: "dev \\"quoted\\" $key", role: dev }',
+        ].join('\n'),
       );
       const shown = await start(mixed, {});
       expect(shown.intro).toContain('key with id "dev2"');

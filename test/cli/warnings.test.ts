@@ -41,8 +41,14 @@ describe('who prints config warnings', () => {
     ['models --role', ['models', '-c', config, '--role', 'developer', '--json']],
     ['budgets', ['budgets', '-c', config]],
     ['count-tokens, an available model', ['count-tokens', '-c', config, '-m', 'local/echo', ANTHROPIC]],
-    ['count-tokens, an alias served by an available target', ['count-tokens', '-c', config, '-m', 'team/fast', ANTHROPIC]],
-    ['count-tokens, an alias whose fallback is available', ['count-tokens', '-c', config, '-m', 'team/cloud', ANTHROPIC]],
+    [
+      'count-tokens, an alias served by an available target',
+      ['count-tokens', '-c', config, '-m', 'team/fast', ANTHROPIC],
+    ],
+    [
+      'count-tokens, an alias whose fallback is available',
+      ['count-tokens', '-c', config, '-m', 'team/cloud', ANTHROPIC],
+    ],
   ])('%s stays quiet', async (_, args) => {
     const r = await cli(args);
     expect(r.code).toBe(0);
@@ -52,7 +58,9 @@ describe('who prints config warnings', () => {
   test('count-tokens warns when the model it counts for cannot be served', async () => {
     const r = await cli(['count-tokens', '-c', config, '-m', 'openai/gpt-4o-mini', ANTHROPIC]);
     expect(r.code).toBe(0);
-    expect(r.err).toEqual([`warning: provider "openai" is unavailable (${UNSET}): "openai/gpt-4o-mini" cannot be served until it is configured`]);
+    expect(r.err).toEqual([
+      `warning: provider "openai" is unavailable (${UNSET}): "openai/gpt-4o-mini" cannot be served until it is configured`,
+    ]);
     expect(r.out[0]).toMatch(/tokens {2}\(model openai\/gpt-4o-mini/);
   });
 

@@ -46,29 +46,50 @@ export interface StructuredCell {
 
 /** generateObject, streamObject and generateText + Output.object for each cell; RECIPE expected. */
 export function describeStructuredOutput(baseURL: () => string, cells: StructuredCell[]): void {
-  describe.each(cells)('structured output: $client → $upstream upstream ($model, $how)', ({ client, model, providerOptions }) => {
-    const lm = () => aiSdkModel(client, baseURL(), model);
+  describe.each(cells)(
+    'structured output: $client → $upstream upstream ($model, $how)',
+    ({ client, model, providerOptions }) => {
+      const lm = () => aiSdkModel(client, baseURL(), model);
 
-    it('generateObject', async () => {
-      const r = await generateObject({ model: lm(), schema: RECIPE_SCHEMA, prompt: RECIPE_PROMPT, providerOptions, maxRetries: 0 });
-      expect(r.object).toEqual(RECIPE);
-      expect(r.usage.outputTokens).toBeGreaterThan(0);
-    });
+      it('generateObject', async () => {
+        const r = await generateObject({
+          model: lm(),
+          schema: RECIPE_SCHEMA,
+          prompt: RECIPE_PROMPT,
+          providerOptions,
+          maxRetries: 0,
+        });
+        expect(r.object).toEqual(RECIPE);
+        expect(r.usage.outputTokens).toBeGreaterThan(0);
+      });
 
-    it('streamObject', async () => {
-      const r = streamObject({ model: lm(), schema: RECIPE_SCHEMA, prompt: RECIPE_PROMPT, providerOptions, maxRetries: 0 });
-      let partials = 0;
-      for await (const _ of r.partialObjectStream) partials++;
-      expect(await r.object).toEqual(RECIPE);
-      expect(partials).toBeGreaterThan(0);
-      expect((await r.usage).inputTokens).toBeGreaterThan(0);
-    });
+      it('streamObject', async () => {
+        const r = streamObject({
+          model: lm(),
+          schema: RECIPE_SCHEMA,
+          prompt: RECIPE_PROMPT,
+          providerOptions,
+          maxRetries: 0,
+        });
+        let partials = 0;
+        for await (const _ of r.partialObjectStream) partials++;
+        expect(await r.object).toEqual(RECIPE);
+        expect(partials).toBeGreaterThan(0);
+        expect((await r.usage).inputTokens).toBeGreaterThan(0);
+      });
 
-    it('generateText with output: Output.object', async () => {
-      const r = await generateText({ model: lm(), output: Output.object({ schema: RECIPE_SCHEMA }), prompt: RECIPE_PROMPT, providerOptions, maxRetries: 0 });
-      expect(r.output).toEqual(RECIPE);
-    });
-  });
+      it('generateText with output: Output.object', async () => {
+        const r = await generateText({
+          model: lm(),
+          output: Output.object({ schema: RECIPE_SCHEMA }),
+          prompt: RECIPE_PROMPT,
+          providerOptions,
+          maxRetries: 0,
+        });
+        expect(r.output).toEqual(RECIPE);
+      });
+    },
+  );
 }
 
 /** What the upstream must have received for the reasoning setting to count as carried. */
@@ -98,29 +119,37 @@ export interface ReasoningCell {
 
 /** The prompt `think …` makes the upstream reply with thinking `step by step` and text `thought it through`. */
 export function describeReasoning(baseURL: () => string, lastBody: () => any, cells: ReasoningCell[]): void {
-  describe.each(cells)('reasoning: $client → $upstream upstream ($model, $how)', ({ client, model, upstream, providerOptions, reasoningText }) => {
-    const args = () => ({ model: aiSdkModel(client, baseURL(), model), prompt: 'think it over', providerOptions: providerOptions as never, maxRetries: 0 });
+  describe.each(cells)(
+    'reasoning: $client → $upstream upstream ($model, $how)',
+    ({ client, model, upstream, providerOptions, reasoningText }) => {
+      const args = () => ({
+        model: aiSdkModel(client, baseURL(), model),
+        prompt: 'think it over',
+        providerOptions: providerOptions as never,
+        maxRetries: 0,
+      });
 
-    it('generateText', async () => {
-      const r = await generateText(args());
-      expectReasoningSent(lastBody(), upstream);
-      expect(r.text).toBe('thought it through');
-      if (reasoningText) expect(r.reasoningText).toBe('step by step');
-    });
+      it('generateText', async () => {
+        const r = await generateText(args());
+        expectReasoningSent(lastBody(), upstream);
+        expect(r.text).toBe('thought it through');
+        if (reasoningText) expect(r.reasoningText).toBe('step by step');
+      });
 
-    it('streamText', async () => {
-      const r = streamText({ ...args(), onError: () => {} });
-      let text = '';
-      for await (const part of r.fullStream) {
-        if (part.type === 'text-delta') text += part.text;
-        if (part.type === 'error') throw part.error;
-      }
-      expectReasoningSent(lastBody(), upstream);
-      expect(text).toBe('thought it through');
-      if (reasoningText) expect(await r.reasoningText).toBe('step by step');
-      expect((await r.usage).outputTokens).toBeGreaterThan(0);
-    });
-  });
+      it('streamText', async () => {
+        const r = streamText({ ...args(), onError: () => {} });
+        let text = '';
+        for await (const part of r.fullStream) {
+          if (part.type === 'text-delta') text += part.text;
+          if (part.type === 'error') throw part.error;
+        }
+        expectReasoningSent(lastBody(), upstream);
+        expect(text).toBe('thought it through');
+        if (reasoningText) expect(await r.reasoningText).toBe('step by step');
+        expect((await r.usage).outputTokens).toBeGreaterThan(0);
+      });
+    },
+  );
 }
 
 /**
@@ -128,25 +157,32 @@ export function describeReasoning(baseURL: () => string, lastBody: () => any, ce
  * takes it as it is; @ai-sdk/anthropic sends it as `role: "system"` in `messages` with the
  * `mid-conversation-system-2026-04-07` beta. The upstream must receive its text.
  */
-export function describeMidConversationSystem(baseURL: () => string, lastRequest: () => { body: any; headers: Record<string, unknown> } | undefined, cells: Array<{ client: ClientName; model: string; upstream: 'openai' | 'anthropic' }>): void {
-  describe.each(cells)('mid-conversation system message: $client → $upstream upstream ($model)', ({ client, model }) => {
-    it('generateText', async () => {
-      const r = await generateText({
-        model: aiSdkModel(client, baseURL(), model),
-        allowSystemInMessages: true,
-        messages: [
-          { role: 'system', content: 'be kind' },
-          { role: 'user', content: 'first question' },
-          { role: 'assistant', content: 'first answer' },
-          { role: 'system', content: 'now be terse' },
-          { role: 'user', content: 'hello there' },
-        ],
-        maxRetries: 0,
+export function describeMidConversationSystem(
+  baseURL: () => string,
+  lastRequest: () => { body: any; headers: Record<string, unknown> } | undefined,
+  cells: Array<{ client: ClientName; model: string; upstream: 'openai' | 'anthropic' }>,
+): void {
+  describe.each(cells)(
+    'mid-conversation system message: $client → $upstream upstream ($model)',
+    ({ client, model }) => {
+      it('generateText', async () => {
+        const r = await generateText({
+          model: aiSdkModel(client, baseURL(), model),
+          allowSystemInMessages: true,
+          messages: [
+            { role: 'system', content: 'be kind' },
+            { role: 'user', content: 'first question' },
+            { role: 'assistant', content: 'first answer' },
+            { role: 'system', content: 'now be terse' },
+            { role: 'user', content: 'hello there' },
+          ],
+          maxRetries: 0,
+        });
+        expect(r.text).toBe('echo: hello there');
+        const sent = JSON.stringify(lastRequest()?.body);
+        expect(sent).toContain('be kind');
+        expect(sent).toContain('now be terse');
       });
-      expect(r.text).toBe('echo: hello there');
-      const sent = JSON.stringify(lastRequest()?.body);
-      expect(sent).toContain('be kind');
-      expect(sent).toContain('now be terse');
-    });
-  });
+    },
+  );
 }

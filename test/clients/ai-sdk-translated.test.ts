@@ -4,23 +4,59 @@
  * model or the reverse, stream usage in translated Anthropic streams. Same case modules as the
  * same-format cells.
  */
-import { describeMidConversationSystem, describeReasoning, describeStructuredOutput, OUTPUT_FORMAT } from './ai-sdk-cases.js';
+import {
+  describeMidConversationSystem,
+  describeReasoning,
+  describeStructuredOutput,
+  OUTPUT_FORMAT,
+} from './ai-sdk-cases.js';
 import { ANT_ALIAS, ANT_MODEL, OAI_ALIAS, OAI_REASONING_MODEL, useClientRig } from './client-gateway.js';
 
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
 
 const rig = useClientRig();
 
-describeStructuredOutput(() => `${rig.gw.url}/v1`, [
-  { client: 'openai.chat', model: ANT_ALIAS, upstream: 'anthropic', how: 'response_format json_schema' },
-  { client: 'openai.chat', model: ANT_MODEL, upstream: 'anthropic', how: 'response_format json_schema' },
-  { client: 'openai-compatible', model: ANT_ALIAS, upstream: 'anthropic', how: 'response_format json_object' },
-  { client: 'anthropic', model: OAI_ALIAS, upstream: 'openai', how: 'output_config.format', providerOptions: OUTPUT_FORMAT },
-]);
+describeStructuredOutput(
+  () => `${rig.gw.url}/v1`,
+  [
+    { client: 'openai.chat', model: ANT_ALIAS, upstream: 'anthropic', how: 'response_format json_schema' },
+    { client: 'openai.chat', model: ANT_MODEL, upstream: 'anthropic', how: 'response_format json_schema' },
+    { client: 'openai-compatible', model: ANT_ALIAS, upstream: 'anthropic', how: 'response_format json_object' },
+    {
+      client: 'anthropic',
+      model: OAI_ALIAS,
+      upstream: 'openai',
+      how: 'output_config.format',
+      providerOptions: OUTPUT_FORMAT,
+    },
+  ],
+);
 
-describeReasoning(() => `${rig.gw.url}/v1`, () => rig.up.accepted.at(-1)?.body, [
-  { client: 'anthropic', model: OAI_REASONING_MODEL, upstream: 'openai', how: 'thinking enabled', providerOptions: { anthropic: { thinking: { type: 'enabled', budgetTokens: 1024 } } }, reasoningText: false },
-  { client: 'anthropic', model: OAI_REASONING_MODEL, upstream: 'openai', how: 'adaptive thinking, effort', providerOptions: { anthropic: { thinking: { type: 'adaptive' }, effort: 'low' } }, reasoningText: false },
-]);
+describeReasoning(
+  () => `${rig.gw.url}/v1`,
+  () => rig.up.accepted.at(-1)?.body,
+  [
+    {
+      client: 'anthropic',
+      model: OAI_REASONING_MODEL,
+      upstream: 'openai',
+      how: 'thinking enabled',
+      providerOptions: { anthropic: { thinking: { type: 'enabled', budgetTokens: 1024 } } },
+      reasoningText: false,
+    },
+    {
+      client: 'anthropic',
+      model: OAI_REASONING_MODEL,
+      upstream: 'openai',
+      how: 'adaptive thinking, effort',
+      providerOptions: { anthropic: { thinking: { type: 'adaptive' }, effort: 'low' } },
+      reasoningText: false,
+    },
+  ],
+);
 
-describeMidConversationSystem(() => `${rig.gw.url}/v1`, () => rig.up.accepted.at(-1), [{ client: 'anthropic', model: OAI_ALIAS, upstream: 'openai' }]);
+describeMidConversationSystem(
+  () => `${rig.gw.url}/v1`,
+  () => rig.up.accepted.at(-1),
+  [{ client: 'anthropic', model: OAI_ALIAS, upstream: 'openai' }],
+);

@@ -7,8 +7,26 @@
 import { APICallError, generateText, stepCountIs, streamText, tool } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { aiSdkModel, describeMidConversationSystem, describeReasoning, describeStructuredOutput, OUTPUT_FORMAT, type ClientName } from './ai-sdk-cases.js';
-import { ANT_ALIAS, ANT_MODEL, BROKE_KEY, CLIENT_KEY, expectSystemPrompt, LIMITED_KEY, OAI_ALIAS, OAI_REASONING_MODEL, useClientRig, UPSTREAMS } from './client-gateway.js';
+import {
+  aiSdkModel,
+  describeMidConversationSystem,
+  describeReasoning,
+  describeStructuredOutput,
+  OUTPUT_FORMAT,
+  type ClientName,
+} from './ai-sdk-cases.js';
+import {
+  ANT_ALIAS,
+  ANT_MODEL,
+  BROKE_KEY,
+  CLIENT_KEY,
+  expectSystemPrompt,
+  LIMITED_KEY,
+  OAI_ALIAS,
+  OAI_REASONING_MODEL,
+  useClientRig,
+  UPSTREAMS,
+} from './client-gateway.js';
 
 // The SDK warns on the console about every unknown model name (ours are gateway names).
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
@@ -16,10 +34,18 @@ import { ANT_ALIAS, ANT_MODEL, BROKE_KEY, CLIENT_KEY, expectSystemPrompt, LIMITE
 const rig = useClientRig();
 
 const CLIENTS: ClientName[] = ['openai.chat', 'openai-compatible', 'anthropic'];
-const modelOf = (client: ClientName, model: string, key = CLIENT_KEY) => aiSdkModel(client, `${rig.gw.url}/v1`, model, key);
+const modelOf = (client: ClientName, model: string, key = CLIENT_KEY) =>
+  aiSdkModel(client, `${rig.gw.url}/v1`, model, key);
 // Each upstream by alias and by concrete id: the client libraries switch behaviour on the model name.
 const MATRIX = CLIENTS.flatMap((client) =>
-  UPSTREAMS.flatMap((u) => [u.alias, u.concrete].map((name) => ({ client, ...u, name, label: `${client} → ${u.upstream} upstream (${name})` }))),
+  UPSTREAMS.flatMap((u) =>
+    [u.alias, u.concrete].map((name) => ({
+      client,
+      ...u,
+      name,
+      label: `${client} → ${u.upstream} upstream (${name})`,
+    })),
+  ),
 );
 
 const weatherTool = tool({
@@ -53,32 +79,60 @@ describe.each(MATRIX)('$label', ({ client, name, concrete, upstream }) => {
   });
 
   it('tool round trip: the call, its result sent back, the final text', async () => {
-    const r = await generateText({ model: model(), prompt: 'what is the weather', tools: { get_weather: weatherTool }, stopWhen: stepCountIs(3), maxRetries: 0 });
+    const r = await generateText({
+      model: model(),
+      prompt: 'what is the weather',
+      tools: { get_weather: weatherTool },
+      stopWhen: stepCountIs(3),
+      maxRetries: 0,
+    });
     expect(r.steps).toHaveLength(2);
-    expect(r.steps[0].toolCalls).toEqual([expect.objectContaining({ toolName: 'get_weather', input: { city: 'Paris' } })]);
+    expect(r.steps[0].toolCalls).toEqual([
+      expect.objectContaining({ toolName: 'get_weather', input: { city: 'Paris' } }),
+    ]);
     expect(r.steps[0].finishReason).toBe('tool-calls');
     expect(r.text).toBe('tool said: sunny in Paris');
     expect(r.totalUsage.inputTokens).toBeGreaterThan(0);
   });
 
   it('tool round trip, streamed', async () => {
-    const r = streamText({ model: model(), prompt: 'what is the weather', tools: { get_weather: weatherTool }, stopWhen: stepCountIs(3), maxRetries: 0 });
+    const r = streamText({
+      model: model(),
+      prompt: 'what is the weather',
+      tools: { get_weather: weatherTool },
+      stopWhen: stepCountIs(3),
+      maxRetries: 0,
+    });
     let text = '';
     for await (const d of r.textStream) text += d;
     expect(text).toBe('tool said: sunny in Paris');
     const steps = await r.steps;
-    expect(steps[0].toolCalls).toEqual([expect.objectContaining({ toolName: 'get_weather', input: { city: 'Paris' } })]);
+    expect(steps[0].toolCalls).toEqual([
+      expect.objectContaining({ toolName: 'get_weather', input: { city: 'Paris' } }),
+    ]);
     expect((await r.totalUsage).outputTokens).toBeGreaterThan(0);
   });
 
   it('parallel tool calls: two calls in one step, both results sent back', async () => {
-    const r = await generateText({ model: model(), prompt: 'parallel weather', tools: { get_weather: weatherTool }, stopWhen: stepCountIs(3), maxRetries: 0 });
+    const r = await generateText({
+      model: model(),
+      prompt: 'parallel weather',
+      tools: { get_weather: weatherTool },
+      stopWhen: stepCountIs(3),
+      maxRetries: 0,
+    });
     expect(r.steps[0].toolCalls.map((c) => c.input)).toEqual([{ city: 'Paris' }, { city: 'Rome' }]);
     expect(r.text).toBe('tool said: sunny in Paris\nsunny in Rome');
   });
 
   it('parallel tool calls, streamed', async () => {
-    const r = streamText({ model: model(), prompt: 'parallel weather', tools: { get_weather: weatherTool }, stopWhen: stepCountIs(3), maxRetries: 0 });
+    const r = streamText({
+      model: model(),
+      prompt: 'parallel weather',
+      tools: { get_weather: weatherTool },
+      stopWhen: stepCountIs(3),
+      maxRetries: 0,
+    });
     let text = '';
     for await (const d of r.textStream) text += d;
     expect((await r.steps)[0].toolCalls.map((c) => c.input)).toEqual([{ city: 'Paris' }, { city: 'Rome' }]);
@@ -86,7 +140,9 @@ describe.each(MATRIX)('$label', ({ client, name, concrete, upstream }) => {
   });
 
   it('an upstream 429 → APICallError 429', async () => {
-    const err = await generateText({ model: model(), prompt: 'please fail 429', maxRetries: 0 }).catch((e: unknown) => e);
+    const err = await generateText({ model: model(), prompt: 'please fail 429', maxRetries: 0 }).catch(
+      (e: unknown) => e,
+    );
     expect(APICallError.isInstance(err)).toBe(true);
     expect((err as APICallError).statusCode).toBe(429);
     expect((err as APICallError).isRetryable).toBe(true);
@@ -104,29 +160,86 @@ describe.each(MATRIX)('$label', ({ client, name, concrete, upstream }) => {
 
 // Structured output where the caller's mechanism has the same format as the upstream, or is a
 // tool call (translated like any tool).
-describeStructuredOutput(() => `${rig.gw.url}/v1`, [
-  { client: 'openai.chat', model: OAI_ALIAS, upstream: 'openai', how: 'response_format json_schema' },
-  { client: 'openai-compatible', model: OAI_ALIAS, upstream: 'openai', how: 'response_format json_object' },
-  { client: 'anthropic', model: OAI_ALIAS, upstream: 'openai', how: 'forced json tool' },
-  { client: 'anthropic', model: ANT_ALIAS, upstream: 'anthropic', how: 'forced json tool' },
-  { client: 'anthropic', model: ANT_ALIAS, upstream: 'anthropic', how: 'output_config.format', providerOptions: OUTPUT_FORMAT },
-  { client: 'anthropic', model: ANT_MODEL, upstream: 'anthropic', how: 'output_config.format, chosen by the SDK for a Claude id' },
-]);
+describeStructuredOutput(
+  () => `${rig.gw.url}/v1`,
+  [
+    { client: 'openai.chat', model: OAI_ALIAS, upstream: 'openai', how: 'response_format json_schema' },
+    { client: 'openai-compatible', model: OAI_ALIAS, upstream: 'openai', how: 'response_format json_object' },
+    { client: 'anthropic', model: OAI_ALIAS, upstream: 'openai', how: 'forced json tool' },
+    { client: 'anthropic', model: ANT_ALIAS, upstream: 'anthropic', how: 'forced json tool' },
+    {
+      client: 'anthropic',
+      model: ANT_ALIAS,
+      upstream: 'anthropic',
+      how: 'output_config.format',
+      providerOptions: OUTPUT_FORMAT,
+    },
+    {
+      client: 'anthropic',
+      model: ANT_MODEL,
+      upstream: 'anthropic',
+      how: 'output_config.format, chosen by the SDK for a Claude id',
+    },
+  ],
+);
 
-describeReasoning(() => `${rig.gw.url}/v1`, () => rig.up.accepted.at(-1)?.body, [
-  { client: 'openai.chat', model: OAI_REASONING_MODEL, upstream: 'openai', how: 'reasoningEffort', providerOptions: { openai: { reasoningEffort: 'low' } }, reasoningText: false },
-  { client: 'openai.chat', model: ANT_MODEL, upstream: 'anthropic', how: 'reasoningEffort', providerOptions: { openai: { reasoningEffort: 'low' } }, reasoningText: false },
-  { client: 'openai-compatible', model: ANT_MODEL, upstream: 'anthropic', how: 'reasoningEffort', providerOptions: { gateway: { reasoningEffort: 'low' } }, reasoningText: true },
-  { client: 'anthropic', model: ANT_MODEL, upstream: 'anthropic', how: 'thinking enabled', providerOptions: { anthropic: { thinking: { type: 'enabled', budgetTokens: 1024 } } }, reasoningText: true },
-  { client: 'anthropic', model: ANT_MODEL, upstream: 'anthropic', how: 'adaptive thinking, effort', providerOptions: { anthropic: { thinking: { type: 'adaptive' }, effort: 'low' } }, reasoningText: true },
-]);
+describeReasoning(
+  () => `${rig.gw.url}/v1`,
+  () => rig.up.accepted.at(-1)?.body,
+  [
+    {
+      client: 'openai.chat',
+      model: OAI_REASONING_MODEL,
+      upstream: 'openai',
+      how: 'reasoningEffort',
+      providerOptions: { openai: { reasoningEffort: 'low' } },
+      reasoningText: false,
+    },
+    {
+      client: 'openai.chat',
+      model: ANT_MODEL,
+      upstream: 'anthropic',
+      how: 'reasoningEffort',
+      providerOptions: { openai: { reasoningEffort: 'low' } },
+      reasoningText: false,
+    },
+    {
+      client: 'openai-compatible',
+      model: ANT_MODEL,
+      upstream: 'anthropic',
+      how: 'reasoningEffort',
+      providerOptions: { gateway: { reasoningEffort: 'low' } },
+      reasoningText: true,
+    },
+    {
+      client: 'anthropic',
+      model: ANT_MODEL,
+      upstream: 'anthropic',
+      how: 'thinking enabled',
+      providerOptions: { anthropic: { thinking: { type: 'enabled', budgetTokens: 1024 } } },
+      reasoningText: true,
+    },
+    {
+      client: 'anthropic',
+      model: ANT_MODEL,
+      upstream: 'anthropic',
+      how: 'adaptive thinking, effort',
+      providerOptions: { anthropic: { thinking: { type: 'adaptive' }, effort: 'low' } },
+      reasoningText: true,
+    },
+  ],
+);
 
-describeMidConversationSystem(() => `${rig.gw.url}/v1`, () => rig.up.accepted.at(-1), [
-  { client: 'openai.chat', model: OAI_ALIAS, upstream: 'openai' },
-  { client: 'openai.chat', model: ANT_ALIAS, upstream: 'anthropic' },
-  { client: 'openai-compatible', model: ANT_ALIAS, upstream: 'anthropic' },
-  { client: 'anthropic', model: ANT_ALIAS, upstream: 'anthropic' },
-]);
+describeMidConversationSystem(
+  () => `${rig.gw.url}/v1`,
+  () => rig.up.accepted.at(-1),
+  [
+    { client: 'openai.chat', model: OAI_ALIAS, upstream: 'openai' },
+    { client: 'openai.chat', model: ANT_ALIAS, upstream: 'anthropic' },
+    { client: 'openai-compatible', model: ANT_ALIAS, upstream: 'anthropic' },
+    { client: 'anthropic', model: ANT_ALIAS, upstream: 'anthropic' },
+  ],
+);
 
 describe('mid-conversation system message, Anthropic pass-through', () => {
   it('reaches the upstream in place, with its anthropic-beta', async () => {
@@ -150,7 +263,9 @@ describe('mid-conversation system message, Anthropic pass-through', () => {
 
 describe.each(CLIENTS)('%s: gateway errors parsed into APICallError', (client) => {
   async function failure(model: string, key: string): Promise<APICallError> {
-    const err = await generateText({ model: modelOf(client, model, key), prompt: 'hello', maxRetries: 0 }).catch((e: unknown) => e);
+    const err = await generateText({ model: modelOf(client, model, key), prompt: 'hello', maxRetries: 0 }).catch(
+      (e: unknown) => e,
+    );
     expect(APICallError.isInstance(err), String(err)).toBe(true);
     return err as APICallError;
   }

@@ -16,7 +16,16 @@ import { delimiter, dirname, join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../helpers/start-gateway.js';
 import { startStrictUpstream, type StrictUpstream } from '../helpers/strict-upstream.js';
-import { CC_KEY, claudeCodeReply, DISCOVERABLE_ALIAS, PENDING, PLAIN_REPLY, startReplayGateway, TARGETS, type UpstreamFormat } from './claude-code-fixtures.js';
+import {
+  CC_KEY,
+  claudeCodeReply,
+  DISCOVERABLE_ALIAS,
+  PENDING,
+  PLAIN_REPLY,
+  startReplayGateway,
+  TARGETS,
+  type UpstreamFormat,
+} from './claude-code-fixtures.js';
 
 function findClaude(): string | undefined {
   if (process.env.CLAUDE_BIN) return process.env.CLAUDE_BIN;
@@ -27,11 +36,17 @@ function findClaude(): string | undefined {
 }
 
 const CLAUDE = findClaude();
-const VERSION = CLAUDE ? /(\d+)\.(\d+)\.(\d+)/.exec(spawnSync(CLAUDE, ['--version'], { encoding: 'utf8', timeout: 30_000 }).stdout ?? '') : null;
-if (!CLAUDE) console.warn('claude-code-cli.test.ts: skipped — no `claude` found (set CLAUDE_BIN=/path/to/claude or put it on PATH to run the real CLI through the gateway)');
+const VERSION = CLAUDE
+  ? /(\d+)\.(\d+)\.(\d+)/.exec(spawnSync(CLAUDE, ['--version'], { encoding: 'utf8', timeout: 30_000 }).stdout ?? '')
+  : null;
+if (!CLAUDE)
+  console.warn(
+    'claude-code-cli.test.ts: skipped — no `claude` found (set CLAUDE_BIN=/path/to/claude or put it on PATH to run the real CLI through the gateway)',
+  );
 else console.warn(`claude-code-cli.test.ts: running ${CLAUDE} (${VERSION?.[0] ?? 'unknown version'})`);
 /** Gateway model discovery exists in the CLI from this version on (verified with 2.1.197; absent in 2.1.112). */
-const discovers = VERSION !== null && Number(VERSION[1]) * 1e6 + Number(VERSION[2]) * 1e3 + Number(VERSION[3]) >= 2_001_197;
+const discovers =
+  VERSION !== null && Number(VERSION[1]) * 1e6 + Number(VERSION[2]) * 1e3 + Number(VERSION[3]) >= 2_001_197;
 /** CC_PENDING=1 runs the pending cases too. */
 const RUN_PENDING = process.env.CC_PENDING === '1';
 /** The OpenAI-format cases wait for the same translation fixes as the replay's pending cases. */
@@ -100,34 +115,62 @@ const FORMATS: UpstreamFormat[] = ['anthropic', 'openai'];
 describe.skipIf(!CLAUDE)('claude -p through the gateway', () => {
   describe.each(FORMATS)('%s-format model', (format) => {
     const t = TARGETS[format];
-    it.skipIf(pending(format)).each([t.alias, t.concrete])('--model %s: a plain prompt', async (model) => {
-      const r = await claude(['-p', 'Say hello', '--model', model]);
-      expect(r.out).toContain(PLAIN_REPLY);
-      expect(r.code, r.out).toBe(0);
-      expect(up.rejected.map((q) => q.error)).toEqual([]);
-    }, 150_000);
+    it.skipIf(pending(format)).each([t.alias, t.concrete])(
+      '--model %s: a plain prompt',
+      async (model) => {
+        const r = await claude(['-p', 'Say hello', '--model', model]);
+        expect(r.out).toContain(PLAIN_REPLY);
+        expect(r.code, r.out).toBe(0);
+        expect(up.rejected.map((q) => q.error)).toEqual([]);
+      },
+      150_000,
+    );
 
     it.skipIf(pending(format)).each([
       { model: t.alias, key: 'ANTHROPIC_AUTH_TOKEN' },
       { model: t.concrete, key: 'ANTHROPIC_API_KEY' },
-    ])('--model $model: a tool round trip (Read), key as $key', async ({ model, key }) => {
-      const r = await claude(['-p', 'Read the file $PROJECT/notes.txt and tell me what it says.', '--model', model, '--tools', 'Read,Bash', '--allowedTools', 'Read'], { [key]: CC_KEY });
-      expect(r.out).toContain('tangerine');
-      expect(r.code, r.out).toBe(0);
-      const calls = up.accepted.filter((q) => q.path !== '/v1/messages/count_tokens');
-      expect(calls.length).toBeGreaterThanOrEqual(2);
-      // On Anthropic, the second call carries back the first answer's signed thinking block (the API
-      // requires it in a thinking tool loop; 2.1.197 keeps it only when the answer named its model).
-      if (format === 'anthropic') expect(calls.at(-1)!.body.messages.at(-2).content[0].type).toBe('thinking');
-      expect(up.rejected.map((q) => q.error)).toEqual([]);
-    }, 150_000);
+    ])(
+      '--model $model: a tool round trip (Read), key as $key',
+      async ({ model, key }) => {
+        const r = await claude(
+          [
+            '-p',
+            'Read the file $PROJECT/notes.txt and tell me what it says.',
+            '--model',
+            model,
+            '--tools',
+            'Read,Bash',
+            '--allowedTools',
+            'Read',
+          ],
+          { [key]: CC_KEY },
+        );
+        expect(r.out).toContain('tangerine');
+        expect(r.code, r.out).toBe(0);
+        const calls = up.accepted.filter((q) => q.path !== '/v1/messages/count_tokens');
+        expect(calls.length).toBeGreaterThanOrEqual(2);
+        // On Anthropic, the second call carries back the first answer's signed thinking block (the API
+        // requires it in a thinking tool loop; 2.1.197 keeps it only when the answer named its model).
+        if (format === 'anthropic') expect(calls.at(-1)!.body.messages.at(-2).content[0].type).toBe('thinking');
+        expect(up.rejected.map((q) => q.error)).toEqual([]);
+      },
+      150_000,
+    );
   });
 
-  it.skipIf(!discovers)('model discovery reads GET /v1/models (Anthropic shape) and keeps the claude/… alias', async () => {
-    const r = await claude(['-p', 'Say hello', '--model', TARGETS.anthropic.alias, '--tools', ''], { CLAUDE_CODE_ENABLE_GATEWAY_MODEL_DISCOVERY: '1' }, { nonessential: true });
-    expect(r.code, r.out).toBe(0);
-    const cache = JSON.parse(readFileSync(join(r.home, '.claude', 'cache', 'gateway-models.json'), 'utf8'));
-    expect(cache.baseUrl).toBe(gw.url);
-    expect(cache.models.map((m: { id: string }) => m.id)).toEqual([DISCOVERABLE_ALIAS]);
-  }, 150_000);
+  it.skipIf(!discovers)(
+    'model discovery reads GET /v1/models (Anthropic shape) and keeps the claude/… alias',
+    async () => {
+      const r = await claude(
+        ['-p', 'Say hello', '--model', TARGETS.anthropic.alias, '--tools', ''],
+        { CLAUDE_CODE_ENABLE_GATEWAY_MODEL_DISCOVERY: '1' },
+        { nonessential: true },
+      );
+      expect(r.code, r.out).toBe(0);
+      const cache = JSON.parse(readFileSync(join(r.home, '.claude', 'cache', 'gateway-models.json'), 'utf8'));
+      expect(cache.baseUrl).toBe(gw.url);
+      expect(cache.models.map((m: { id: string }) => m.id)).toEqual([DISCOVERABLE_ALIAS]);
+    },
+    150_000,
+  );
 });

@@ -112,7 +112,12 @@ export function modelFor(captured: string, format: UpstreamFormat): string {
 const DROP_HEADERS = new Set(['host', 'content-length', 'connection', 'accept-encoding', 'x-api-key', 'authorization']);
 
 /** Sends one captured request to the gateway as Claude Code did, the model swapped. */
-export async function replay(gw: RunningGateway, c: Captured, model?: string, edit?: (body: any) => void): Promise<{ res: Response; sentRaw: string }> {
+export async function replay(
+  gw: RunningGateway,
+  c: Captured,
+  model?: string,
+  edit?: (body: any) => void,
+): Promise<{ res: Response; sentRaw: string }> {
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(c.headers)) if (!DROP_HEADERS.has(k)) headers[k] = v;
   // Claude Code sends the key the way it was given: ANTHROPIC_API_KEY as x-api-key, ANTHROPIC_AUTH_TOKEN as Bearer.
@@ -134,7 +139,11 @@ export async function replay(gw: RunningGateway, c: Captured, model?: string, ed
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
-  return content.map((p: any) => (p?.type === 'text' && typeof p.text === 'string' ? p.text : p?.type === 'tool_result' ? textOf(p.content) : '')).join('');
+  return content
+    .map((p: any) =>
+      p?.type === 'text' && typeof p.text === 'string' ? p.text : p?.type === 'tool_result' ? textOf(p.content) : '',
+    )
+    .join('');
 }
 
 export const READ_CALL_ID = 'toolu_rec_01';
@@ -147,18 +156,31 @@ export const PLAIN_REPLY = 'Hello from the strict upstream.';
  */
 export function claudeCodeReply(req: StrictRequest): StrictReply | undefined {
   const msgs: any[] = Array.isArray(req.body?.messages) ? req.body.messages : [];
-  const thinking = req.format === 'anthropic' && ['enabled', 'adaptive'].includes(req.body?.thinking?.type) ? 'Short answer wanted.' : undefined;
+  const thinking =
+    req.format === 'anthropic' && ['enabled', 'adaptive'].includes(req.body?.thinking?.type)
+      ? 'Short answer wanted.'
+      : undefined;
   const last = msgs.at(-1);
-  const results = req.format === 'openai'
-    ? (last?.role === 'tool' ? [textOf(last.content)] : [])
-    : (last?.role === 'user' && Array.isArray(last.content) ? last.content.filter((b: any) => b?.type === 'tool_result').map((b: any) => textOf(b.content)) : []);
+  const results =
+    req.format === 'openai'
+      ? last?.role === 'tool'
+        ? [textOf(last.content)]
+        : []
+      : last?.role === 'user' && Array.isArray(last.content)
+        ? last.content.filter((b: any) => b?.type === 'tool_result').map((b: any) => textOf(b.content))
+        : [];
   if (results.length > 0) return { thinking, text: `tool said: ${results.join('\n')}` };
   const users = msgs.filter((m) => m?.role === 'user');
   const prompt = users.map((m) => textOf(m.content)).join('\n');
   const wanted = /Read the file (\S+?)(?=[\s,;]|\.(?:\s|$)|$)/.exec(prompt);
   const tools: any[] = Array.isArray(req.body?.tools) ? req.body.tools : [];
   const offersRead = tools.some((t) => (t?.name ?? t?.function?.name) === 'Read');
-  if (wanted && offersRead) return { thinking, text: 'I will read it.', toolCalls: [{ name: 'Read', args: { file_path: wanted[1] }, id: READ_CALL_ID }] };
+  if (wanted && offersRead)
+    return {
+      thinking,
+      text: 'I will read it.',
+      toolCalls: [{ name: 'Read', args: { file_path: wanted[1] }, id: READ_CALL_ID }],
+    };
   return { thinking, text: PLAIN_REPLY };
 }
 
@@ -180,7 +202,10 @@ export async function expectAnthropicStream(res: Response): Promise<{ blocks: an
   const events = await readSse(res);
   assertAnthropicStreamOrder(events);
   const parsed = events.filter((e) => e.event !== 'ping').map((e) => JSON.parse(e.data));
-  expect(parsed.find((d) => d.type === 'error'), 'no in-stream error').toBeUndefined();
+  expect(
+    parsed.find((d) => d.type === 'error'),
+    'no in-stream error',
+  ).toBeUndefined();
   const blocks: any[] = [];
   for (const d of parsed) {
     if (d.type === 'content_block_start') blocks.push({ ...d.content_block, json: '' });
@@ -200,7 +225,10 @@ export async function expectAnthropicStream(res: Response): Promise<{ blocks: an
 export function expectPassThrough(got: StrictRequest, c: Captured, sentRaw: string, sentModel: string): void {
   const i = sentRaw.indexOf(`"model":${JSON.stringify(sentModel)}`);
   expect(i).toBeGreaterThanOrEqual(0);
-  const expected = sentRaw.slice(0, i) + `"model":${JSON.stringify(TARGETS.anthropic.upstreamModel)}` + sentRaw.slice(i + `"model":${JSON.stringify(sentModel)}`.length);
+  const expected =
+    sentRaw.slice(0, i) +
+    `"model":${JSON.stringify(TARGETS.anthropic.upstreamModel)}` +
+    sentRaw.slice(i + `"model":${JSON.stringify(sentModel)}`.length);
   expect(got.rawBody === expected, 'the upstream got the caller’s bytes with only the model changed').toBe(true);
   expect(got.headers['anthropic-version']).toBe(c.headers['anthropic-version']);
   expect(got.headers['anthropic-beta']).toBe(c.headers['anthropic-beta']);
@@ -218,9 +246,16 @@ export function expectTranslated(got: StrictRequest, sent: any): void {
   expect(got.body.stream === true).toBe(sent.stream === true);
   if (sent.stream === true) expect(got.body.stream_options).toMatchObject({ include_usage: true });
   const upstreamText = JSON.stringify(got.body.messages);
-  for (const t of capturedTexts(sent)) expect(upstreamText.includes(JSON.stringify(t).slice(1, -1)), `text reached the upstream: ${t.slice(0, 60)}…`).toBe(true);
+  for (const t of capturedTexts(sent))
+    expect(upstreamText.includes(JSON.stringify(t).slice(1, -1)), `text reached the upstream: ${t.slice(0, 60)}…`).toBe(
+      true,
+    );
   const sys = typeof sent.system === 'string' ? [sent.system] : (sent.system ?? []).map((b: any) => b.text);
-  for (const t of sys) expect(upstreamText.includes(JSON.stringify(t).slice(1, -1)), `system text reached the upstream: ${t.slice(0, 60)}…`).toBe(true);
+  for (const t of sys)
+    expect(
+      upstreamText.includes(JSON.stringify(t).slice(1, -1)),
+      `system text reached the upstream: ${t.slice(0, 60)}…`,
+    ).toBe(true);
   expect((got.body.tools ?? []).map((t: any) => t.function?.name)).toEqual((sent.tools ?? []).map((t: any) => t.name));
 }
 
@@ -245,7 +280,12 @@ export async function replayScenario(ctx: ReplayContext, requests: Captured[], f
   }
 }
 
-async function replayMessages({ gw, up }: ReplayContext, c: Captured, format: UpstreamFormat, stream: boolean): Promise<void> {
+async function replayMessages(
+  { gw, up }: ReplayContext,
+  c: Captured,
+  format: UpstreamFormat,
+  stream: boolean,
+): Promise<void> {
   const model = modelFor(c.body.model, format);
   up.reset();
   const { res, sentRaw } = await replay(gw, c, model, stream ? undefined : (b) => delete b.stream);
@@ -259,7 +299,12 @@ async function replayMessages({ gw, up }: ReplayContext, c: Captured, format: Up
   if (stream) ({ blocks, stop, model: named } = await expectAnthropicStream(res));
   else {
     const msg = (await res.json()) as any;
-    expect(msg, at).toMatchObject({ type: 'message', role: 'assistant', content: expect.any(Array), usage: { input_tokens: expect.any(Number), output_tokens: expect.any(Number) } });
+    expect(msg, at).toMatchObject({
+      type: 'message',
+      role: 'assistant',
+      content: expect.any(Array),
+      usage: { input_tokens: expect.any(Number), output_tokens: expect.any(Number) },
+    });
     ({ content: blocks, stop_reason: stop, model: named } = msg);
   }
   // Claude Code (2.1.197) keeps an answer's signed thinking only when it names the model asked for.
@@ -276,10 +321,20 @@ async function replayMessages({ gw, up }: ReplayContext, c: Captured, format: Up
   const call = blocks.find((b) => b.type === 'tool_use');
   if (call) {
     expect(stop).toBe('tool_use');
-    expect(call).toMatchObject({ id: READ_CALL_ID, name: 'Read', input: { file_path: expect.stringMatching(/notes\.txt$/) } });
+    expect(call).toMatchObject({
+      id: READ_CALL_ID,
+      name: 'Read',
+      input: { file_path: expect.stringMatching(/notes\.txt$/) },
+    });
   } else {
     expect(stop).toBe('end_turn');
-    expect(blocks.filter((b) => b.type === 'text').map((b) => b.text).join(''), at).not.toBe('');
+    expect(
+      blocks
+        .filter((b) => b.type === 'text')
+        .map((b) => b.text)
+        .join(''),
+      at,
+    ).not.toBe('');
   }
 }
 
@@ -308,9 +363,23 @@ async function replayModels({ gw }: ReplayContext, c: Captured): Promise<void> {
   expect(res.status).toBe(200);
   const page = (await res.json()) as any;
   expect(page).toMatchObject({ has_more: false, first_id: expect.any(String), last_id: expect.any(String) });
-  for (const m of page.data) expect(m).toMatchObject({ type: 'model', id: expect.any(String), display_name: expect.any(String), created_at: expect.any(String) });
+  for (const m of page.data)
+    expect(m).toMatchObject({
+      type: 'model',
+      id: expect.any(String),
+      display_name: expect.any(String),
+      created_at: expect.any(String),
+    });
   const ids = page.data.map((m: any) => m.id);
-  expect(ids).toEqual(expect.arrayContaining([TARGETS.anthropic.alias, TARGETS.openai.alias, TARGETS.anthropic.concrete, TARGETS.openai.concrete, DISCOVERABLE_ALIAS]));
+  expect(ids).toEqual(
+    expect.arrayContaining([
+      TARGETS.anthropic.alias,
+      TARGETS.openai.alias,
+      TARGETS.anthropic.concrete,
+      TARGETS.openai.concrete,
+      DISCOVERABLE_ALIAS,
+    ]),
+  );
   // The CLI keeps only ids starting with claude or anthropic (2.1.197): the alias named for it survives.
   expect(ids.filter((id: string) => /^(claude|anthropic)/i.test(id))).toEqual([DISCOVERABLE_ALIAS]);
 }

@@ -21,14 +21,24 @@ afterAll(async () => {
   await up?.close();
 });
 
-describe.each(['team/claude', 'ant/claude-sonnet-4-5'])('the response names the model Claude Code asked for (%s)', (model) => {
-  it('in message_start (stream) and in the message (JSON)', async () => {
-    const s = loadScenarios().find((x) => x.version === '2.1.197' && x.name === 'tool-round-trip')!;
-    const c = s.requests.find((r) => r.path.startsWith('/v1/messages'))!;
-    const streamed = await replay(gw, c, model);
-    const text = await streamed.res.text();
-    expect(JSON.parse(text.split('\n').find((l) => l.startsWith('data: '))!.slice(6)).message.model).toBe(model);
-    const json = await replay(gw, c, model, (b) => delete b.stream);
-    expect(((await json.res.json()) as any).model).toBe(model);
-  });
-});
+describe.each(['team/claude', 'ant/claude-sonnet-4-5'])(
+  'the response names the model Claude Code asked for (%s)',
+  (model) => {
+    it('in message_start (stream) and in the message (JSON)', async () => {
+      const s = loadScenarios().find((x) => x.version === '2.1.197' && x.name === 'tool-round-trip')!;
+      const c = s.requests.find((r) => r.path.startsWith('/v1/messages'))!;
+      const streamed = await replay(gw, c, model);
+      const text = await streamed.res.text();
+      expect(
+        JSON.parse(
+          text
+            .split('\n')
+            .find((l) => l.startsWith('data: '))!
+            .slice(6),
+        ).message.model,
+      ).toBe(model);
+      const json = await replay(gw, c, model, (b) => delete b.stream);
+      expect(((await json.res.json()) as any).model).toBe(model);
+    });
+  },
+);

@@ -7,7 +7,14 @@
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { RunningGateway } from '../helpers/start-gateway.js';
 import { startStrictUpstream, type StrictUpstream } from '../helpers/strict-upstream.js';
-import { claudeCodeReply, loadScenarios, PENDING, replayScenario, startReplayGateway, type UpstreamFormat } from './claude-code-fixtures.js';
+import {
+  claudeCodeReply,
+  loadScenarios,
+  PENDING,
+  replayScenario,
+  startReplayGateway,
+  type UpstreamFormat,
+} from './claude-code-fixtures.js';
 
 let up: StrictUpstream;
 let gw: RunningGateway;
@@ -24,7 +31,10 @@ afterAll(async () => {
 const FORMATS: UpstreamFormat[] = ['anthropic', 'openai'];
 
 describe.each(loadScenarios())('Claude Code $version $name', ({ version, name, requests }) => {
-  it.each(FORMATS.filter((f) => !PENDING.has(`${version}/${name}/${f}`)))('replays on an %s-format upstream', async (format) => {
-    await replayScenario({ gw, up }, requests, format);
-  });
+  it.each(FORMATS.filter((f) => !PENDING.has(`${version}/${name}/${f}`)))(
+    'replays on an %s-format upstream',
+    async (format) => {
+      await replayScenario({ gw, up }, requests, format);
+    },
+  );
 });

@@ -12,7 +12,12 @@
  */
 import { loadTestConfig, startGateway, type RunningGateway } from '../helpers/start-gateway.js';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { startStrictUpstream, type StrictReply, type StrictRequest, type StrictUpstream } from '../helpers/strict-upstream.js';
+import {
+  startStrictUpstream,
+  type StrictReply,
+  type StrictRequest,
+  type StrictUpstream,
+} from '../helpers/strict-upstream.js';
 
 export const CLIENT_KEY = 'client-suite-key-0001';
 export const LIMITED_KEY = 'client-suite-key-0002';
@@ -116,7 +121,13 @@ export function scenarioReply(req: StrictRequest): StrictReply | undefined {
   const text = lastUserText(req.format, msgs);
   const fail = /fail (\d{3})/.exec(text);
   if (fail) return { error: { status: Number(fail[1]) } };
-  if (text.includes('parallel')) return { toolCalls: [{ name: 'get_weather', args: { city: 'Paris' } }, { name: 'get_weather', args: { city: 'Rome' } }] };
+  if (text.includes('parallel'))
+    return {
+      toolCalls: [
+        { name: 'get_weather', args: { city: 'Paris' } },
+        { name: 'get_weather', args: { city: 'Rome' } },
+      ],
+    };
   if (text.includes('weather')) return { toolCalls: [{ name: 'get_weather', args: { city: 'Paris' } }] };
   if (text.includes('recipe')) return { json: RECIPE };
   if (text.includes('think')) return { thinking: 'step by step', text: 'thought it through' };
@@ -133,7 +144,12 @@ function lastUserText(format: StrictRequest['format'], msgs: any[]): string {
   const users = msgs.filter((m) => m?.role === 'user');
   if (format === 'openai') return textOf(users.at(-1)?.content);
   // Anthropic: the last user message with text (a tool-result turn has none).
-  return [...users].reverse().map((m) => textOf(m.content)).find((t) => t !== '') ?? '';
+  return (
+    [...users]
+      .reverse()
+      .map((m) => textOf(m.content))
+      .find((t) => t !== '') ?? ''
+  );
 }
 
 /** The results the last message hands back to the model, or undefined when it hands back none. */
@@ -144,7 +160,10 @@ function toolResults(format: StrictRequest['format'], msgs: any[]): string[] | u
     return i < msgs.length ? msgs.slice(i).map((m) => textOf(m.content)) : undefined;
   }
   const last = msgs.at(-1);
-  const blocks = last?.role === 'user' && Array.isArray(last.content) ? last.content.filter((b: any) => b?.type === 'tool_result') : [];
+  const blocks =
+    last?.role === 'user' && Array.isArray(last.content)
+      ? last.content.filter((b: any) => b?.type === 'tool_result')
+      : [];
   return blocks.length > 0 ? blocks.map((b: any) => textOf(b.content)) : undefined;
 }
 

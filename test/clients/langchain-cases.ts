@@ -4,7 +4,7 @@
  */
 import { ChatAnthropic } from '@langchain/anthropic';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import { AIMessageChunk, HumanMessage, type BaseMessage } from '@langchain/core/messages';
+import { type AIMessageChunk, HumanMessage, type BaseMessage } from '@langchain/core/messages';
 import { ChatOpenAI } from '@langchain/openai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -14,12 +14,15 @@ export type ClientName = 'ChatOpenAI' | 'ChatAnthropic';
 
 /** `gatewayUrl` without /v1: ChatOpenAI gets `<url>/v1`, ChatAnthropic's SDK appends /v1 itself. */
 export function chatModel(client: ClientName, gatewayUrl: string, model: string, key = CLIENT_KEY): BaseChatModel {
-  if (client === 'ChatOpenAI') return new ChatOpenAI({ model, apiKey: key, configuration: { baseURL: `${gatewayUrl}/v1` }, maxRetries: 0 });
+  if (client === 'ChatOpenAI')
+    return new ChatOpenAI({ model, apiKey: key, configuration: { baseURL: `${gatewayUrl}/v1` }, maxRetries: 0 });
   return new ChatAnthropic({ model, apiKey: key, anthropicApiUrl: gatewayUrl, maxRetries: 0, maxTokens: 500 });
 }
 
 export function textOf(m: BaseMessage): string {
-  return typeof m.content === 'string' ? m.content : m.content.map((p) => (p.type === 'text' ? (p as { text: string }).text : '')).join('');
+  return typeof m.content === 'string'
+    ? m.content
+    : m.content.map((p) => (p.type === 'text' ? (p as { text: string }).text : '')).join('');
 }
 
 /** All chunks of a stream, concatenated as LangChain does. */
@@ -60,15 +63,21 @@ export interface StructuredCell extends Cell {
 }
 
 export function describeStructuredOutput(gatewayUrl: () => string, cells: StructuredCell[]): void {
-  describe.each(cells)('withStructuredOutput: $client → $upstream upstream ($model, method $method)', ({ client, model, method }) => {
-    it('invoke returns the object, with the raw message and its usage', async () => {
-      const structured = chatModel(client, gatewayUrl(), model).withStructuredOutput(RECIPE_SCHEMA, { method, includeRaw: true });
-      // Real OpenAI refuses `json_object` unless a message says "json".
-      const r = await structured.invoke('a recipe please, as JSON');
-      expect(r.parsed).toEqual(RECIPE);
-      expect((r.raw as AIMessageChunk).usage_metadata?.input_tokens).toBeGreaterThan(0);
-    });
-  });
+  describe.each(cells)(
+    'withStructuredOutput: $client → $upstream upstream ($model, method $method)',
+    ({ client, model, method }) => {
+      it('invoke returns the object, with the raw message and its usage', async () => {
+        const structured = chatModel(client, gatewayUrl(), model).withStructuredOutput(RECIPE_SCHEMA, {
+          method,
+          includeRaw: true,
+        });
+        // Real OpenAI refuses `json_object` unless a message says "json".
+        const r = await structured.invoke('a recipe please, as JSON');
+        expect(r.parsed).toEqual(RECIPE);
+        expect((r.raw as AIMessageChunk).usage_metadata?.input_tokens).toBeGreaterThan(0);
+      });
+    },
+  );
 }
 
 /**
@@ -85,8 +94,22 @@ export interface ReasoningCell extends Cell {
 function reasoningModel(client: ClientName, gatewayUrl: string, model: string): BaseChatModel {
   // ChatOpenAI sends `reasoning: {effort}` only for model names starting o<digit> or gpt-5, which
   // a gateway name (`oai/o4-mini`, an alias) never does: modelKwargs is the way through.
-  if (client === 'ChatOpenAI') return new ChatOpenAI({ model, apiKey: CLIENT_KEY, configuration: { baseURL: `${gatewayUrl}/v1` }, maxRetries: 0, modelKwargs: { reasoning_effort: 'low' } });
-  return new ChatAnthropic({ model, apiKey: CLIENT_KEY, anthropicApiUrl: gatewayUrl, maxRetries: 0, maxTokens: 4000, thinking: { type: 'enabled', budget_tokens: 1024 } });
+  if (client === 'ChatOpenAI')
+    return new ChatOpenAI({
+      model,
+      apiKey: CLIENT_KEY,
+      configuration: { baseURL: `${gatewayUrl}/v1` },
+      maxRetries: 0,
+      modelKwargs: { reasoning_effort: 'low' },
+    });
+  return new ChatAnthropic({
+    model,
+    apiKey: CLIENT_KEY,
+    anthropicApiUrl: gatewayUrl,
+    maxRetries: 0,
+    maxTokens: 4000,
+    thinking: { type: 'enabled', budget_tokens: 1024 },
+  });
 }
 
 function thinkingText(m: BaseMessage): string {
@@ -95,17 +118,20 @@ function thinkingText(m: BaseMessage): string {
 }
 
 export function describeReasoning(gatewayUrl: () => string, lastBody: () => any, cells: ReasoningCell[]): void {
-  describe.each(cells)('reasoning: $client → $upstream upstream ($model, $how)', ({ client, model, upstream, reasoningText }) => {
-    it.each([false, true])('stream %s', async (stream) => {
-      const lm = reasoningModel(client, gatewayUrl(), model);
-      const input = [new HumanMessage('think it over')];
-      const r = stream ? await streamAll(lm, input) : await lm.invoke(input);
-      const body = lastBody();
-      if (upstream === 'openai') expect(body.reasoning_effort).toBe('low');
-      else expect(body.thinking).toMatchObject({ type: 'enabled' });
-      expect(textOf(r)).toBe('thought it through');
-      if (reasoningText) expect(thinkingText(r)).toBe('step by step');
-      expect(r.usage_metadata?.output_tokens).toBeGreaterThan(0);
-    });
-  });
+  describe.each(cells)(
+    'reasoning: $client → $upstream upstream ($model, $how)',
+    ({ client, model, upstream, reasoningText }) => {
+      it.each([false, true])('stream %s', async (stream) => {
+        const lm = reasoningModel(client, gatewayUrl(), model);
+        const input = [new HumanMessage('think it over')];
+        const r = stream ? await streamAll(lm, input) : await lm.invoke(input);
+        const body = lastBody();
+        if (upstream === 'openai') expect(body.reasoning_effort).toBe('low');
+        else expect(body.thinking).toMatchObject({ type: 'enabled' });
+        expect(textOf(r)).toBe('thought it through');
+        if (reasoningText) expect(thinkingText(r)).toBe('step by step');
+        expect(r.usage_metadata?.output_tokens).toBeGreaterThan(0);
+      });
+    },
+  );
 }

@@ -12,12 +12,17 @@ const rig = useClientRig();
 // Translated Anthropic stream: message_start.usage.input_tokens is 0 (OpenAI reports usage last).
 describeStreamUsage(() => rig.gw.url, [{ client: 'ChatAnthropic', model: OAI_ALIAS, upstream: 'openai' }]);
 
-describeStructuredOutput(() => rig.gw.url, [
-  { client: 'ChatOpenAI', model: ANT_ALIAS, upstream: 'anthropic' },
-  { client: 'ChatOpenAI', model: ANT_ALIAS, upstream: 'anthropic', method: 'jsonMode' },
-  { client: 'ChatAnthropic', model: OAI_ALIAS, upstream: 'openai', method: 'jsonSchema' },
-]);
+describeStructuredOutput(
+  () => rig.gw.url,
+  [
+    { client: 'ChatOpenAI', model: ANT_ALIAS, upstream: 'anthropic' },
+    { client: 'ChatOpenAI', model: ANT_ALIAS, upstream: 'anthropic', method: 'jsonMode' },
+    { client: 'ChatAnthropic', model: OAI_ALIAS, upstream: 'openai', method: 'jsonSchema' },
+  ],
+);
 
-describeReasoning(() => rig.gw.url, () => rig.up.accepted.at(-1)?.body, [
-  { client: 'ChatAnthropic', model: OAI_REASONING_MODEL, upstream: 'openai', how: 'thinking', reasoningText: false },
-]);
+describeReasoning(
+  () => rig.gw.url,
+  () => rig.up.accepted.at(-1)?.body,
+  [{ client: 'ChatAnthropic', model: OAI_REASONING_MODEL, upstream: 'openai', how: 'thinking', reasoningText: false }],
+);

@@ -4,13 +4,32 @@
  * Anthropic-format upstream. Same format is pass-through, the other is translation.
  */
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import { AIMessage, HumanMessage, SystemMessage, type BaseMessage } from '@langchain/core/messages';
+import { type AIMessage, HumanMessage, SystemMessage, type BaseMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ANT_ALIAS, ANT_MODEL, BROKE_KEY, CLIENT_KEY, expectSystemPrompt, LIMITED_KEY, OAI_ALIAS, OAI_REASONING_MODEL, useClientRig, UPSTREAMS } from './client-gateway.js';
-import { chatModel, describeReasoning, describeStreamUsage, describeStructuredOutput, streamAll, textOf, type ClientName } from './langchain-cases.js';
+import {
+  ANT_ALIAS,
+  ANT_MODEL,
+  BROKE_KEY,
+  CLIENT_KEY,
+  expectSystemPrompt,
+  LIMITED_KEY,
+  OAI_ALIAS,
+  OAI_REASONING_MODEL,
+  useClientRig,
+  UPSTREAMS,
+} from './client-gateway.js';
+import {
+  chatModel,
+  describeReasoning,
+  describeStreamUsage,
+  describeStructuredOutput,
+  streamAll,
+  textOf,
+  type ClientName,
+} from './langchain-cases.js';
 
 const rig = useClientRig();
 
@@ -18,7 +37,14 @@ const CLIENTS: ClientName[] = ['ChatOpenAI', 'ChatAnthropic'];
 const modelOf = (client: ClientName, model: string, key = CLIENT_KEY) => chatModel(client, rig.gw.url, model, key);
 // Each upstream by alias and by concrete id: the client libraries switch behaviour on the model name.
 const MATRIX = CLIENTS.flatMap((client) =>
-  UPSTREAMS.flatMap((u) => [u.alias, u.concrete].map((name) => ({ client, ...u, name, label: `${client} → ${u.upstream} upstream (${name})` }))),
+  UPSTREAMS.flatMap((u) =>
+    [u.alias, u.concrete].map((name) => ({
+      client,
+      ...u,
+      name,
+      label: `${client} → ${u.upstream} upstream (${name})`,
+    })),
+  ),
 );
 
 const weatherTool = tool(async ({ city }: { city: string }) => `sunny in ${city}`, {
@@ -31,11 +57,15 @@ const weatherTool = tool(async ({ city }: { city: string }) => `sunny in ${city}
 async function roundTrip(model: BaseChatModel, prompt: string, stream: boolean) {
   const bound = model.bindTools!([weatherTool]);
   const messages: BaseMessage[] = [new HumanMessage(prompt)];
-  const first = stream ? await streamAll(bound as BaseChatModel, messages) : ((await bound.invoke(messages)) as AIMessage);
+  const first = stream
+    ? await streamAll(bound as BaseChatModel, messages)
+    : ((await bound.invoke(messages)) as AIMessage);
   const calls = first.tool_calls ?? [];
   messages.push(first);
   for (const c of calls) messages.push(await weatherTool.invoke({ ...c, type: 'tool_call' as const }));
-  const final = stream ? await streamAll(bound as BaseChatModel, messages) : ((await bound.invoke(messages)) as AIMessage);
+  const final = stream
+    ? await streamAll(bound as BaseChatModel, messages)
+    : ((await bound.invoke(messages)) as AIMessage);
   return { calls, final };
 }
 
@@ -64,44 +94,67 @@ describe.each(MATRIX)('$label', ({ client, name, upstream }) => {
   });
 
   it('an upstream 429 → the SDK rate-limit error, stamped MODEL_RATE_LIMIT', async () => {
-    const err = (await model().invoke('please fail 429').catch((e: unknown) => e)) as { status?: number; lc_error_code?: string; constructor: { name: string } };
+    const err = (await model()
+      .invoke('please fail 429')
+      .catch((e: unknown) => e)) as { status?: number; lc_error_code?: string; constructor: { name: string } };
     expect(err.status).toBe(429);
     expect(err.constructor.name).toBe('RateLimitError');
     expect(err.lc_error_code).toBe('MODEL_RATE_LIMIT');
   });
 
   it('an upstream 500 on a stream → InternalServerError from .stream()', async () => {
-    const err = (await streamAll(model(), [new HumanMessage('please fail 500')]).catch((e: unknown) => e)) as { status?: number; constructor: { name: string } };
+    const err = (await streamAll(model(), [new HumanMessage('please fail 500')]).catch((e: unknown) => e)) as {
+      status?: number;
+      constructor: { name: string };
+    };
     expect(err.status).toBe(500);
     expect(err.constructor.name).toBe('InternalServerError');
   });
 });
 
-describeStreamUsage(() => rig.gw.url, [
-  { client: 'ChatOpenAI', model: OAI_ALIAS, upstream: 'openai' },
-  { client: 'ChatOpenAI', model: ANT_ALIAS, upstream: 'anthropic' },
-  { client: 'ChatAnthropic', model: ANT_ALIAS, upstream: 'anthropic' },
-]);
+describeStreamUsage(
+  () => rig.gw.url,
+  [
+    { client: 'ChatOpenAI', model: OAI_ALIAS, upstream: 'openai' },
+    { client: 'ChatOpenAI', model: ANT_ALIAS, upstream: 'anthropic' },
+    { client: 'ChatAnthropic', model: ANT_ALIAS, upstream: 'anthropic' },
+  ],
+);
 
-describeStructuredOutput(() => rig.gw.url, [
-  { client: 'ChatOpenAI', model: OAI_ALIAS, upstream: 'openai' },
-  { client: 'ChatOpenAI', model: OAI_ALIAS, upstream: 'openai', method: 'jsonMode' },
-  { client: 'ChatOpenAI', model: OAI_ALIAS, upstream: 'openai', method: 'functionCalling' },
-  { client: 'ChatOpenAI', model: ANT_ALIAS, upstream: 'anthropic', method: 'functionCalling' },
-  { client: 'ChatAnthropic', model: OAI_ALIAS, upstream: 'openai' },
-  { client: 'ChatAnthropic', model: ANT_ALIAS, upstream: 'anthropic' },
-  { client: 'ChatAnthropic', model: ANT_ALIAS, upstream: 'anthropic', method: 'jsonSchema' },
-]);
+describeStructuredOutput(
+  () => rig.gw.url,
+  [
+    { client: 'ChatOpenAI', model: OAI_ALIAS, upstream: 'openai' },
+    { client: 'ChatOpenAI', model: OAI_ALIAS, upstream: 'openai', method: 'jsonMode' },
+    { client: 'ChatOpenAI', model: OAI_ALIAS, upstream: 'openai', method: 'functionCalling' },
+    { client: 'ChatOpenAI', model: ANT_ALIAS, upstream: 'anthropic', method: 'functionCalling' },
+    { client: 'ChatAnthropic', model: OAI_ALIAS, upstream: 'openai' },
+    { client: 'ChatAnthropic', model: ANT_ALIAS, upstream: 'anthropic' },
+    { client: 'ChatAnthropic', model: ANT_ALIAS, upstream: 'anthropic', method: 'jsonSchema' },
+  ],
+);
 
-describeReasoning(() => rig.gw.url, () => rig.up.accepted.at(-1)?.body, [
-  { client: 'ChatOpenAI', model: OAI_REASONING_MODEL, upstream: 'openai', how: 'reasoning_effort', reasoningText: false },
-  { client: 'ChatOpenAI', model: ANT_MODEL, upstream: 'anthropic', how: 'reasoning_effort', reasoningText: false },
-  { client: 'ChatAnthropic', model: ANT_MODEL, upstream: 'anthropic', how: 'thinking', reasoningText: true },
-]);
+describeReasoning(
+  () => rig.gw.url,
+  () => rig.up.accepted.at(-1)?.body,
+  [
+    {
+      client: 'ChatOpenAI',
+      model: OAI_REASONING_MODEL,
+      upstream: 'openai',
+      how: 'reasoning_effort',
+      reasoningText: false,
+    },
+    { client: 'ChatOpenAI', model: ANT_MODEL, upstream: 'anthropic', how: 'reasoning_effort', reasoningText: false },
+    { client: 'ChatAnthropic', model: ANT_MODEL, upstream: 'anthropic', how: 'thinking', reasoningText: true },
+  ],
+);
 
 describe.each(CLIENTS)('%s: gateway errors parsed into the SDK error classes', (client) => {
   async function failure(model: string, key: string) {
-    const err = await modelOf(client, model, key).invoke('hello').catch((e: unknown) => e);
+    const err = await modelOf(client, model, key)
+      .invoke('hello')
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Error);
     return err as Error & { status?: number; lc_error_code?: string; error?: unknown };
   }

@@ -9,13 +9,28 @@ import { describeCases } from './official-sdk-cases.js';
 
 const rig = useClientRig();
 
-describeCases(() => rig.gw.url, [
-  {
-    upstream: 'openai', model: OAI_ALIAS, concrete: OAI_MODEL,
-    cases: ['anthropic: stream, message_start usage complete and non-zero', 'anthropic: parse with zodOutputFormat (output_config.format)', 'anthropic: stream with zodOutputFormat (output_config.format)'],
-  },
-  {
-    upstream: 'anthropic', model: ANT_ALIAS, concrete: ANT_MODEL,
-    cases: ['openai: parse with zodResponseFormat (json_schema)', 'openai: stream with zodResponseFormat (json_schema)', 'openai: json_object'],
-  },
-]);
+describeCases(
+  () => rig.gw.url,
+  [
+    {
+      upstream: 'openai',
+      model: OAI_ALIAS,
+      concrete: OAI_MODEL,
+      cases: [
+        'anthropic: stream, message_start usage complete and non-zero',
+        'anthropic: parse with zodOutputFormat (output_config.format)',
+        'anthropic: stream with zodOutputFormat (output_config.format)',
+      ],
+    },
+    {
+      upstream: 'anthropic',
+      model: ANT_ALIAS,
+      concrete: ANT_MODEL,
+      cases: [
+        'openai: parse with zodResponseFormat (json_schema)',
+        'openai: stream with zodResponseFormat (json_schema)',
+        'openai: json_object',
+      ],
+    },
+  ],
+);

@@ -31,7 +31,12 @@ const sent: Array<Record<string, string>> = [];
 beforeAll(async () => {
   up = await startScriptedUpstream();
   gw = await startGateway(loadTestConfig(scriptedConfigYaml(up.url)));
-  client = new Anthropic({ apiKey: SCRIPTED_KEY, baseURL: gw.url, maxRetries: 0, fetch: recordingFetch(streams, sent) });
+  client = new Anthropic({
+    apiKey: SCRIPTED_KEY,
+    baseURL: gw.url,
+    maxRetries: 0,
+    fetch: recordingFetch(streams, sent),
+  });
 });
 afterAll(async () => {
   await gw?.close();
@@ -78,13 +83,18 @@ describe.each([
       { role: 'assistant', content: 'an answer' },
       { role: 'user', content: 'second question' },
     ];
-    const { data, response } = await client.messages.countTokens({ model, system: 'be terse', messages }).withResponse();
+    const { data, response } = await client.messages
+      .countTokens({ model, system: 'be terse', messages })
+      .withResponse();
     if (model === 'ant/m') {
       // The Anthropic upstream's own count, scripted as 1000 + number of messages.
       expect(data.input_tokens).toBe(COUNT_TOKENS_BASE + 3);
       expect(response.headers.get('x-gateway-token-count')).toBe('upstream');
       const [u] = up.on('/v1/messages/count_tokens');
-      expect(u.body).toMatchObject({ model: 'm', messages: [{ role: 'user' }, { role: 'assistant' }, { role: 'user' }] });
+      expect(u.body).toMatchObject({
+        model: 'm',
+        messages: [{ role: 'user' }, { role: 'assistant' }, { role: 'user' }],
+      });
       expect(u.body).not.toHaveProperty('max_tokens');
       expect(u.headers['x-api-key']).toBe(ANT_SECRET);
       expect(u.headers['anthropic-version']).toBe(sent[0]['anthropic-version']);
@@ -124,7 +134,9 @@ describe('models.list (Anthropic shape)', () => {
 
   it('pages with limit / after_id / before_id over raw HTTP', async () => {
     const get = async (q: string) => {
-      const res = await fetch(`${gw.url}/v1/models${q}`, { headers: { 'x-api-key': SCRIPTED_KEY, 'anthropic-version': '2023-06-01' } });
+      const res = await fetch(`${gw.url}/v1/models${q}`, {
+        headers: { 'x-api-key': SCRIPTED_KEY, 'anthropic-version': '2023-06-01' },
+      });
       expect(res.status).toBe(200);
       return res.json();
     };
@@ -175,26 +187,38 @@ describe('authentication and authorisation', () => {
 
   it('wrong key → AuthenticationError', async () => {
     const bad = new Anthropic({ apiKey: 'not-a-gateway-key-000', baseURL: gw.url, maxRetries: 0 });
-    const err = await bad.messages.create({ model: 'local/echo', max_tokens: 10, messages: hi }).catch((e: unknown) => e);
+    const err = await bad.messages
+      .create({ model: 'local/echo', max_tokens: 10, messages: hi })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Anthropic.AuthenticationError);
     expect((err as { status?: number }).status).toBe(401);
     await expect(bad.models.list()).rejects.toBeInstanceOf(Anthropic.AuthenticationError);
-    await expect(bad.messages.countTokens({ model: 'local/echo', messages: hi })).rejects.toBeInstanceOf(Anthropic.AuthenticationError);
+    await expect(bad.messages.countTokens({ model: 'local/echo', messages: hi })).rejects.toBeInstanceOf(
+      Anthropic.AuthenticationError,
+    );
   });
 
   it('unknown model → NotFoundError', async () => {
-    await expect(client.messages.create({ model: 'nope/nothing', max_tokens: 10, messages: hi })).rejects.toBeInstanceOf(Anthropic.NotFoundError);
-    await expect(client.messages.countTokens({ model: 'nope/nothing', messages: hi })).rejects.toBeInstanceOf(Anthropic.NotFoundError);
+    await expect(
+      client.messages.create({ model: 'nope/nothing', max_tokens: 10, messages: hi }),
+    ).rejects.toBeInstanceOf(Anthropic.NotFoundError);
+    await expect(client.messages.countTokens({ model: 'nope/nothing', messages: hi })).rejects.toBeInstanceOf(
+      Anthropic.NotFoundError,
+    );
     expect(up.received).toEqual([]);
   });
 
   it('model outside the role → PermissionDeniedError', async () => {
     const limited = new Anthropic({ apiKey: SCRIPTED_LIMITED_KEY, baseURL: gw.url, maxRetries: 0 });
-    await expect(limited.messages.create({ model: 'ant/m', max_tokens: 10, messages: hi })).rejects.toBeInstanceOf(Anthropic.PermissionDeniedError);
-    await expect(limited.messages.stream({ model: 'oai/m', max_tokens: 10, messages: hi }).finalMessage()).rejects.toBeInstanceOf(
+    await expect(limited.messages.create({ model: 'ant/m', max_tokens: 10, messages: hi })).rejects.toBeInstanceOf(
       Anthropic.PermissionDeniedError,
     );
-    await expect(limited.messages.countTokens({ model: 'ant/m', messages: hi })).rejects.toBeInstanceOf(Anthropic.PermissionDeniedError);
+    await expect(
+      limited.messages.stream({ model: 'oai/m', max_tokens: 10, messages: hi }).finalMessage(),
+    ).rejects.toBeInstanceOf(Anthropic.PermissionDeniedError);
+    await expect(limited.messages.countTokens({ model: 'ant/m', messages: hi })).rejects.toBeInstanceOf(
+      Anthropic.PermissionDeniedError,
+    );
     expect(up.received).toEqual([]);
     // …while its own models work.
     const ok = await limited.messages.create({ model: 'local/echo', max_tokens: 10, messages: hi });
@@ -205,8 +229,13 @@ describe('authentication and authorisation', () => {
 describe('headers towards the upstream', () => {
   it('passes the caller’s anthropic-version and anthropic-beta on to the Anthropic upstream', async () => {
     const beta = 'prompt-caching-2024-07-31,token-efficient-tools-2025-02-19';
-    await client.messages.create({ model: 'ant/m', max_tokens: 10, messages: hi }, { headers: { 'anthropic-beta': beta } });
-    await client.messages.stream({ model: 'ant/m', max_tokens: 10, messages: hi }, { headers: { 'anthropic-beta': beta } }).finalMessage();
+    await client.messages.create(
+      { model: 'ant/m', max_tokens: 10, messages: hi },
+      { headers: { 'anthropic-beta': beta } },
+    );
+    await client.messages
+      .stream({ model: 'ant/m', max_tokens: 10, messages: hi }, { headers: { 'anthropic-beta': beta } })
+      .finalMessage();
     await client.messages.countTokens({ model: 'ant/m', messages: hi }, { headers: { 'anthropic-beta': beta } });
     expect(up.received.map((r) => r.path)).toEqual(['/v1/messages', '/v1/messages', '/v1/messages/count_tokens']);
     const sdkVersion = sent[0]['anthropic-version'];
@@ -227,7 +256,10 @@ describe('headers towards the upstream', () => {
   });
 
   it('sends no anthropic-* headers to an OpenAI-format upstream', async () => {
-    await client.messages.create({ model: 'oai/m', max_tokens: 10, messages: hi }, { headers: { 'anthropic-beta': 'some-beta' } });
+    await client.messages.create(
+      { model: 'oai/m', max_tokens: 10, messages: hi },
+      { headers: { 'anthropic-beta': 'some-beta' } },
+    );
     const [u] = up.received;
     expect(u.path).toBe('/v1/chat/completions');
     expect(Object.keys(u.headers).filter((h) => h.startsWith('anthropic-'))).toEqual([]);
@@ -240,7 +272,12 @@ describe('headers towards the upstream', () => {
     await client.messages.create({ model: 'oai/m', max_tokens: 10, messages: hi });
     await client.messages.stream({ model: 'oai/m', max_tokens: 10, messages: hi }).finalMessage();
     // The same with the gateway key in x-api-key instead of Authorization.
-    const viaHeader = new Anthropic({ apiKey: null, baseURL: gw.url, maxRetries: 0, defaultHeaders: { 'x-api-key': SCRIPTED_KEY } });
+    const viaHeader = new Anthropic({
+      apiKey: null,
+      baseURL: gw.url,
+      maxRetries: 0,
+      defaultHeaders: { 'x-api-key': SCRIPTED_KEY },
+    });
     await viaHeader.messages.create({ model: 'ant/m', max_tokens: 10, messages: hi });
     await viaHeader.messages.countTokens({ model: 'ant/m', messages: hi });
     await viaHeader.messages.create({ model: 'oai/m', max_tokens: 10, messages: hi });

@@ -119,20 +119,31 @@ function assertOpenAIStream(msgs: SseMessage[]): void {
 const openaiCaller: Caller = {
   id: 'openai',
   stopName: { stop: 'stop', length: 'length', tool_calls: 'tool_calls' },
-  errorClass: { 400: OpenAI.BadRequestError, 429: OpenAI.RateLimitError, 500: OpenAI.InternalServerError, 529: OpenAI.InternalServerError },
+  errorClass: {
+    400: OpenAI.BadRequestError,
+    429: OpenAI.RateLimitError,
+    500: OpenAI.InternalServerError,
+    529: OpenAI.InternalServerError,
+  },
   apiError: OpenAI.APIError,
   async send(model, ask, stream) {
     const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [];
     // The system prompt as a string in JSON mode and as text parts when streaming: both decoders get used.
-    if (ask.system) messages.push({ role: 'system', content: stream ? [{ type: 'text', text: ask.system }] : ask.system });
+    if (ask.system)
+      messages.push({ role: 'system', content: stream ? [{ type: 'text', text: ask.system }] : ask.system });
     for (const t of ask.turns) {
       if (t.role === 'user') messages.push({ role: 'user', content: t.text });
-      else if (t.role === 'tool') for (const r of t.results) messages.push({ role: 'tool', tool_call_id: r.id, content: r.text });
+      else if (t.role === 'tool')
+        for (const r of t.results) messages.push({ role: 'tool', tool_call_id: r.id, content: r.text });
       else if ('calls' in t) {
         messages.push({
           role: 'assistant',
           content: null,
-          tool_calls: t.calls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: JSON.stringify(c.args) } })),
+          tool_calls: t.calls.map((c) => ({
+            id: c.id,
+            type: 'function' as const,
+            function: { name: c.name, arguments: JSON.stringify(c.args) },
+          })),
         });
       } else messages.push({ role: 'assistant', content: t.text });
     }
@@ -140,9 +151,20 @@ const openaiCaller: Caller = {
       model,
       messages,
       // Both spellings of the limit are exercised.
-      ...(ask.maxTokens === undefined ? {} : stream ? { max_completion_tokens: ask.maxTokens } : { max_tokens: ask.maxTokens }),
+      ...(ask.maxTokens === undefined
+        ? {}
+        : stream
+          ? { max_completion_tokens: ask.maxTokens }
+          : { max_tokens: ask.maxTokens }),
       ...(ask.tools
-        ? { tools: [{ type: 'function' as const, function: { name: 'get_weather', description: 'Current weather in a city', parameters: WEATHER_SCHEMA } }] }
+        ? {
+            tools: [
+              {
+                type: 'function' as const,
+                function: { name: 'get_weather', description: 'Current weather in a city', parameters: WEATHER_SCHEMA },
+              },
+            ],
+          }
         : {}),
     };
     const before = streams.length;
@@ -150,7 +172,9 @@ const openaiCaller: Caller = {
     let res: OpenAI.Chat.ChatCompletion;
     try {
       res = stream
-        ? await openai.chat.completions.stream({ ...params, stream_options: { include_usage: true } }).finalChatCompletion()
+        ? await openai.chat.completions
+            .stream({ ...params, stream_options: { include_usage: true } })
+            .finalChatCompletion()
         : await openai.chat.completions.create(params);
     } finally {
       if (stream && streams.length > before) {
@@ -174,7 +198,12 @@ const openaiCaller: Caller = {
 const anthropicCaller: Caller = {
   id: 'anthropic',
   stopName: { stop: 'end_turn', length: 'max_tokens', tool_calls: 'tool_use' },
-  errorClass: { 400: Anthropic.BadRequestError, 429: Anthropic.RateLimitError, 500: Anthropic.InternalServerError, 529: Anthropic.OverloadedError },
+  errorClass: {
+    400: Anthropic.BadRequestError,
+    429: Anthropic.RateLimitError,
+    500: Anthropic.InternalServerError,
+    529: Anthropic.OverloadedError,
+  },
   errorType: { 400: 'invalid_request_error', 429: 'rate_limit_error', 500: 'api_error', 529: 'overloaded_error' },
   apiError: Anthropic.APIError,
   async send(model, ask, stream) {
@@ -182,9 +211,15 @@ const anthropicCaller: Caller = {
     for (const t of ask.turns) {
       if (t.role === 'user') messages.push({ role: 'user', content: t.text });
       else if (t.role === 'tool') {
-        messages.push({ role: 'user', content: t.results.map((r) => ({ type: 'tool_result' as const, tool_use_id: r.id, content: r.text })) });
+        messages.push({
+          role: 'user',
+          content: t.results.map((r) => ({ type: 'tool_result' as const, tool_use_id: r.id, content: r.text })),
+        });
       } else if ('calls' in t) {
-        messages.push({ role: 'assistant', content: t.calls.map((c) => ({ type: 'tool_use' as const, id: c.id, name: c.name, input: c.args })) });
+        messages.push({
+          role: 'assistant',
+          content: t.calls.map((c) => ({ type: 'tool_use' as const, id: c.id, name: c.name, input: c.args })),
+        });
       } else messages.push({ role: 'assistant', content: t.text });
     }
     const params: Anthropic.MessageCreateParamsNonStreaming = {
@@ -193,7 +228,15 @@ const anthropicCaller: Caller = {
       messages,
       ...(ask.system ? { system: stream ? [{ type: 'text' as const, text: ask.system }] : ask.system } : {}),
       ...(ask.tools
-        ? { tools: [{ name: 'get_weather', description: 'Current weather in a city', input_schema: WEATHER_SCHEMA as Anthropic.Tool.InputSchema }] }
+        ? {
+            tools: [
+              {
+                name: 'get_weather',
+                description: 'Current weather in a city',
+                input_schema: WEATHER_SCHEMA as Anthropic.Tool.InputSchema,
+              },
+            ],
+          }
         : {}),
     };
     const before = streams.length;
@@ -211,7 +254,9 @@ const anthropicCaller: Caller = {
     expect(msg.type).toBe('message');
     expect(msg.role).toBe('assistant');
     const text = msg.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
-    const calls = msg.content.flatMap((b) => (b.type === 'tool_use' ? [{ id: b.id, name: b.name, args: b.input }] : []));
+    const calls = msg.content.flatMap((b) =>
+      b.type === 'tool_use' ? [{ id: b.id, name: b.name, args: b.input }] : [],
+    );
     const stop = (Object.keys(this.stopName) as Stop[]).find((k) => this.stopName[k] === msg.stop_reason);
     if (!stop) throw new Error(`unexpected stop_reason ${msg.stop_reason}`);
     return { text, calls, stop, rawStop: msg.stop_reason!, usage: msg.usage };
@@ -228,7 +273,12 @@ const KINDS = [
 ];
 const MATRIX = KINDS.flatMap((k) =>
   (['openai', 'anthropic'] as const).flatMap((caller) =>
-    (['json', 'stream'] as const).map((mode) => ({ ...k, caller, mode, label: `${caller} SDK → ${k.upstream} upstream (${k.model}), ${mode}` })),
+    (['json', 'stream'] as const).map((mode) => ({
+      ...k,
+      caller,
+      mode,
+      label: `${caller} SDK → ${k.upstream} upstream (${k.model}), ${mode}`,
+    })),
   ),
 );
 type Cell = (typeof MATRIX)[number];
@@ -249,7 +299,7 @@ function textOf(content: unknown): string {
 }
 
 /** The upstream request's messages minus any system ones, as [role, text]. */
-function upstreamTurns(cell: Cell, body: any): Array<[string, string]> {
+function upstreamTurns(_cell: Cell, body: any): Array<[string, string]> {
   return (body.messages as any[])
     .filter((m) => m.role !== 'system' && m.role !== 'developer')
     .map((m) => [m.role, textOf(m.content)]);
@@ -274,7 +324,9 @@ const SCENARIOS: Scenario[] = [
       const [u] = upstreamCalls();
       expect(u.body.model).toBe('m');
       expect(u.body.stream === true).toBe(stream);
-      expect(u.headers[cell.upstream === 'openai' ? 'authorization' : 'x-api-key']).toBe(cell.upstream === 'openai' ? `Bearer ${cell.secret}` : cell.secret);
+      expect(u.headers[cell.upstream === 'openai' ? 'authorization' : 'x-api-key']).toBe(
+        cell.upstream === 'openai' ? `Bearer ${cell.secret}` : cell.secret,
+      );
       // Anthropic requires max_tokens: an OpenAI caller that sent none gets the model's max_output_tokens.
       if (caller.id === 'openai' && cell.upstream === 'anthropic') expect(u.body.max_tokens).toBe(1000);
     },
@@ -333,7 +385,9 @@ const SCENARIOS: Scenario[] = [
       expect(r.calls[0].id.length).toBeGreaterThan(0);
       const [u] = upstreamCalls();
       if (cell.upstream === 'openai') {
-        expect(u.body.tools).toEqual([{ type: 'function', function: expect.objectContaining({ name: 'get_weather', parameters: WEATHER_SCHEMA }) }]);
+        expect(u.body.tools).toEqual([
+          { type: 'function', function: expect.objectContaining({ name: 'get_weather', parameters: WEATHER_SCHEMA }) },
+        ]);
       } else {
         expect(u.body.tools).toEqual([expect.objectContaining({ name: 'get_weather', input_schema: WEATHER_SCHEMA })]);
       }
@@ -371,13 +425,22 @@ const SCENARIOS: Scenario[] = [
       const second = upstreamCalls()[1].body;
       if (cell.upstream === 'openai') {
         const msgs = second.messages as any[];
-        expect(msgs.at(-2)).toMatchObject({ role: 'assistant', tool_calls: [{ type: 'function', function: { name: 'get_weather' } }] });
+        expect(msgs.at(-2)).toMatchObject({
+          role: 'assistant',
+          tool_calls: [{ type: 'function', function: { name: 'get_weather' } }],
+        });
         expect(JSON.parse(msgs.at(-2).tool_calls[0].function.arguments)).toEqual({ city: 'Paris' });
         expect(msgs.at(-1)).toMatchObject({ role: 'tool', tool_call_id: msgs.at(-2).tool_calls[0].id });
       } else {
         const msgs = second.messages as any[];
-        expect(msgs.at(-2)).toMatchObject({ role: 'assistant', content: [{ type: 'tool_use', name: 'get_weather', input: { city: 'Paris' } }] });
-        expect(msgs.at(-1)).toMatchObject({ role: 'user', content: [{ type: 'tool_result', tool_use_id: msgs.at(-2).content[0].id }] });
+        expect(msgs.at(-2)).toMatchObject({
+          role: 'assistant',
+          content: [{ type: 'tool_use', name: 'get_weather', input: { city: 'Paris' } }],
+        });
+        expect(msgs.at(-1)).toMatchObject({
+          role: 'user',
+          content: [{ type: 'tool_result', tool_use_id: msgs.at(-2).content[0].id }],
+        });
       }
     },
   },
@@ -390,7 +453,13 @@ const SCENARIOS: Scenario[] = [
         turns: [
           { role: 'user', text: 'parallel weather' },
           { role: 'assistant', calls: first.calls },
-          { role: 'tool', results: [{ id: first.calls[0].id, text: 'sunny' }, { id: first.calls[1].id, text: 'rainy' }] },
+          {
+            role: 'tool',
+            results: [
+              { id: first.calls[0].id, text: 'sunny' },
+              { id: first.calls[1].id, text: 'rainy' },
+            ],
+          },
         ],
       });
       expect(r.text).toBe('tool said: sunny\nrainy');
@@ -422,7 +491,8 @@ const SCENARIOS: Scenario[] = [
         expect(r.usage.cache_creation_input_tokens ?? 0).toBe(0);
       }
       // A translated stream must ask an OpenAI upstream for its usage chunk.
-      if (stream && cell.upstream === 'openai') expect(upstreamCalls()[0].body.stream_options).toEqual({ include_usage: true });
+      if (stream && cell.upstream === 'openai')
+        expect(upstreamCalls()[0].body.stream_options).toEqual({ include_usage: true });
     },
   },
   ...[429, 500, 529, 400].map(
@@ -458,7 +528,10 @@ const SCENARIOS: Scenario[] = [
       if (caller.id === 'anthropic') {
         expect(sse!.at(-1)!.event).toBe('error');
         // The Anthropic upstream's own overloaded_error passes through; OpenAI's server_error is an api_error.
-        expect(last).toMatchObject({ type: 'error', error: { type: cell.upstream === 'anthropic' ? 'overloaded_error' : 'api_error' } });
+        expect(last).toMatchObject({
+          type: 'error',
+          error: { type: cell.upstream === 'anthropic' ? 'overloaded_error' : 'api_error' },
+        });
         expect(datas.some((d) => d.type === 'content_block_delta' && d.delta?.text === 'echo:')).toBe(true);
       } else {
         expect(last.error).toEqual(expect.objectContaining({ message: expect.any(String) }));

@@ -36,7 +36,10 @@ export function assertAnthropicStreamOrder(messages: SseMessage[]): void {
     return;
   }
   expect(parsed[0].type, 'first event').toBe('message_start');
-  expect(parsed[0].message?.usage, 'message_start carries message.usage').toMatchObject({ input_tokens: expect.any(Number), output_tokens: expect.any(Number) });
+  expect(parsed[0].message?.usage, 'message_start carries message.usage').toMatchObject({
+    input_tokens: expect.any(Number),
+    output_tokens: expect.any(Number),
+  });
   expect(parsed[0].message?.content, 'message_start has empty content').toEqual([]);
 
   let nextIndex = 0;

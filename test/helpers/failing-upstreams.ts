@@ -151,7 +151,9 @@ async function answer(res: ServerResponse, step: Step, call: Call, name: string)
       const text = step.text ?? `served by ${name}`;
       if (stream) {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
-        const chunks = anthropic ? anthropicSseEvents(text, model) : openaiSseChunks(text, { model, includeUsage: call.body?.stream_options?.include_usage === true });
+        const chunks = anthropic
+          ? anthropicSseEvents(text, model)
+          : openaiSseChunks(text, { model, includeUsage: call.body?.stream_options?.include_usage === true });
         res.end(chunks.join(''));
       } else {
         res.writeHead(200, { 'content-type': 'application/json' });
@@ -160,10 +162,20 @@ async function answer(res: ServerResponse, step: Step, call: Call, name: string)
       return;
     }
     case 'status': {
-      const message = typeof step.message === 'function' ? step.message(call) : (step.message ?? `scripted ${step.status} from ${name}`);
+      const message =
+        typeof step.message === 'function'
+          ? step.message(call)
+          : (step.message ?? `scripted ${step.status} from ${name}`);
       const body = anthropic
         ? { type: 'error', error: { type: anthropicErrorType(step.status), message } }
-        : { error: { message, type: step.status >= 500 ? 'server_error' : 'invalid_request_error', param: null, code: null } };
+        : {
+            error: {
+              message,
+              type: step.status >= 500 ? 'server_error' : 'invalid_request_error',
+              param: null,
+              code: null,
+            },
+          };
       res.writeHead(step.status, { 'content-type': 'application/json', ...step.headers });
       res.end(JSON.stringify(body));
       return;
@@ -177,7 +189,9 @@ async function answer(res: ServerResponse, step: Step, call: Call, name: string)
     case 'stall': {
       if (stream) {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
-        const events = anthropic ? anthropicSseEvents(`served by ${name} but cut`, model) : openaiSseChunks(`served by ${name} but cut`, { model });
+        const events = anthropic
+          ? anthropicSseEvents(`served by ${name} but cut`, model)
+          : openaiSseChunks(`served by ${name} but cut`, { model });
         res.write(step.events === 0 ? ': keep-alive\n\n' : events.slice(0, step.events).join(''));
       } else {
         res.writeHead(200, { 'content-type': 'application/json' });
@@ -203,7 +217,14 @@ async function answer(res: ServerResponse, step: Step, call: Call, name: string)
 }
 
 function anthropicErrorType(status: number): string {
-  const t: Record<number, string> = { 400: 'invalid_request_error', 401: 'authentication_error', 403: 'permission_error', 404: 'not_found_error', 429: 'rate_limit_error', 529: 'overloaded_error' };
+  const t: Record<number, string> = {
+    400: 'invalid_request_error',
+    401: 'authentication_error',
+    403: 'permission_error',
+    404: 'not_found_error',
+    429: 'rate_limit_error',
+    529: 'overloaded_error',
+  };
   return t[status] ?? 'api_error';
 }
 
@@ -221,14 +242,31 @@ export function anthropicMessage(text: string, model: string) {
 }
 
 export function anthropicSseEvents(text: string, model: string): string[] {
-  const ev = (data: { type: string } & Record<string, unknown>) => `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
+  const ev = (data: { type: string } & Record<string, unknown>) =>
+    `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
   const words = text.match(/\S+\s*/g) ?? [text];
   return [
-    ev({ type: 'message_start', message: { id: 'msg_fleet_1', type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } } }),
+    ev({
+      type: 'message_start',
+      message: {
+        id: 'msg_fleet_1',
+        type: 'message',
+        role: 'assistant',
+        model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: 10, output_tokens: 1 },
+      },
+    }),
     ev({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
     ...words.map((w) => ev({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: w } })),
     ev({ type: 'content_block_stop', index: 0 }),
-    ev({ type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: words.length } }),
+    ev({
+      type: 'message_delta',
+      delta: { stop_reason: 'end_turn', stop_sequence: null },
+      usage: { output_tokens: words.length },
+    }),
     ev({ type: 'message_stop' }),
   ];
 }
@@ -267,7 +305,10 @@ export function fleetConfigYaml(o: { routing?: string; providers: ProviderSpec[]
       const api = p.api ?? 'openai';
       const key = p.apiKey === undefined ? configuredKey(p.id) : p.apiKey;
       const models = (p.models ?? ['m'])
-        .map((m) => `      ${m}: { context_window: 100000${p.modelTimeouts && m === 'm' ? `, timeouts: ${p.modelTimeouts}` : ''} }`)
+        .map(
+          (m) =>
+            `      ${m}: { context_window: 100000${p.modelTimeouts && m === 'm' ? `, timeouts: ${p.modelTimeouts}` : ''} }`,
+        )
         .join('\n');
       return [
         `  ${p.id}:`,

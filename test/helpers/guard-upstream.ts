@@ -81,7 +81,9 @@ export async function startGuardUpstream(): Promise<GuardUpstream> {
     open.add(res);
     res.on('close', () => open.delete(res));
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    const events = anthropic ? anthropicSse(r, model) : openaiSse(r, model, body?.stream_options?.include_usage === true);
+    const events = anthropic
+      ? anthropicSse(r, model)
+      : openaiSse(r, model, body?.stream_options?.include_usage === true);
     const body_ = r.hang ? events.body : [...events.body, ...events.end];
     for (const e of body_) {
       if (res.destroyed) return;
@@ -117,14 +119,21 @@ const TOOL_ID = 'call_guard_1';
 function openaiJson(r: GuardReply, model: string) {
   const text = (r.text ?? []).join('');
   const message: Record<string, unknown> = { role: 'assistant', content: text.length > 0 ? text : null, refusal: null };
-  if (r.tool) message.tool_calls = [{ id: TOOL_ID, type: 'function', function: { name: r.tool.name, arguments: r.tool.args.join('') } }];
+  if (r.tool)
+    message.tool_calls = [
+      { id: TOOL_ID, type: 'function', function: { name: r.tool.name, arguments: r.tool.args.join('') } },
+    ];
   return {
     id: 'chatcmpl-guard-1',
     object: 'chat.completion',
     created: 1700000000,
     model,
     choices: [{ index: 0, message, logprobs: null, finish_reason: r.tool ? 'tool_calls' : 'stop' }],
-    usage: { prompt_tokens: UPSTREAM_USAGE.input, completion_tokens: UPSTREAM_USAGE.output, total_tokens: UPSTREAM_USAGE.input + UPSTREAM_USAGE.output },
+    usage: {
+      prompt_tokens: UPSTREAM_USAGE.input,
+      completion_tokens: UPSTREAM_USAGE.output,
+      total_tokens: UPSTREAM_USAGE.input + UPSTREAM_USAGE.output,
+    },
   };
 }
 
@@ -135,12 +144,19 @@ function openaiSse(r: GuardReply, model: string, includeUsage: boolean): { body:
   const body = [chunk({ role: 'assistant', content: '' }, null)];
   for (const t of r.text ?? []) body.push(chunk({ content: t }, null));
   if (r.tool) {
-    body.push(chunk({ tool_calls: [{ index: 0, id: TOOL_ID, type: 'function', function: { name: r.tool.name, arguments: '' } }] }, null));
+    body.push(
+      chunk(
+        { tool_calls: [{ index: 0, id: TOOL_ID, type: 'function', function: { name: r.tool.name, arguments: '' } }] },
+        null,
+      ),
+    );
     for (const f of r.tool.args) body.push(chunk({ tool_calls: [{ index: 0, function: { arguments: f } }] }, null));
   }
   const end = [chunk({}, r.tool ? 'tool_calls' : 'stop')];
   if (includeUsage) {
-    end.push(`data: ${JSON.stringify({ ...head, choices: [], usage: { prompt_tokens: UPSTREAM_USAGE.input, completion_tokens: UPSTREAM_USAGE.output, total_tokens: UPSTREAM_USAGE.input + UPSTREAM_USAGE.output } })}\n\n`);
+    end.push(
+      `data: ${JSON.stringify({ ...head, choices: [], usage: { prompt_tokens: UPSTREAM_USAGE.input, completion_tokens: UPSTREAM_USAGE.output, total_tokens: UPSTREAM_USAGE.input + UPSTREAM_USAGE.output } })}\n\n`,
+    );
   }
   end.push('data: [DONE]\n\n');
   return { body, end };
@@ -154,7 +170,8 @@ function anthropicJson(r: GuardReply, model: string) {
   const content: unknown[] = [];
   const text = (r.text ?? []).join('');
   if (text.length > 0) content.push({ type: 'text', text });
-  if (r.tool) content.push({ type: 'tool_use', id: TOOL_USE_ID, name: r.tool.name, input: JSON.parse(r.tool.args.join('')) });
+  if (r.tool)
+    content.push({ type: 'tool_use', id: TOOL_USE_ID, name: r.tool.name, input: JSON.parse(r.tool.args.join('')) });
   return {
     id: 'msg_guard_1',
     type: 'message',
@@ -168,11 +185,21 @@ function anthropicJson(r: GuardReply, model: string) {
 }
 
 function anthropicSse(r: GuardReply, model: string): { body: string[]; end: string[] } {
-  const ev = (data: { type: string } & Record<string, unknown>) => `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
+  const ev = (data: { type: string } & Record<string, unknown>) =>
+    `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
   const body = [
     ev({
       type: 'message_start',
-      message: { id: 'msg_guard_1', type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: UPSTREAM_USAGE.input, output_tokens: 1 } },
+      message: {
+        id: 'msg_guard_1',
+        type: 'message',
+        role: 'assistant',
+        model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: UPSTREAM_USAGE.input, output_tokens: 1 },
+      },
     }),
   ];
   const end: string[] = [];
@@ -189,8 +216,14 @@ function anthropicSse(r: GuardReply, model: string): { body: string[]; end: stri
   }
   if (r.tool) {
     blocks.push({
-      start: ev({ type: 'content_block_start', index, content_block: { type: 'tool_use', id: TOOL_USE_ID, name: r.tool.name, input: {} } }),
-      deltas: r.tool.args.map((f) => ev({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: f } })),
+      start: ev({
+        type: 'content_block_start',
+        index,
+        content_block: { type: 'tool_use', id: TOOL_USE_ID, name: r.tool.name, input: {} },
+      }),
+      deltas: r.tool.args.map((f) =>
+        ev({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: f } }),
+      ),
       stop: ev({ type: 'content_block_stop', index }),
     });
   }
@@ -198,7 +231,13 @@ function anthropicSse(r: GuardReply, model: string): { body: string[]; end: stri
     body.push(b.start, ...b.deltas);
     (i === blocks.length - 1 ? end : body).push(b.stop);
   });
-  end.push(ev({ type: 'message_delta', delta: { stop_reason: r.tool ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: UPSTREAM_USAGE.output } }));
+  end.push(
+    ev({
+      type: 'message_delta',
+      delta: { stop_reason: r.tool ? 'tool_use' : 'end_turn', stop_sequence: null },
+      usage: { output_tokens: UPSTREAM_USAGE.output },
+    }),
+  );
   end.push(ev({ type: 'message_stop' }));
   return { body, end };
 }

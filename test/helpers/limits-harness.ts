@@ -71,7 +71,11 @@ export function headersFor(ep: Endpoint, key: KeyName): Record<string, string> {
 
 /** A request body; the same text for both endpoints (both carry max_tokens). */
 export function bodyFor(model: string, o: { maxTokens?: number; stream?: boolean; content?: string } = {}): string {
-  const b: Record<string, unknown> = { model, max_tokens: o.maxTokens ?? 10, messages: [{ role: 'user', content: o.content ?? 'hello' }] };
+  const b: Record<string, unknown> = {
+    model,
+    max_tokens: o.maxTokens ?? 10,
+    messages: [{ role: 'user', content: o.content ?? 'hello' }],
+  };
   if (o.stream) b.stream = true;
   return JSON.stringify(b);
 }
@@ -111,12 +115,23 @@ export interface RawResponse {
 /** A POST over node:http, read to the end, with the HTTP trailers (which fetch does not expose). */
 export function rawPost(url: string, headers: Record<string, string>, body: string): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (c: Buffer) => parts.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(parts).toString('utf8'), trailers: res.trailers }));
-      res.on('error', reject);
-    });
+    const req = httpRequest(
+      url,
+      { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } },
+      (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (c: Buffer) => parts.push(c));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            text: Buffer.concat(parts).toString('utf8'),
+            trailers: res.trailers,
+          }),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -126,20 +141,29 @@ export function rawPost(url: string, headers: Record<string, string>, body: stri
  * Starts a streaming POST, waits until the body received so far contains `marker`, then
  * destroys the connection (the client going away mid-stream). Resolves with what was received.
  */
-export function cutStreamAfter(url: string, headers: Record<string, string>, body: string, marker: string): Promise<{ status: number; received: string }> {
+export function cutStreamAfter(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  marker: string,
+): Promise<{ status: number; received: string }> {
   return new Promise((resolve, reject) => {
     let received = '';
-    const req = httpRequest(url, { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
-      res.on('data', (c: Buffer) => {
-        received += c.toString('utf8');
-        if (received.includes(marker)) {
-          req.destroy();
-          resolve({ status: res.statusCode ?? 0, received });
-        }
-      });
-      res.on('end', () => reject(new Error(`stream ended before "${marker}" was seen: ${received}`)));
-      res.on('error', () => undefined);
-    });
+    const req = httpRequest(
+      url,
+      { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } },
+      (res) => {
+        res.on('data', (c: Buffer) => {
+          received += c.toString('utf8');
+          if (received.includes(marker)) {
+            req.destroy();
+            resolve({ status: res.statusCode ?? 0, received });
+          }
+        });
+        res.on('end', () => reject(new Error(`stream ended before "${marker}" was seen: ${received}`)));
+        res.on('error', () => undefined);
+      },
+    );
     req.on('error', () => undefined);
     req.end(body);
   });
@@ -148,7 +172,11 @@ export function cutStreamAfter(url: string, headers: Record<string, string>, bod
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls `check` until it returns true (bounded); throws with `what` when it never does. */
-export async function eventually(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+export async function eventually(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<void> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     if (await check()) return;

@@ -17,7 +17,9 @@ export async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; valu
  * 2×. `slackMs` absorbs fixed costs and scheduling noise when both times are small.
  */
 export function expectLinearDoubling(msAtN: number, msAt2N: number, slackMs = 250): void {
-  expect(msAt2N, `time at 2n (${msAt2N.toFixed(0)} ms) vs at n (${msAtN.toFixed(0)} ms)`).toBeLessThan(3 * msAtN + slackMs);
+  expect(msAt2N, `time at 2n (${msAt2N.toFixed(0)} ms) vs at n (${msAtN.toFixed(0)} ms)`).toBeLessThan(
+    3 * msAtN + slackMs,
+  );
 }
 
 // The probe runs on a thread of its own: the gateway under test shares this thread's event loop,
@@ -41,7 +43,11 @@ setTimeout(async () => {
  * while the gateway's event loop is frozen the answer waits for the work to end. Resolves once both
  * are done.
  */
-export async function healthLatencyDuring<T>(baseUrl: string, work: () => Promise<T>, afterMs = 200): Promise<{ healthMs: number; workMs: number; value: T }> {
+export async function healthLatencyDuring<T>(
+  baseUrl: string,
+  work: () => Promise<T>,
+  afterMs = 200,
+): Promise<{ healthMs: number; workMs: number; value: T }> {
   const probe = new Worker(PROBE, { eval: true, workerData: { url: `${baseUrl}/health`, afterMs } });
   const answer = new Promise<{ ms: number; status: number; error?: string }>((resolve, reject) => {
     probe.once('message', resolve);

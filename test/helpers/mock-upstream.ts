@@ -99,7 +99,10 @@ async function send(res: ServerResponse, reply: MockReply, hanging: Set<ServerRe
 }
 
 /** OpenAI chat-completion chunks as `data:` lines, with the usage chunk when asked. */
-export function openaiSseChunks(text: string, opts: { model?: string; includeUsage?: boolean; pieces?: number } = {}): string[] {
+export function openaiSseChunks(
+  text: string,
+  opts: { model?: string; includeUsage?: boolean; pieces?: number } = {},
+): string[] {
   const model = opts.model ?? 'gpt-test';
   const head = { id: 'chatcmpl-up-1', object: 'chat.completion.chunk', created: 1700000000, model };
   const words = text.match(/\S+\s*/g) ?? [text];
@@ -110,7 +113,9 @@ export function openaiSseChunks(text: string, opts: { model?: string; includeUsa
   for (const w of words) out.push(chunk({ content: w }, null));
   out.push(chunk({}, 'stop'));
   if (opts.includeUsage) {
-    out.push(`data: ${JSON.stringify({ ...head, choices: [], usage: { prompt_tokens: 11, completion_tokens: words.length, total_tokens: 11 + words.length, prompt_tokens_details: { cached_tokens: 3 } } })}\n\n`);
+    out.push(
+      `data: ${JSON.stringify({ ...head, choices: [], usage: { prompt_tokens: 11, completion_tokens: words.length, total_tokens: 11 + words.length, prompt_tokens_details: { cached_tokens: 3 } } })}\n\n`,
+    );
   }
   out.push('data: [DONE]\n\n');
   return out;
@@ -122,7 +127,9 @@ export function openaiCompletion(text: string, model = 'gpt-test') {
     object: 'chat.completion',
     created: 1700000000,
     model,
-    choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, logprobs: null, finish_reason: 'stop' }],
+    choices: [
+      { index: 0, message: { role: 'assistant', content: text, refusal: null }, logprobs: null, finish_reason: 'stop' },
+    ],
     usage: { prompt_tokens: 11, completion_tokens: 2, total_tokens: 13 },
     system_fingerprint: 'fp_test',
   };
@@ -134,7 +141,13 @@ export const openaiEcho: MockHandler = (req) => {
   const last = [...msgs].reverse().find((m) => m.role === 'user');
   const text = typeof last?.content === 'string' ? `you said: ${last.content}` : 'hello';
   if (req.body?.stream) {
-    return { kind: 'sse', chunks: openaiSseChunks(text, { model: req.body.model, includeUsage: req.body.stream_options?.include_usage === true }) };
+    return {
+      kind: 'sse',
+      chunks: openaiSseChunks(text, {
+        model: req.body.model,
+        includeUsage: req.body.stream_options?.include_usage === true,
+      }),
+    };
   }
   return { kind: 'json', body: openaiCompletion(text, req.body?.model) };
 };

@@ -99,7 +99,11 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
               startTimeUnixNano: BigInt(s.startTimeUnixNano),
               endTimeUnixNano: BigInt(s.endTimeUnixNano),
               attributes: attributesOf(s.attributes),
-              events: ((s.events ?? []) as any[]).map((e) => ({ name: e.name, timeUnixNano: BigInt(e.timeUnixNano), attributes: attributesOf(e.attributes) })),
+              events: ((s.events ?? []) as any[]).map((e) => ({
+                name: e.name,
+                timeUnixNano: BigInt(e.timeUnixNano),
+                attributes: attributesOf(e.attributes),
+              })),
               status: { code: s.status?.code ?? 0, message: s.status?.message },
               resource,
               scope: ss.scope?.name,
@@ -124,7 +128,8 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     async waitForSpans(n, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
       while (spans.length < n) {
-        if (Date.now() > deadline) throw new Error(`expected ${n} spans, received ${spans.length} within ${timeoutMs} ms`);
+        if (Date.now() > deadline)
+          throw new Error(`expected ${n} spans, received ${spans.length} within ${timeoutMs} ms`);
         await new Promise((r) => setTimeout(r, 20));
       }
       return spans;

@@ -97,8 +97,21 @@ export async function startPricedUpstream(): Promise<PricedUpstream> {
         return;
       case 'status': {
         const errBody = anthropic
-          ? { type: 'error', error: { type: reply.status >= 500 ? 'api_error' : 'invalid_request_error', message: `scripted ${reply.status}` } }
-          : { error: { message: `scripted ${reply.status}`, type: reply.status >= 500 ? 'server_error' : 'invalid_request_error', param: null, code: null } };
+          ? {
+              type: 'error',
+              error: {
+                type: reply.status >= 500 ? 'api_error' : 'invalid_request_error',
+                message: `scripted ${reply.status}`,
+              },
+            }
+          : {
+              error: {
+                message: `scripted ${reply.status}`,
+                type: reply.status >= 500 ? 'server_error' : 'invalid_request_error',
+                param: null,
+                code: null,
+              },
+            };
         res.writeHead(reply.status, { 'content-type': 'application/json' });
         res.end(JSON.stringify(errBody));
         return;
@@ -112,7 +125,9 @@ export async function startPricedUpstream(): Promise<PricedUpstream> {
           res.end(JSON.stringify(anthropic ? anthropicMessage(usage.anthropic) : openaiCompletion(usage.openai)));
           return;
         }
-        const events = anthropic ? anthropicEvents(usage.anthropic) : openaiEvents(usage.openai, body?.stream_options?.include_usage === true);
+        const events = anthropic
+          ? anthropicEvents(usage.anthropic)
+          : openaiEvents(usage.openai, body?.stream_options?.include_usage === true);
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         if (reply.kind === 'ok') {
           for (const e of events) res.write(e);
@@ -193,7 +208,9 @@ function openaiCompletion(u: OpenaiUsageSpec) {
     object: 'chat.completion',
     created: 1700000000,
     model: 'm',
-    choices: [{ index: 0, message: { role: 'assistant', content: 'ok', refusal: null }, logprobs: null, finish_reason: 'stop' }],
+    choices: [
+      { index: 0, message: { role: 'assistant', content: 'ok', refusal: null }, logprobs: null, finish_reason: 'stop' },
+    ],
     usage: openaiUsage(u),
   };
 }
@@ -201,8 +218,14 @@ function openaiCompletion(u: OpenaiUsageSpec) {
 /** Role chunk, two text chunks, finish chunk, the usage chunk (when asked), [DONE]. */
 function openaiEvents(u: OpenaiUsageSpec, includeUsage: boolean): string[] {
   const head = { id: 'chatcmpl-priced-1', object: 'chat.completion.chunk', created: 1700000000, model: 'm' };
-  const chunk = (delta: unknown, finish: string | null) => `data: ${JSON.stringify({ ...head, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] })}\n\n`;
-  const out = [chunk({ role: 'assistant', content: '' }, null), chunk({ content: 'o' }, null), chunk({ content: 'k' }, null), chunk({}, 'stop')];
+  const chunk = (delta: unknown, finish: string | null) =>
+    `data: ${JSON.stringify({ ...head, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] })}\n\n`;
+  const out = [
+    chunk({ role: 'assistant', content: '' }, null),
+    chunk({ content: 'o' }, null),
+    chunk({ content: 'k' }, null),
+    chunk({}, 'stop'),
+  ];
   if (includeUsage) out.push(`data: ${JSON.stringify({ ...head, choices: [], usage: openaiUsage(u) })}\n\n`);
   out.push('data: [DONE]\n\n');
   return out;
@@ -211,7 +234,12 @@ function openaiEvents(u: OpenaiUsageSpec, includeUsage: boolean): string[] {
 // ---------------------------------------------------------------- Anthropic
 
 function anthropicUsage(u: AnthropicUsageSpec) {
-  return { input_tokens: u.input, cache_creation_input_tokens: u.cacheWrite, cache_read_input_tokens: u.cacheRead, output_tokens: u.output };
+  return {
+    input_tokens: u.input,
+    cache_creation_input_tokens: u.cacheWrite,
+    cache_read_input_tokens: u.cacheRead,
+    output_tokens: u.output,
+  };
 }
 
 function anthropicMessage(u: AnthropicUsageSpec) {
@@ -236,13 +264,26 @@ function anthropicEvents(u: AnthropicUsageSpec): string[] {
   return [
     ev('message_start', {
       type: 'message_start',
-      message: { id: 'msg_priced_1', type: 'message', role: 'assistant', model: 'm', content: [], stop_reason: null, stop_sequence: null, usage: { ...anthropicUsage(u), output_tokens: 1 } },
+      message: {
+        id: 'msg_priced_1',
+        type: 'message',
+        role: 'assistant',
+        model: 'm',
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { ...anthropicUsage(u), output_tokens: 1 },
+      },
     }),
     ev('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
     ev('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'o' } }),
     ev('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'k' } }),
     ev('content_block_stop', { type: 'content_block_stop', index: 0 }),
-    ev('message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: u.output } }),
+    ev('message_delta', {
+      type: 'message_delta',
+      delta: { stop_reason: 'end_turn', stop_sequence: null },
+      usage: { output_tokens: u.output },
+    }),
     ev('message_stop', { type: 'message_stop' }),
   ];
 }

@@ -48,7 +48,8 @@ const INSTALL_HINT = 'Debian/Ubuntu: sudo apt-get install redis-server';
 export function redisSkipReason(env: NodeJS.ProcessEnv = process.env): string | undefined {
   if (env.GATEWAY_REQUIRE_REDIS === '1') return undefined;
   if (env.GATEWAY_SKIP_REDIS_TESTS === '1') return 'GATEWAY_SKIP_REDIS_TESTS=1';
-  if (!redisAvailable(env)) return `${REDIS_BINARY} is not on PATH (${INSTALL_HINT}; GATEWAY_REQUIRE_REDIS=1 makes this a failure)`;
+  if (!redisAvailable(env))
+    return `${REDIS_BINARY} is not on PATH (${INSTALL_HINT}; GATEWAY_REQUIRE_REDIS=1 makes this a failure)`;
   return undefined;
 }
 
@@ -130,7 +131,20 @@ export async function startRedisServer(opts: { startTimeoutMs?: number } = {}): 
     dir = mkdtempSync(join(tmpdir(), 'gateway-redis-'));
     const proc = spawn(
       REDIS_BINARY,
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no'],
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--dir',
+        dir,
+        '--daemonize',
+        'no',
+      ],
       { stdio: ['ignore', 'pipe', 'pipe'], cwd: dir },
     );
     child = proc;

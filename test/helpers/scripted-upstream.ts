@@ -86,19 +86,29 @@ function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   return content
-    .map((p: any) => (p?.type === 'text' && typeof p.text === 'string' ? p.text : p?.type === 'tool_result' ? textOf(p.content) : ''))
+    .map((p: any) =>
+      p?.type === 'text' && typeof p.text === 'string' ? p.text : p?.type === 'tool_result' ? textOf(p.content) : '',
+    )
     .join('');
 }
 
 function readOpenAI(body: any): Conversation {
   const msgs: any[] = Array.isArray(body?.messages) ? body.messages : [];
-  const system = msgs.filter((m) => m?.role === 'system' || m?.role === 'developer').map((m) => textOf(m.content)).join('\n');
+  const system = msgs
+    .filter((m) => m?.role === 'system' || m?.role === 'developer')
+    .map((m) => textOf(m.content))
+    .join('\n');
   const lastUser = [...msgs].reverse().find((m) => m?.role === 'user');
   const last = msgs.at(-1);
   const conv: Conversation = {
     system,
     lastUserText: textOf(lastUser?.content),
-    maxTokens: typeof body?.max_completion_tokens === 'number' ? body.max_completion_tokens : typeof body?.max_tokens === 'number' ? body.max_tokens : undefined,
+    maxTokens:
+      typeof body?.max_completion_tokens === 'number'
+        ? body.max_completion_tokens
+        : typeof body?.max_tokens === 'number'
+          ? body.max_tokens
+          : undefined,
     stream: body?.stream === true,
     includeUsage: body?.stream_options?.include_usage === true,
     messageCount: msgs.length,
@@ -123,18 +133,26 @@ function readAnthropic(body: any): Conversation {
   const conv: Conversation = {
     system,
     lastUserText: Array.isArray(lastUser?.content)
-      ? lastUser.content.filter((b: any) => b?.type === 'text').map((b: any) => b.text).join('')
+      ? lastUser.content
+          .filter((b: any) => b?.type === 'text')
+          .map((b: any) => b.text)
+          .join('')
       : textOf(lastUser?.content),
     maxTokens: typeof body?.max_tokens === 'number' ? body.max_tokens : undefined,
     stream: body?.stream === true,
     includeUsage: true,
     messageCount: msgs.length,
   };
-  const results = last?.role === 'user' && Array.isArray(last.content) ? last.content.filter((b: any) => b?.type === 'tool_result') : [];
+  const results =
+    last?.role === 'user' && Array.isArray(last.content)
+      ? last.content.filter((b: any) => b?.type === 'tool_result')
+      : [];
   if (results.length > 0) {
     conv.toolResult = results.map((b: any) => textOf(b.content)).join('\n');
     const prev = msgs.at(-2);
-    const calls = new Set<string>(Array.isArray(prev?.content) ? prev.content.filter((b: any) => b?.type === 'tool_use').map((b: any) => b.id) : []);
+    const calls = new Set<string>(
+      Array.isArray(prev?.content) ? prev.content.filter((b: any) => b?.type === 'tool_use').map((b: any) => b.id) : [],
+    );
     for (const r of results) if (!calls.has(r.tool_use_id)) conv.danglingToolResult = String(r.tool_use_id);
   }
   return conv;
@@ -147,9 +165,23 @@ export function planFor(conv: Pick<Conversation, 'system' | 'lastUserText' | 'to
   const fail = /fail (\d{3})/.exec(text);
   if (fail) return { kind: 'error', status: Number(fail[1]) };
   if (text.includes('parallel')) {
-    return { kind: 'reply', words: [], finish: 'tool_calls', toolCalls: [{ name: 'get_weather', args: { city: 'Paris' } }, { name: 'get_weather', args: { city: 'Rome' } }] };
+    return {
+      kind: 'reply',
+      words: [],
+      finish: 'tool_calls',
+      toolCalls: [
+        { name: 'get_weather', args: { city: 'Paris' } },
+        { name: 'get_weather', args: { city: 'Rome' } },
+      ],
+    };
   }
-  if (text.includes('weather')) return { kind: 'reply', words: [], finish: 'tool_calls', toolCalls: [{ name: 'get_weather', args: { city: 'Paris' } }] };
+  if (text.includes('weather'))
+    return {
+      kind: 'reply',
+      words: [],
+      finish: 'tool_calls',
+      toolCalls: [{ name: 'get_weather', args: { city: 'Paris' } }],
+    };
   const reply = `${conv.system ? `[sys:${conv.system}] ` : ''}echo: ${text}`;
   if (text.includes('cut')) return { kind: 'cut', words: reply.split(' ') };
   return withLimit(reply, conv.maxTokens);
@@ -157,7 +189,8 @@ export function planFor(conv: Pick<Conversation, 'system' | 'lastUserText' | 'to
 
 function withLimit(text: string, maxTokens: number | undefined): Plan {
   const words = text.split(' ');
-  if (maxTokens !== undefined && maxTokens < words.length) return { kind: 'reply', words: words.slice(0, maxTokens), toolCalls: [], finish: 'length' };
+  if (maxTokens !== undefined && maxTokens < words.length)
+    return { kind: 'reply', words: words.slice(0, maxTokens), toolCalls: [], finish: 'length' };
   return { kind: 'reply', words, toolCalls: [], finish: 'stop' };
 }
 
@@ -188,7 +221,11 @@ const OPENAI_ERRORS: Record<number, { type: string; code: string | null; message
 };
 
 function openaiError(status: number, message?: string) {
-  const e = OPENAI_ERRORS[status] ?? { type: status >= 500 ? 'server_error' : 'invalid_request_error', code: null, message: `HTTP ${status}` };
+  const e = OPENAI_ERRORS[status] ?? {
+    type: status >= 500 ? 'server_error' : 'invalid_request_error',
+    code: null,
+    message: `HTTP ${status}`,
+  };
   return { error: { message: message ?? e.message, type: e.type, param: null, code: e.code } };
 }
 
@@ -199,17 +236,35 @@ function openaiUsage(plan: Extract<Plan, { kind: 'reply' }> | { words: string[] 
     completion_tokens: completion,
     total_tokens: USAGE.openai.prompt_tokens + completion,
     prompt_tokens_details: { cached_tokens: USAGE.openai.cached_tokens, audio_tokens: 0 },
-    completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+    completion_tokens_details: {
+      reasoning_tokens: 0,
+      audio_tokens: 0,
+      accepted_prediction_tokens: 0,
+      rejected_prediction_tokens: 0,
+    },
   };
 }
 
-const OPENAI_HEAD = (model: string) => ({ id: 'chatcmpl-scripted-1', created: 1700000000, model, system_fingerprint: 'fp_scripted' });
+const OPENAI_HEAD = (model: string) => ({
+  id: 'chatcmpl-scripted-1',
+  created: 1700000000,
+  model,
+  system_fingerprint: 'fp_scripted',
+});
 const callId = (i: number) => `call_scripted_${i}`;
 
 function openaiJson(plan: Extract<Plan, { kind: 'reply' }>, model: string) {
-  const message: Record<string, unknown> = { role: 'assistant', content: plan.words.length > 0 ? plan.words.join(' ') : null, refusal: null };
+  const message: Record<string, unknown> = {
+    role: 'assistant',
+    content: plan.words.length > 0 ? plan.words.join(' ') : null,
+    refusal: null,
+  };
   if (plan.toolCalls.length > 0) {
-    message.tool_calls = plan.toolCalls.map((t, i) => ({ id: callId(i), type: 'function', function: { name: t.name, arguments: JSON.stringify(t.args) } }));
+    message.tool_calls = plan.toolCalls.map((t, i) => ({
+      id: callId(i),
+      type: 'function',
+      function: { name: t.name, arguments: JSON.stringify(t.args) },
+    }));
   }
   return {
     ...OPENAI_HEAD(model),
@@ -228,16 +283,27 @@ function openaiSse(plan: Extract<Plan, { kind: 'reply' | 'cut' }>, model: string
   out.push(chunk({ role: 'assistant', content: calls.length > 0 ? null : '', refusal: null }, null));
   if (plan.kind === 'cut') {
     out.push(chunk({ content: plan.words[0] }, null));
-    out.push(`data: ${JSON.stringify({ error: { message: 'boom', type: 'server_error', param: null, code: null } })}\n\n`);
+    out.push(
+      `data: ${JSON.stringify({ error: { message: 'boom', type: 'server_error', param: null, code: null } })}\n\n`,
+    );
     return out;
   }
   for (const p of pieces(plan.words)) out.push(chunk({ content: p }, null));
   // Each call opens with id + name, then its argument fragments; with several calls the
   // fragments of different indices interleave.
-  calls.forEach((t, i) => out.push(chunk({ tool_calls: [{ index: i, id: callId(i), type: 'function', function: { name: t.name, arguments: '' } }] }, null)));
+  calls.forEach((t, i) => {
+    out.push(
+      chunk(
+        { tool_calls: [{ index: i, id: callId(i), type: 'function', function: { name: t.name, arguments: '' } }] },
+        null,
+      ),
+    );
+  });
   const frags = calls.map((t) => fragments(JSON.stringify(t.args)));
   for (let k = 0; k < 3; k++) {
-    frags.forEach((f, i) => out.push(chunk({ tool_calls: [{ index: i, function: { arguments: f[k] } }] }, null)));
+    frags.forEach((f, i) => {
+      out.push(chunk({ tool_calls: [{ index: i, function: { arguments: f[k] } }] }, null));
+    });
   }
   out.push(chunk({}, plan.finish));
   if (includeUsage) out.push(`data: ${JSON.stringify({ ...head, choices: [], usage: openaiUsage(plan) })}\n\n`);
@@ -273,7 +339,9 @@ function anthropicUsage(output: number) {
 function anthropicJson(plan: Extract<Plan, { kind: 'reply' }>, model: string) {
   const content: unknown[] = [];
   if (plan.words.length > 0) content.push({ type: 'text', text: plan.words.join(' ') });
-  plan.toolCalls.forEach((t, i) => content.push({ type: 'tool_use', id: toolUseId(i), name: t.name, input: t.args }));
+  plan.toolCalls.forEach((t, i) => {
+    content.push({ type: 'tool_use', id: toolUseId(i), name: t.name, input: t.args });
+  });
   return {
     id: 'msg_scripted_1',
     type: 'message',
@@ -287,12 +355,22 @@ function anthropicJson(plan: Extract<Plan, { kind: 'reply' }>, model: string) {
 }
 
 function anthropicSse(plan: Extract<Plan, { kind: 'reply' | 'cut' }>, model: string): string[] {
-  const ev = (data: { type: string } & Record<string, unknown>) => `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
+  const ev = (data: { type: string } & Record<string, unknown>) =>
+    `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
   const out: string[] = [];
   out.push(
     ev({
       type: 'message_start',
-      message: { id: 'msg_scripted_1', type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: anthropicUsage(1) },
+      message: {
+        id: 'msg_scripted_1',
+        type: 'message',
+        role: 'assistant',
+        model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: anthropicUsage(1),
+      },
     }),
   );
   out.push(ev({ type: 'ping' }));
@@ -304,18 +382,32 @@ function anthropicSse(plan: Extract<Plan, { kind: 'reply' | 'cut' }>, model: str
       out.push(ev({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } as never));
       return out;
     }
-    for (const p of pieces(plan.words)) out.push(ev({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: p } }));
+    for (const p of pieces(plan.words))
+      out.push(ev({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: p } }));
     out.push(ev({ type: 'content_block_stop', index }));
     index++;
   }
   if (plan.kind === 'cut') return out;
   plan.toolCalls.forEach((t, i) => {
-    out.push(ev({ type: 'content_block_start', index, content_block: { type: 'tool_use', id: toolUseId(i), name: t.name, input: {} } }));
-    for (const f of fragments(JSON.stringify(t.args))) out.push(ev({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: f } }));
+    out.push(
+      ev({
+        type: 'content_block_start',
+        index,
+        content_block: { type: 'tool_use', id: toolUseId(i), name: t.name, input: {} },
+      }),
+    );
+    for (const f of fragments(JSON.stringify(t.args)))
+      out.push(ev({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: f } }));
     out.push(ev({ type: 'content_block_stop', index }));
     index++;
   });
-  out.push(ev({ type: 'message_delta', delta: { stop_reason: STOP_REASON[plan.finish], stop_sequence: null }, usage: { output_tokens: outputTokens(plan) } }));
+  out.push(
+    ev({
+      type: 'message_delta',
+      delta: { stop_reason: STOP_REASON[plan.finish], stop_sequence: null },
+      usage: { output_tokens: outputTokens(plan) },
+    }),
+  );
   out.push(ev({ type: 'message_stop' }));
   return out;
 }
@@ -344,15 +436,23 @@ function answerChat(format: Format, body: any): Answer {
   const conv = format === 'openai' ? readOpenAI(body) : readAnthropic(body);
   const model = typeof body?.model === 'string' ? body.model : 'unknown';
   const err = format === 'openai' ? openaiError : anthropicError;
-  const reqId: Record<string, string> = format === 'openai' ? { 'x-request-id': 'req_scripted_oai' } : { 'request-id': 'req_scripted_ant' };
-  if (format === 'anthropic' && conv.maxTokens === undefined) return json(400, err(400, 'max_tokens: Field required'), reqId);
+  const reqId: Record<string, string> =
+    format === 'openai' ? { 'x-request-id': 'req_scripted_oai' } : { 'request-id': 'req_scripted_ant' };
+  if (format === 'anthropic' && conv.maxTokens === undefined)
+    return json(400, err(400, 'max_tokens: Field required'), reqId);
   if (conv.messageCount === 0) return json(400, err(400, 'messages: at least one message is required'), reqId);
   if (conv.danglingToolResult !== undefined) {
-    return json(400, err(400, `tool result ${conv.danglingToolResult} does not answer a tool call of the previous assistant turn`), reqId);
+    return json(
+      400,
+      err(400, `tool result ${conv.danglingToolResult} does not answer a tool call of the previous assistant turn`),
+      reqId,
+    );
   }
   const plan = planFor(conv);
-  if (plan.kind === 'error') return json(plan.status, err(plan.status), { ...reqId, ...(plan.status === 429 ? { 'retry-after': '7' } : {}) });
-  if (conv.stream) return sse(format === 'openai' ? openaiSse(plan, model, conv.includeUsage) : anthropicSse(plan, model), reqId);
+  if (plan.kind === 'error')
+    return json(plan.status, err(plan.status), { ...reqId, ...(plan.status === 429 ? { 'retry-after': '7' } : {}) });
+  if (conv.stream)
+    return sse(format === 'openai' ? openaiSse(plan, model, conv.includeUsage) : anthropicSse(plan, model), reqId);
   // A non-streaming request cannot fail half-way: `cut` becomes a plain server error.
   if (plan.kind === 'cut') return json(500, err(500), reqId);
   return json(200, format === 'openai' ? openaiJson(plan, model) : anthropicJson(plan, model), reqId);
@@ -383,10 +483,24 @@ export async function startScriptedUpstream(): Promise<ScriptedUpstream> {
       body = undefined;
     }
     const path = req.url ?? '';
-    const a = body === undefined && req.method === 'POST'
-      ? json(400, path.startsWith('/v1/messages') ? anthropicError(400, 'body is not JSON') : openaiError(400, 'body is not JSON'))
-      : answer(req.method ?? '', path, body);
-    received.push({ method: req.method ?? '', path, headers: req.headers, rawBody, body, responseText: a.chunks.join(''), status: a.status });
+    const a =
+      body === undefined && req.method === 'POST'
+        ? json(
+            400,
+            path.startsWith('/v1/messages')
+              ? anthropicError(400, 'body is not JSON')
+              : openaiError(400, 'body is not JSON'),
+          )
+        : answer(req.method ?? '', path, body);
+    received.push({
+      method: req.method ?? '',
+      path,
+      headers: req.headers,
+      rawBody,
+      body,
+      responseText: a.chunks.join(''),
+      status: a.status,
+    });
     res.writeHead(a.status, a.headers);
     for (const c of a.chunks) res.write(c);
     res.end();

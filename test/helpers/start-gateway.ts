@@ -46,7 +46,10 @@ ${extra}`;
 
 export function loadTestConfig(yaml: string): GatewayConfig {
   const r = loadConfigText(yaml, 'test.yaml', {});
-  if (!r.config) throw new Error('test config invalid:\n' + r.issues.map((i) => `${i.line}:${i.col} ${i.path}: ${i.message}`).join('\n'));
+  if (!r.config)
+    throw new Error(
+      `test config invalid:\n${r.issues.map((i) => `${i.line}:${i.col} ${i.path}: ${i.message}`).join('\n')}`,
+    );
   return r.config;
 }
 

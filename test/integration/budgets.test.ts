@@ -83,7 +83,12 @@ async function spend(gw: RunningGateway, key: string): Promise<number> {
  * Sends the standard request as `key` until one is refused (at most `max`); returns how many
  * were served and the refusal. Every served request must be a 200.
  */
-async function serveUntilRefused(gw: RunningGateway, key: KeyName, max = 10, ep: Endpoint = 'openai'): Promise<{ served: number; refusal: Response }> {
+async function serveUntilRefused(
+  gw: RunningGateway,
+  key: KeyName,
+  max = 10,
+  ep: Endpoint = 'openai',
+): Promise<{ served: number; refusal: Response }> {
   for (let served = 0; served <= max; served++) {
     const res = await send(gw.url, ep, key, BODY);
     if (res.status !== 200) return { served, refusal: res };
@@ -93,7 +98,12 @@ async function serveUntilRefused(gw: RunningGateway, key: KeyName, max = 10, ep:
 }
 
 /** Asserts a budget refusal and that it reached no upstream; returns the error message. */
-async function expectBudgetRefusal(res: Response, ep: Endpoint, budgetId: string, callsBefore: number): Promise<string> {
+async function expectBudgetRefusal(
+  res: Response,
+  ep: Endpoint,
+  budgetId: string,
+  callsBefore: number,
+): Promise<string> {
   expect(res.status).toBe(429);
   expect(res.headers.get('x-should-retry')).toBe('false');
   expect(res.headers.get('x-gateway-limit')).toBe(`budget=${budgetId}`);
@@ -126,32 +136,38 @@ describe('the cost of a request, from the usage the upstream reports', () => {
     expect(cases[2].nano).toBe(6_050_000);
   });
 
-  it.each(cases)('$upstream upstream, $ep endpoint, JSON: x-gateway-cost-usd header', async ({ model, ep, nano, header }) => {
-    up.usage.openai = { ...OAI };
-    up.usage.anthropic = { ...ANT };
-    const res = await rawPost(gw().url + PATH[ep], headersFor(ep, 't1'), bodyFor(model));
-    expect(res.status, res.text).toBe(200);
-    expect(res.headers['x-gateway-cost-usd']).toBe(header);
-    expect(Math.round(Number(header) * 1e9)).toBe(nano);
-    expect(res.trailers).toEqual({});
-    const line = requestLogs(gw().logs).find((l) => l.correlation_id === res.headers['x-correlation-id']);
-    expect(line.cost_usd).toBe(nano / 1e9);
-  });
+  it.each(cases)(
+    '$upstream upstream, $ep endpoint, JSON: x-gateway-cost-usd header',
+    async ({ model, ep, nano, header }) => {
+      up.usage.openai = { ...OAI };
+      up.usage.anthropic = { ...ANT };
+      const res = await rawPost(gw().url + PATH[ep], headersFor(ep, 't1'), bodyFor(model));
+      expect(res.status, res.text).toBe(200);
+      expect(res.headers['x-gateway-cost-usd']).toBe(header);
+      expect(Math.round(Number(header) * 1e9)).toBe(nano);
+      expect(res.trailers).toEqual({});
+      const line = requestLogs(gw().logs).find((l) => l.correlation_id === res.headers['x-correlation-id']);
+      expect(line.cost_usd).toBe(nano / 1e9);
+    },
+  );
 
-  it.each(cases)('$upstream upstream, $ep endpoint, stream: the cost arrives as an HTTP trailer', async ({ model, ep, nano, header }) => {
-    up.usage.openai = { ...OAI };
-    up.usage.anthropic = { ...ANT };
-    const res = await rawPost(gw().url + PATH[ep], headersFor(ep, 't1'), bodyFor(model, { stream: true }));
-    expect(res.status).toBe(200);
-    expect(res.headers['content-type']).toContain('text/event-stream');
-    expect(res.headers['transfer-encoding']).toBe('chunked');
-    expect(res.headers.trailer).toBe('x-gateway-cost-usd');
-    expect(res.headers['x-gateway-cost-usd']).toBeUndefined();
-    // The whole stream came before the trailer.
-    expect(res.text).toContain(ep === 'openai' ? '[DONE]' : 'message_stop');
-    expect(res.trailers['x-gateway-cost-usd']).toBe(header);
-    expect(Math.round(Number(res.trailers['x-gateway-cost-usd']) * 1e9)).toBe(nano);
-  });
+  it.each(cases)(
+    '$upstream upstream, $ep endpoint, stream: the cost arrives as an HTTP trailer',
+    async ({ model, ep, nano, header }) => {
+      up.usage.openai = { ...OAI };
+      up.usage.anthropic = { ...ANT };
+      const res = await rawPost(gw().url + PATH[ep], headersFor(ep, 't1'), bodyFor(model, { stream: true }));
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toContain('text/event-stream');
+      expect(res.headers['transfer-encoding']).toBe('chunked');
+      expect(res.headers.trailer).toBe('x-gateway-cost-usd');
+      expect(res.headers['x-gateway-cost-usd']).toBeUndefined();
+      // The whole stream came before the trailer.
+      expect(res.text).toContain(ep === 'openai' ? '[DONE]' : 'message_stop');
+      expect(res.trailers['x-gateway-cost-usd']).toBe(header);
+      expect(Math.round(Number(res.trailers['x-gateway-cost-usd']) * 1e9)).toBe(nano);
+    },
+  );
 
   it('a request no budget or rate limit applies to still gets its cost header', async () => {
     const res = await send(gw().url, 'openai', 's1', BODY);
@@ -164,7 +180,9 @@ describe('the cost of a request, from the usage the upstream reports', () => {
 // ================================================================ scopes
 
 describe('budget scope: key', () => {
-  const { gw } = gatewayFor(`budgets:\n  - { id: key-t1, scope: { key: t1 }, limit_usd: ${usd(room(2))}, period: total }`);
+  const { gw } = gatewayFor(
+    `budgets:\n  - { id: key-t1, scope: { key: t1 }, limit_usd: ${usd(room(2))}, period: total }`,
+  );
 
   it('limits that key alone, refusing with 429 before any upstream call, in the OpenAI format', async () => {
     const { served, refusal } = await serveUntilRefused(gw(), 't1');
@@ -176,18 +194,25 @@ describe('budget scope: key', () => {
     // A total budget never resets: no retry-after.
     expect(refusal.headers.get('retry-after')).toBeNull();
     // The other keys are not limited by it.
-    for (const k of ['t2', 's1'] as const) for (let i = 0; i < 3; i++) expect((await send(gw().url, 'openai', k, BODY)).status).toBe(200);
+    for (const k of ['t2', 's1'] as const)
+      for (let i = 0; i < 3; i++) expect((await send(gw().url, 'openai', k, BODY)).status).toBe(200);
     expect(await spend(gw(), 'budget:key-t1:*:total')).toBe(2 * A);
   });
 
   it('refuses on /v1/messages in the Anthropic format', async () => {
     const res = await send(gw().url, 'anthropic', 't1', BODY);
     const message = await expectBudgetRefusal(res, 'anthropic', 'key-t1', 0);
-    expect(message).toMatch(/^Budget "key-t1" \(key "t1", total\) would be exceeded: \$0\.000044 of \$[\d.]+ used, this request may cost up to \$0\.000047; it never resets \(period total\)\.$/);
+    expect(message).toMatch(
+      /^Budget "key-t1" \(key "t1", total\) would be exceeded: \$0\.000044 of \$[\d.]+ used, this request may cost up to \$0\.000047; it never resets \(period total\)\.$/,
+    );
   });
 
   it('refuses streams too, before anything is streamed', async () => {
-    const res = await fetch(gw().url + PATH.openai, { method: 'POST', headers: headersFor('openai', 't1'), body: bodyFor('oai/m', { stream: true }) });
+    const res = await fetch(gw().url + PATH.openai, {
+      method: 'POST',
+      headers: headersFor('openai', 't1'),
+      body: bodyFor('oai/m', { stream: true }),
+    });
     expect(res.headers.get('content-type')).toContain('application/json');
     // (a streaming body is 14 bytes longer, so its reservation is larger than R)
     await expectBudgetRefusal(res, 'openai', 'key-t1', 0);
@@ -195,7 +220,9 @@ describe('budget scope: key', () => {
 });
 
 describe('budget scope: role (one counter shared by its keys)', () => {
-  const { gw } = gatewayFor(`budgets:\n  - { id: team-b, scope: { role: team }, limit_usd: ${usd(room(3))}, period: total }`);
+  const { gw } = gatewayFor(
+    `budgets:\n  - { id: team-b, scope: { role: team }, limit_usd: ${usd(room(3))}, period: total }`,
+  );
 
   it('spend by any key of the role counts for all of them', async () => {
     for (const k of ['t1', 't2', 't1'] as const) expect((await send(gw().url, 'openai', k, BODY)).status).toBe(200);
@@ -210,15 +237,21 @@ describe('budget scope: role (one counter shared by its keys)', () => {
 });
 
 describe('budget scope: each_key_of_role (a separate counter per key)', () => {
-  const { gw } = gatewayFor(`budgets:\n  - { id: per-key, scope: { each_key_of_role: team }, limit_usd: ${usd(room(2))}, period: total }`);
+  const { gw } = gatewayFor(
+    `budgets:\n  - { id: per-key, scope: { each_key_of_role: team }, limit_usd: ${usd(room(2))}, period: total }`,
+  );
 
   it('each key of the role has its own allowance; other roles are not limited', async () => {
     const a = await serveUntilRefused(gw(), 't1');
     expect(a.served).toBe(2);
-    expect(await expectBudgetRefusal(a.refusal, 'openai', 'per-key', 2)).toContain('(key "t1" (each key of role "team"), total)');
+    expect(await expectBudgetRefusal(a.refusal, 'openai', 'per-key', 2)).toContain(
+      '(key "t1" (each key of role "team"), total)',
+    );
     const b = await serveUntilRefused(gw(), 't2', 10, 'anthropic');
     expect(b.served).toBe(2);
-    expect(await expectBudgetRefusal(b.refusal, 'anthropic', 'per-key', 4)).toContain('(key "t2" (each key of role "team"), total)');
+    expect(await expectBudgetRefusal(b.refusal, 'anthropic', 'per-key', 4)).toContain(
+      '(key "t2" (each key of role "team"), total)',
+    );
     for (let i = 0; i < 3; i++) expect((await send(gw().url, 'openai', 's1', BODY)).status).toBe(200);
     expect(await spend(gw(), 'budget:per-key:t1:total')).toBe(2 * A);
     expect(await spend(gw(), 'budget:per-key:t2:total')).toBe(2 * A);
@@ -227,12 +260,16 @@ describe('budget scope: each_key_of_role (a separate counter per key)', () => {
 });
 
 describe('budget scope: global', () => {
-  const { gw } = gatewayFor(`budgets:\n  - { id: everyone, scope: { global: true }, limit_usd: ${usd(room(3))}, period: total }`);
+  const { gw } = gatewayFor(
+    `budgets:\n  - { id: everyone, scope: { global: true }, limit_usd: ${usd(room(3))}, period: total }`,
+  );
 
   it('every key and role shares it', async () => {
     for (const k of ['t1', 's1', 't2'] as const) expect((await send(gw().url, 'openai', k, BODY)).status).toBe(200);
     for (const k of ['t1', 't2', 's1'] as const) {
-      expect(await expectBudgetRefusal(await send(gw().url, 'openai', k, BODY), 'openai', 'everyone', 3)).toContain('(global, total)');
+      expect(await expectBudgetRefusal(await send(gw().url, 'openai', k, BODY), 'openai', 'everyone', 3)).toContain(
+        '(global, total)',
+      );
     }
     expect(await spend(gw(), 'budget:everyone:*:total')).toBe(3 * A);
   });
@@ -257,13 +294,15 @@ describe('several budgets at once: all must allow, and a refusal reserves nothin
     await expectBudgetRefusal(await send(url, 'openai', 't1', BODY), 'openai', 'per-key', 4);
 
     const store = gw().gateway.runtime.limits;
-    expect(await store.get(['budget:per-key:t1:total', 'budget:per-key:t2:total', 'budget:team-b:*:total', 'budget:everyone:*:total', 'budget:generous:*:total'])).toEqual([
-      2 * A,
-      A,
-      3 * A,
-      4 * A,
-      2 * A,
-    ]);
+    expect(
+      await store.get([
+        'budget:per-key:t1:total',
+        'budget:per-key:t2:total',
+        'budget:team-b:*:total',
+        'budget:everyone:*:total',
+        'budget:generous:*:total',
+      ]),
+    ).toEqual([2 * A, A, 3 * A, 4 * A, 2 * A]);
   });
 });
 
@@ -331,7 +370,9 @@ describe('warn mode', () => {
     expect(warnings).toEqual([null, null, 'soft', 'soft', 'soft']);
     expect(up.calls.length).toBe(5);
     expect(await spend(gw(), 'budget:soft:*:total')).toBe(5 * A);
-    const warned = gw().logs.map((l) => JSON.parse(l)).filter((l) => l.msg === 'budget over its limit (warn mode)');
+    const warned = gw()
+      .logs.map((l) => JSON.parse(l))
+      .filter((l) => l.msg === 'budget over its limit (warn mode)');
     expect(warned.length).toBeGreaterThanOrEqual(3);
     expect(warned.at(-1).budgets).toEqual(['soft']);
   });
@@ -351,7 +392,8 @@ describe('settlement: the reservation is replaced by the actual cost', () => {
 
   it('N requests spend N × their actual cost, whatever was reserved', async () => {
     const before = await spend(gw(), KEY);
-    for (let i = 0; i < 4; i++) expect((await send(gw().url, i % 2 ? 'anthropic' : 'openai', 't1', BODY)).status).toBe(200);
+    for (let i = 0; i < 4; i++)
+      expect((await send(gw().url, i % 2 ? 'anthropic' : 'openai', 't1', BODY)).status).toBe(200);
     expect(await spend(gw(), KEY)).toBe(before + 4 * A);
     // Different usage, different cost: reserved R each time, recorded exactly what was used.
     up.usage.openai = { prompt: 20, cached: 8, completion: 9 };
@@ -395,7 +437,11 @@ describe('settlement: the reservation is replaced by the actual cost', () => {
     const before = await spend(gw(), KEY);
     up.usage.anthropic = { input: 3000, cacheRead: 2000, cacheWrite: 1000, output: 400 };
     up.setHandler(() => ({ kind: 'partial', events: 3, then: 'reset' }));
-    const res = await rawPost(gw().url + PATH.anthropic, headersFor('anthropic', 't1'), bodyFor('ant/m', { stream: true }));
+    const res = await rawPost(
+      gw().url + PATH.anthropic,
+      headersFor('anthropic', 't1'),
+      bodyFor('ant/m', { stream: true }),
+    );
     expect(res.status).toBe(200);
     expect(res.text).toContain('event: error');
     // message_start reported the input side and output_tokens 1.
@@ -414,7 +460,9 @@ describe('settlement: the reservation is replaced by the actual cost', () => {
     expect(cut.status).toBe(200);
     await eventually(() => up.open === 0, 'the upstream call is aborted');
     await eventually(() => requestLogs(gw().logs).some((l) => l.client_aborted === true), 'the request is logged');
-    const line = requestLogs(gw().logs).filter((l) => l.client_aborted === true).at(-1);
+    const line = requestLogs(gw().logs)
+      .filter((l) => l.client_aborted === true)
+      .at(-1);
     expect(line.input_tokens).toBeGreaterThan(0);
     expect(line.input_tokens).toBeLessThan(Math.ceil(Buffer.byteLength(body) / 3));
     expect(line.output_tokens).toBeGreaterThanOrEqual(1);
@@ -426,18 +474,29 @@ describe('settlement: the reservation is replaced by the actual cost', () => {
   it.each([
     { ep: 'anthropic' as const, marker: '"text":"o"', how: 'pass-through' },
     { ep: 'openai' as const, marker: '"content":"o"', how: 'translated' },
-  ])('a client cutting an Anthropic-upstream stream ($how, $ep endpoint): the usage of message_start is charged', async ({ ep, marker }) => {
-    const before = await spend(gw(), KEY);
-    up.usage.anthropic = { input: 3000, cacheRead: 2000, cacheWrite: 1000, output: 400 };
-    up.setHandler(() => ({ kind: 'partial', events: 3, then: 'hang' }));
-    const cut = await cutStreamAfter(gw().url + PATH[ep], headersFor(ep, 't1'), bodyFor('ant/m', { stream: true }), marker);
-    expect(cut.status).toBe(200);
-    const seen = anthropicCostNano({ ...up.usage.anthropic, output: 1 });
-    expect(seen).toBe(5_252_000);
-    await eventually(() => up.open === 0, 'the upstream call is aborted');
-    await eventually(async () => (await spend(gw(), KEY)) !== before + reservation(bodyFor('ant/m', { stream: true }), 10).nano, 'settled');
-    expect(await spend(gw(), KEY)).toBe(before + seen);
-  });
+  ])(
+    'a client cutting an Anthropic-upstream stream ($how, $ep endpoint): the usage of message_start is charged',
+    async ({ ep, marker }) => {
+      const before = await spend(gw(), KEY);
+      up.usage.anthropic = { input: 3000, cacheRead: 2000, cacheWrite: 1000, output: 400 };
+      up.setHandler(() => ({ kind: 'partial', events: 3, then: 'hang' }));
+      const cut = await cutStreamAfter(
+        gw().url + PATH[ep],
+        headersFor(ep, 't1'),
+        bodyFor('ant/m', { stream: true }),
+        marker,
+      );
+      expect(cut.status).toBe(200);
+      const seen = anthropicCostNano({ ...up.usage.anthropic, output: 1 });
+      expect(seen).toBe(5_252_000);
+      await eventually(() => up.open === 0, 'the upstream call is aborted');
+      await eventually(
+        async () => (await spend(gw(), KEY)) !== before + reservation(bodyFor('ant/m', { stream: true }), 10).nano,
+        'settled',
+      );
+      expect(await spend(gw(), KEY)).toBe(before + seen);
+    },
+  );
 });
 
 // ================================================================ concurrency
@@ -508,7 +567,9 @@ describe('200 concurrent requests against a small budget', () => {
 });
 
 describe('usage above the estimate (the documented worst case)', () => {
-  const { gw } = gatewayFor(`budgets:\n  - { id: tight, scope: { global: true }, limit_usd: ${usd(R + 1000)}, period: total }`);
+  const { gw } = gatewayFor(
+    `budgets:\n  - { id: tight, scope: { global: true }, limit_usd: ${usd(R + 1000)}, period: total }`,
+  );
 
   it('a request whose reservation fits is served and recorded in full even past the limit; the next is refused', async () => {
     // The body-size estimate (27 input tokens) is far below what this upstream reports (1000).
@@ -549,7 +610,10 @@ describe('the state store unavailable', () => {
   ])('$policy', async ({ policy, status }) => {
     const logs: string[] = [];
     const config = loadTestConfig(pricedConfigYaml(up.url, `${budgets}\nstate: { on_unavailable: ${policy} }`));
-    const gateway = createGateway(config, { logger: createLogger({ level: 'debug', write: (l) => logs.push(l) }), store: down });
+    const gateway = createGateway(config, {
+      logger: createLogger({ level: 'debug', write: (l) => logs.push(l) }),
+      store: down,
+    });
     const url = await gateway.listen(0, '127.0.0.1');
     try {
       const res = await send(url, 'openai', 't1', BODY);

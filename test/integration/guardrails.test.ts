@@ -10,7 +10,12 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertAnthropicStreamOrder } from '../helpers/anthropic-order.js';
-import { startGuardUpstream, startGuardWebhook, type GuardUpstream, type GuardWebhook } from '../helpers/guard-upstream.js';
+import {
+  startGuardUpstream,
+  startGuardWebhook,
+  type GuardUpstream,
+  type GuardWebhook,
+} from '../helpers/guard-upstream.js';
 import { loadTestConfig, startGateway, type RunningGateway } from '../helpers/start-gateway.js';
 import { SseDecoder, type SseMessage } from '../../src/sse/decode.js';
 
@@ -27,7 +32,24 @@ const PRIVATE_KEY = `-----BEGIN RSA PRIVATE KEY-----\n${PEM_BODY}\nq1w2e3r4t5y6u
 const CODENAME = 'Project Nightingale';
 
 /** Strings that must never show up in logs or in a blocked/redacted reply (parts of the secrets too). */
-const NEVER_LOGGED = [EMAIL, 'john.doe', 'doe@exam', AWS, 'AKIAIOSF', 'ODNN7EXAMPLE', CARD, '4111 1111', IBAN, 'DE89 3704', PHONE, '7946 0958', BEARER_TOKEN, PEM_BODY, 'Nightingale', 'nightingale'];
+const NEVER_LOGGED = [
+  EMAIL,
+  'john.doe',
+  'doe@exam',
+  AWS,
+  'AKIAIOSF',
+  'ODNN7EXAMPLE',
+  CARD,
+  '4111 1111',
+  IBAN,
+  'DE89 3704',
+  PHONE,
+  '7946 0958',
+  BEARER_TOKEN,
+  PEM_BODY,
+  'Nightingale',
+  'nightingale',
+];
 
 // ---------------------------------------------------------------- setup
 
@@ -54,7 +76,8 @@ afterEach(async () => {
   try {
     if (gw) {
       const logs = gw.logs.join('\n');
-      for (const s of [...NEVER_LOGGED, KEY_DEV1, KEY_DEV2, KEY_INTERN, OAI_SECRET, ANT_SECRET]) expect(logs, `logs contain ${JSON.stringify(s)}`).not.toContain(s);
+      for (const s of [...NEVER_LOGGED, KEY_DEV1, KEY_DEV2, KEY_INTERN, OAI_SECRET, ANT_SECRET])
+        expect(logs, `logs contain ${JSON.stringify(s)}`).not.toContain(s);
     }
   } finally {
     await gw?.close();
@@ -135,7 +158,11 @@ function send(ep: Endpoint, model: string, o: SendOpts = {}): Promise<Response> 
     if (o.system !== undefined) messages.push({ role: 'system', content: o.system });
     if (o.toolTurn) {
       messages.push({ role: 'user', content: 'look it up' });
-      messages.push({ role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'lookup', arguments: o.toolTurn.args } }] });
+      messages.push({
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'lookup', arguments: o.toolTurn.args } }],
+      });
       messages.push({ role: 'tool', tool_call_id: 'call_1', content: o.toolTurn.result });
     }
     messages.push({ role: 'user', content });
@@ -156,8 +183,17 @@ function send(ep: Endpoint, model: string, o: SendOpts = {}): Promise<Response> 
   const messages: unknown[] = [];
   if (o.toolTurn) {
     messages.push({ role: 'user', content: 'look it up' });
-    messages.push({ role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'lookup', input: JSON.parse(o.toolTurn.args) }] });
-    messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: o.toolTurn.result }, { type: 'text', text: content }] });
+    messages.push({
+      role: 'assistant',
+      content: [{ type: 'tool_use', id: 'toolu_1', name: 'lookup', input: JSON.parse(o.toolTurn.args) }],
+    });
+    messages.push({
+      role: 'user',
+      content: [
+        { type: 'tool_result', tool_use_id: 'toolu_1', content: o.toolTurn.result },
+        { type: 'text', text: content },
+      ],
+    });
   } else messages.push({ role: 'user', content });
   return fetch(`${gw!.url}/v1/messages`, {
     method: 'POST',
@@ -174,8 +210,19 @@ function send(ep: Endpoint, model: string, o: SendOpts = {}): Promise<Response> 
   });
 }
 
-const LOOKUP_TOOL_OPENAI = { type: 'function', function: { name: 'lookup', description: 'Look a thing up', parameters: { type: 'object', properties: { q: { type: 'string' } } } } };
-const LOOKUP_TOOL_ANTHROPIC = { name: 'lookup', description: 'Look a thing up', input_schema: { type: 'object', properties: { q: { type: 'string' } } } };
+const LOOKUP_TOOL_OPENAI = {
+  type: 'function',
+  function: {
+    name: 'lookup',
+    description: 'Look a thing up',
+    parameters: { type: 'object', properties: { q: { type: 'string' } } },
+  },
+};
+const LOOKUP_TOOL_ANTHROPIC = {
+  name: 'lookup',
+  description: 'Look a thing up',
+  input_schema: { type: 'object', properties: { q: { type: 'string' } } },
+};
 
 interface Read {
   status: number;
@@ -204,14 +251,23 @@ async function read(ep: Endpoint, res: Response): Promise<Read> {
     if (res.status !== 200) return { status: res.status, raw, text: '', body };
     if (ep === 'openai') {
       const msg = body.choices[0].message;
-      return { status: res.status, raw, body, text: msg.content ?? '', toolArgs: msg.tool_calls?.[0]?.function.arguments };
+      return {
+        status: res.status,
+        raw,
+        body,
+        text: msg.content ?? '',
+        toolArgs: msg.tool_calls?.[0]?.function.arguments,
+      };
     }
     const tool = body.content.find((b: any) => b.type === 'tool_use');
     return {
       status: res.status,
       raw,
       body,
-      text: body.content.filter((b: any) => b.type === 'text').map((b: any) => b.text).join(''),
+      text: body.content
+        .filter((b: any) => b.type === 'text')
+        .map((b: any) => b.text)
+        .join(''),
       toolArgs: tool ? JSON.stringify(tool.input) : undefined,
     };
   }
@@ -241,7 +297,8 @@ async function read(ep: Endpoint, res: Response): Promise<Read> {
     else if (x.type === 'content_block_delta' && x.delta?.type === 'text_delta') {
       r.text += x.delta.text;
       r.textDeltas!++;
-    } else if (x.type === 'content_block_delta' && x.delta?.type === 'input_json_delta') r.toolArgs = (r.toolArgs ?? '') + x.delta.partial_json;
+    } else if (x.type === 'content_block_delta' && x.delta?.type === 'input_json_delta')
+      r.toolArgs = (r.toolArgs ?? '') + x.delta.partial_json;
   }
   return r;
 }
@@ -266,26 +323,46 @@ function expectStreamBlocked(ep: Endpoint, r: Read, rule: string): void {
   if (ep === 'openai') {
     expect(r.done, 'no [DONE] after the error').toBe(false);
     expect(JSON.parse(r.messages!.at(-1)!.data)).toEqual({
-      error: { message: `The response was blocked by guardrail "${rule}".`, type: 'invalid_request_error', param: `guardrail:${rule}`, code: 'guardrail_blocked' },
+      error: {
+        message: `The response was blocked by guardrail "${rule}".`,
+        type: 'invalid_request_error',
+        param: `guardrail:${rule}`,
+        code: 'guardrail_blocked',
+      },
     });
-    expect(r.messages!.filter((m) => m.data.includes('finish_reason":"stop') || m.data.includes('"finish_reason":"tool_calls'))).toHaveLength(0);
+    expect(
+      r.messages!.filter(
+        (m) => m.data.includes('finish_reason":"stop') || m.data.includes('"finish_reason":"tool_calls'),
+      ),
+    ).toHaveLength(0);
   } else {
     assertAnthropicStreamOrder(r.messages!);
     const last = r.messages!.at(-1)!;
     expect(last.event).toBe('error');
-    expect(JSON.parse(last.data)).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: `The response was blocked by guardrail "${rule}".` } });
+    expect(JSON.parse(last.data)).toEqual({
+      type: 'error',
+      error: { type: 'invalid_request_error', message: `The response was blocked by guardrail "${rule}".` },
+    });
     expect(r.messages!.some((m) => m.event === 'message_stop' || m.event === 'message_delta')).toBe(false);
   }
 }
 
 /** A plain (non-stream) 400 in the caller's format naming the rule. */
-async function expectBlocked(ep: Endpoint, res: Response, rule: string, direction: 'request' | 'response' = 'request'): Promise<string> {
+async function expectBlocked(
+  ep: Endpoint,
+  res: Response,
+  rule: string,
+  direction: 'request' | 'response' = 'request',
+): Promise<string> {
   expect(res.status).toBe(400);
   expect(res.headers.get('content-type')).toContain('application/json');
   expect(res.headers.get('x-should-retry')).toBe('false');
   const raw = await res.text();
   const message = `The ${direction} was blocked by guardrail "${rule}".`;
-  if (ep === 'openai') expect(JSON.parse(raw)).toEqual({ error: { message, type: 'invalid_request_error', param: `guardrail:${rule}`, code: 'guardrail_blocked' } });
+  if (ep === 'openai')
+    expect(JSON.parse(raw)).toEqual({
+      error: { message, type: 'invalid_request_error', param: `guardrail:${rule}`, code: 'guardrail_blocked' },
+    });
   else expect(JSON.parse(raw)).toEqual({ type: 'error', error: { type: 'invalid_request_error', message } });
   expectNoSecret(raw);
   return raw;
@@ -343,69 +420,108 @@ const RULE = {
 // ================================================================ input
 
 describe('input: block', () => {
-  it.each(ENDPOINTS)('an AWS key in the prompt (%s caller): 400 guardrail_blocked naming the rule, nothing sent upstream, the hit logged', async (ep) => {
-    await start(RULE.noAwsIn);
-    const res = await send(ep, ep === 'openai' ? 'oai/m' : 'ant/m', { content: `deploy with ${AWS} please` });
-    await expectBlocked(ep, res, 'no-aws-keys');
-    expect(upstream.calls).toHaveLength(0);
-    const line = await logLine(res);
-    expect(line).toMatchObject({ level: 'warn', status: 400, error_code: 'guardrail_blocked', fault: 'policy', key_id: 'dev1', attempts: 0 });
-    expect(line.guardrails).toEqual([{ guardrail: 'no-aws-keys', action: 'block', direction: 'input', label: 'aws_access_key' }]);
-    expect(JSON.stringify(line)).not.toContain('AKIA');
-  });
+  it.each(ENDPOINTS)(
+    'an AWS key in the prompt (%s caller): 400 guardrail_blocked naming the rule, nothing sent upstream, the hit logged',
+    async (ep) => {
+      await start(RULE.noAwsIn);
+      const res = await send(ep, ep === 'openai' ? 'oai/m' : 'ant/m', { content: `deploy with ${AWS} please` });
+      await expectBlocked(ep, res, 'no-aws-keys');
+      expect(upstream.calls).toHaveLength(0);
+      const line = await logLine(res);
+      expect(line).toMatchObject({
+        level: 'warn',
+        status: 400,
+        error_code: 'guardrail_blocked',
+        fault: 'policy',
+        key_id: 'dev1',
+        attempts: 0,
+      });
+      expect(line.guardrails).toEqual([
+        { guardrail: 'no-aws-keys', action: 'block', direction: 'input', label: 'aws_access_key' },
+      ]);
+      expect(JSON.stringify(line)).not.toContain('AKIA');
+    },
+  );
 
-  it.each(ENDPOINTS)('a keyword in the system prompt, any case (%s caller): blocked; the word inside a longer word is not', async (ep) => {
-    await start(RULE.codename);
-    const res = await send(ep, 'oai/m', { system: `You work on PROJECT nightingale.`, content: 'status?' });
-    await expectBlocked(ep, res, 'codename');
-    expect(upstream.calls).toHaveLength(0);
-    expect((await logLine(res)).guardrails).toEqual([{ guardrail: 'codename', action: 'block', direction: 'input', label: 'keyword' }]);
+  it.each(ENDPOINTS)(
+    'a keyword in the system prompt, any case (%s caller): blocked; the word inside a longer word is not',
+    async (ep) => {
+      await start(RULE.codename);
+      const res = await send(ep, 'oai/m', { system: `You work on PROJECT nightingale.`, content: 'status?' });
+      await expectBlocked(ep, res, 'codename');
+      expect(upstream.calls).toHaveLength(0);
+      expect((await logLine(res)).guardrails).toEqual([
+        { guardrail: 'codename', action: 'block', direction: 'input', label: 'keyword' },
+      ]);
 
-    const ok = await send(ep, 'oai/m', { system: 'You work on project nightingales-2.', content: 'status?' });
-    expect(ok.status).toBe(200);
-    expect(upstream.calls).toHaveLength(1);
-    expect((await logLine(ok)).guardrails).toBeUndefined();
-  });
+      const ok = await send(ep, 'oai/m', { system: 'You work on project nightingales-2.', content: 'status?' });
+      expect(ok.status).toBe(200);
+      expect(upstream.calls).toHaveLength(1);
+      expect((await logLine(ok)).guardrails).toBeUndefined();
+    },
+  );
 
   it('a block wins over a redaction, and the first blocking rule in config order is named', async () => {
-    await start([RULE.piiIn, `  - { id: first-block, applies_to: input, check: { type: regex, pattern: "deploy" }, action: block }`, RULE.noAwsIn].join('\n'));
+    await start(
+      [
+        RULE.piiIn,
+        `  - { id: first-block, applies_to: input, check: { type: regex, pattern: "deploy" }, action: block }`,
+        RULE.noAwsIn,
+      ].join('\n'),
+    );
     const res = await send('openai', 'oai/m', { content: `deploy ${AWS} and mail ${EMAIL}` });
     await expectBlocked('openai', res, 'first-block');
     expect(upstream.calls).toHaveLength(0);
     const hits = (await logLine(res)).guardrails;
     expect(hits).toContainEqual({ guardrail: 'first-block', action: 'block', direction: 'input', label: 'regex' });
-    expect(hits).toContainEqual({ guardrail: 'no-aws-keys', action: 'block', direction: 'input', label: 'aws_access_key' });
+    expect(hits).toContainEqual({
+      guardrail: 'no-aws-keys',
+      action: 'block',
+      direction: 'input',
+      label: 'aws_access_key',
+    });
   });
 
   it.each(ENDPOINTS)('an AWS key in an earlier tool call and a tool result (%s caller): blocked too', async (ep) => {
     await start(RULE.noAwsIn);
-    const res = await send(ep, 'oai/m', { toolTurn: { args: JSON.stringify({ q: 'creds' }), result: `found ${AWS}` }, content: 'thanks' });
+    const res = await send(ep, 'oai/m', {
+      toolTurn: { args: JSON.stringify({ q: 'creds' }), result: `found ${AWS}` },
+      content: 'thanks',
+    });
     await expectBlocked(ep, res, 'no-aws-keys');
-    const res2 = await send(ep, 'oai/m', { toolTurn: { args: JSON.stringify({ q: AWS }), result: 'nothing' }, content: 'thanks' });
+    const res2 = await send(ep, 'oai/m', {
+      toolTurn: { args: JSON.stringify({ q: AWS }), result: 'nothing' },
+      content: 'thanks',
+    });
     await expectBlocked(ep, res2, 'no-aws-keys');
     expect(upstream.calls).toHaveLength(0);
   });
 });
 
 describe('input: redact', () => {
-  it.each(COMBOS)('%s caller → %s upstream: the upstream gets [REDACTED:email], the reply still works', async (ep, up) => {
-    await start(RULE.piiIn);
-    upstream.setReply({ text: ['Noted, ', 'will do.'] });
-    const res = await send(ep, modelOf(up), { content: `please write to ${EMAIL} today` });
-    const r = await read(ep, res);
-    expect(r.status).toBe(200);
-    expect(r.text).toBe('Noted, will do.');
-    expect(upstream.calls).toHaveLength(1);
-    const call = upstream.calls[0];
-    expect(call.path).toBe(up === 'oai' ? '/v1/chat/completions' : '/v1/messages');
-    expect(call.rawBody).not.toContain(EMAIL);
-    expect(call.rawBody).toContain('please write to [REDACTED:email] today');
-    // Re-encoded from the canonical request: the rest of the request is intact.
-    expect(call.body.model).toBe('m');
-    expect(call.body.temperature).toBe(0.3);
-    expect(call.body.max_tokens ?? call.body.max_completion_tokens).toBe(77);
-    expect((await logLine(res)).guardrails).toEqual([{ guardrail: 'pii-in', action: 'redact', direction: 'input', label: 'email' }]);
-  });
+  it.each(COMBOS)(
+    '%s caller → %s upstream: the upstream gets [REDACTED:email], the reply still works',
+    async (ep, up) => {
+      await start(RULE.piiIn);
+      upstream.setReply({ text: ['Noted, ', 'will do.'] });
+      const res = await send(ep, modelOf(up), { content: `please write to ${EMAIL} today` });
+      const r = await read(ep, res);
+      expect(r.status).toBe(200);
+      expect(r.text).toBe('Noted, will do.');
+      expect(upstream.calls).toHaveLength(1);
+      const call = upstream.calls[0];
+      expect(call.path).toBe(up === 'oai' ? '/v1/chat/completions' : '/v1/messages');
+      expect(call.rawBody).not.toContain(EMAIL);
+      expect(call.rawBody).toContain('please write to [REDACTED:email] today');
+      // Re-encoded from the canonical request: the rest of the request is intact.
+      expect(call.body.model).toBe('m');
+      expect(call.body.temperature).toBe(0.3);
+      expect(call.body.max_tokens ?? call.body.max_completion_tokens).toBe(77);
+      expect((await logLine(res)).guardrails).toEqual([
+        { guardrail: 'pii-in', action: 'redact', direction: 'input', label: 'email' },
+      ]);
+    },
+  );
 
   it.each(COMBOS)('%s caller → %s upstream, streaming: redacted upstream, well-formed stream back', async (ep, up) => {
     await start(RULE.piiIn);
@@ -450,30 +566,38 @@ describe('input: redact', () => {
     expect(labels).toEqual(['aws_access_key', 'bearer_token', 'credit_card', 'email', 'iban', 'phone', 'private_key']);
   });
 
-  it.each(COMBOS)('%s caller → %s upstream: tool-call arguments and tool results in the history are redacted, arguments stay valid JSON', async (ep, up) => {
-    await start(RULE.allIn);
-    const args = JSON.stringify({ q: `key ${AWS}`, owner: EMAIL });
-    const res = await send(ep, modelOf(up), { toolTurn: { args, result: `owner is ${EMAIL}` }, content: 'thanks' });
-    expect(res.status).toBe(200);
-    await res.text();
-    expectNoSecret(upstreamSaw());
-    const body = upstream.calls[0].body;
-    let sentArgs: unknown;
-    let sentResult: string;
-    if (up === 'oai') {
-      const call = body.messages.find((m: any) => m.role === 'assistant').tool_calls[0];
-      sentArgs = JSON.parse(call.function.arguments);
-      const tool = body.messages.find((m: any) => m.role === 'tool');
-      sentResult = typeof tool.content === 'string' ? tool.content : tool.content.map((p: any) => p.text).join('');
-    } else {
-      const use = body.messages.find((m: any) => m.role === 'assistant').content.find((b: any) => b.type === 'tool_use');
-      sentArgs = use.input;
-      const result = body.messages.flatMap((m: any) => (Array.isArray(m.content) ? m.content : [])).find((b: any) => b.type === 'tool_result');
-      sentResult = typeof result.content === 'string' ? result.content : result.content.map((p: any) => p.text).join('');
-    }
-    expect(sentArgs).toEqual({ q: 'key [REDACTED:aws_access_key]', owner: '[REDACTED:email]' });
-    expect(sentResult).toBe('owner is [REDACTED:email]');
-  });
+  it.each(COMBOS)(
+    '%s caller → %s upstream: tool-call arguments and tool results in the history are redacted, arguments stay valid JSON',
+    async (ep, up) => {
+      await start(RULE.allIn);
+      const args = JSON.stringify({ q: `key ${AWS}`, owner: EMAIL });
+      const res = await send(ep, modelOf(up), { toolTurn: { args, result: `owner is ${EMAIL}` }, content: 'thanks' });
+      expect(res.status).toBe(200);
+      await res.text();
+      expectNoSecret(upstreamSaw());
+      const body = upstream.calls[0].body;
+      let sentArgs: unknown;
+      let sentResult: string;
+      if (up === 'oai') {
+        const call = body.messages.find((m: any) => m.role === 'assistant').tool_calls[0];
+        sentArgs = JSON.parse(call.function.arguments);
+        const tool = body.messages.find((m: any) => m.role === 'tool');
+        sentResult = typeof tool.content === 'string' ? tool.content : tool.content.map((p: any) => p.text).join('');
+      } else {
+        const use = body.messages
+          .find((m: any) => m.role === 'assistant')
+          .content.find((b: any) => b.type === 'tool_use');
+        sentArgs = use.input;
+        const result = body.messages
+          .flatMap((m: any) => (Array.isArray(m.content) ? m.content : []))
+          .find((b: any) => b.type === 'tool_result');
+        sentResult =
+          typeof result.content === 'string' ? result.content : result.content.map((p: any) => p.text).join('');
+      }
+      expect(sentArgs).toEqual({ q: 'key [REDACTED:aws_access_key]', owner: '[REDACTED:email]' });
+      expect(sentResult).toBe('owner is [REDACTED:email]');
+    },
+  );
 });
 
 describe('input: log', () => {
@@ -493,30 +617,46 @@ describe('input: log', () => {
 describe('input: max_input_tokens', () => {
   const LONG = Array.from({ length: 120 }, (_, i) => `word${i}`).join(' ');
 
-  it.each(COMBOS)('%s caller → %s model: a short prompt is served, one over the limit is blocked before any upstream call', async (ep, up) => {
-    await start(`  - { id: small-prompts, applies_to: input, check: { type: max_input_tokens, limit: 60 }, action: block }`);
-    const ok = await send(ep, modelOf(up), { content: 'short question' });
-    expect(ok.status).toBe(200);
-    expect(upstream.calls).toHaveLength(1);
-    expect((await logLine(ok)).guardrails).toBeUndefined();
+  it.each(COMBOS)(
+    '%s caller → %s model: a short prompt is served, one over the limit is blocked before any upstream call',
+    async (ep, up) => {
+      await start(
+        `  - { id: small-prompts, applies_to: input, check: { type: max_input_tokens, limit: 60 }, action: block }`,
+      );
+      const ok = await send(ep, modelOf(up), { content: 'short question' });
+      expect(ok.status).toBe(200);
+      expect(upstream.calls).toHaveLength(1);
+      expect((await logLine(ok)).guardrails).toBeUndefined();
 
-    const res = await send(ep, modelOf(up), { content: LONG });
-    await expectBlocked(ep, res, 'small-prompts');
-    expect(upstream.calls).toHaveLength(1);
-    expect((await logLine(res)).guardrails).toEqual([{ guardrail: 'small-prompts', action: 'block', direction: 'input', label: 'max_input_tokens' }]);
-  });
+      const res = await send(ep, modelOf(up), { content: LONG });
+      await expectBlocked(ep, res, 'small-prompts');
+      expect(upstream.calls).toHaveLength(1);
+      expect((await logLine(res)).guardrails).toEqual([
+        { guardrail: 'small-prompts', action: 'block', direction: 'input', label: 'max_input_tokens' },
+      ]);
+    },
+  );
 
   it('with action log: served, and the hit logged', async () => {
-    await start(`  - { id: big-prompts, applies_to: input, check: { type: max_input_tokens, limit: 60 }, action: log }`);
+    await start(
+      `  - { id: big-prompts, applies_to: input, check: { type: max_input_tokens, limit: 60 }, action: log }`,
+    );
     const res = await send('anthropic', 'oai/m', { content: LONG });
     expect(res.status).toBe(200);
     expect(upstream.calls).toHaveLength(1);
-    expect((await logLine(res)).guardrails).toEqual([{ guardrail: 'big-prompts', action: 'log', direction: 'input', label: 'max_input_tokens' }]);
+    expect((await logLine(res)).guardrails).toEqual([
+      { guardrail: 'big-prompts', action: 'log', direction: 'input', label: 'max_input_tokens' },
+    ]);
   });
 
   it('counts the prompt after redaction: a prompt only over the limit because of a long secret is served', async () => {
     // The private key is long; redacted, the prompt is small.
-    await start([RULE.allIn, `  - { id: small-prompts, applies_to: input, check: { type: max_input_tokens, limit: 40 }, action: block }`].join('\n'));
+    await start(
+      [
+        RULE.allIn,
+        `  - { id: small-prompts, applies_to: input, check: { type: max_input_tokens, limit: 40 }, action: block }`,
+      ].join('\n'),
+    );
     const big = `my key:\n-----BEGIN RSA PRIVATE KEY-----\n${Array.from({ length: 12 }, () => PEM_BODY).join('\n')}\n-----END RSA PRIVATE KEY-----`;
     const res = await send('openai', 'oai/m', { content: big });
     expect(res.status).toBe(200);
@@ -527,36 +667,49 @@ describe('input: max_input_tokens', () => {
 // ================================================================ output
 
 describe('output: non-stream', () => {
-  it.each(COMBOS)('%s caller ← %s upstream: an email and a card number in the answer become placeholders', async (ep, up) => {
-    await start(RULE.piiOut);
-    upstream.setReply({ text: [`Mail ${EMAIL} or pay with ${CARD}.`] });
-    const res = await send(ep, modelOf(up), { content: 'contact?' });
-    const r = await read(ep, res);
-    expect(r.status).toBe(200);
-    expect(r.text).toBe('Mail [REDACTED:email] or pay with [REDACTED:credit_card].');
-    expectNoSecret(r.raw);
-    if (ep === 'openai') expect(r.body.choices[0].finish_reason).toBe('stop');
-    else expect(r.body.stop_reason).toBe('end_turn');
-    const hits = (await logLine(res)).guardrails;
-    expect(hits).toEqual([
-      { guardrail: 'pii-out', action: 'redact', direction: 'output', label: 'email' },
-      { guardrail: 'pii-out', action: 'redact', direction: 'output', label: 'credit_card' },
-    ]);
-  });
+  it.each(COMBOS)(
+    '%s caller ← %s upstream: an email and a card number in the answer become placeholders',
+    async (ep, up) => {
+      await start(RULE.piiOut);
+      upstream.setReply({ text: [`Mail ${EMAIL} or pay with ${CARD}.`] });
+      const res = await send(ep, modelOf(up), { content: 'contact?' });
+      const r = await read(ep, res);
+      expect(r.status).toBe(200);
+      expect(r.text).toBe('Mail [REDACTED:email] or pay with [REDACTED:credit_card].');
+      expectNoSecret(r.raw);
+      if (ep === 'openai') expect(r.body.choices[0].finish_reason).toBe('stop');
+      else expect(r.body.stop_reason).toBe('end_turn');
+      const hits = (await logLine(res)).guardrails;
+      expect(hits).toEqual([
+        { guardrail: 'pii-out', action: 'redact', direction: 'output', label: 'email' },
+        { guardrail: 'pii-out', action: 'redact', direction: 'output', label: 'credit_card' },
+      ]);
+    },
+  );
 
-  it.each(COMBOS)('%s caller ← %s upstream: a blocking output rule → 400 guardrail_blocked, nothing of the answer', async (ep, up) => {
-    await start(RULE.noAwsOut);
-    upstream.setReply({ text: [`Use ${AWS} for that.`] });
-    const res = await send(ep, modelOf(up), { content: 'which key?' });
-    await expectBlocked(ep, res, 'no-aws-out', 'response');
-    expect(upstream.calls).toHaveLength(1);
-    const line = await logLine(res);
-    expect(line).toMatchObject({ status: 400, error_code: 'guardrail_blocked', fault: 'policy' });
-    expect(line.guardrails).toEqual([{ guardrail: 'no-aws-out', action: 'block', direction: 'output', label: 'aws_access_key' }]);
-  });
+  it.each(COMBOS)(
+    '%s caller ← %s upstream: a blocking output rule → 400 guardrail_blocked, nothing of the answer',
+    async (ep, up) => {
+      await start(RULE.noAwsOut);
+      upstream.setReply({ text: [`Use ${AWS} for that.`] });
+      const res = await send(ep, modelOf(up), { content: 'which key?' });
+      await expectBlocked(ep, res, 'no-aws-out', 'response');
+      expect(upstream.calls).toHaveLength(1);
+      const line = await logLine(res);
+      expect(line).toMatchObject({ status: 400, error_code: 'guardrail_blocked', fault: 'policy' });
+      expect(line.guardrails).toEqual([
+        { guardrail: 'no-aws-out', action: 'block', direction: 'output', label: 'aws_access_key' },
+      ]);
+    },
+  );
 
   it('an input-only rule does not touch the answer, an output-only rule does not touch the prompt', async () => {
-    await start([RULE.piiIn.replace('pii-in', 'in-only'), `  - { id: out-only, applies_to: output, check: { type: detectors, detectors: [credit_card] }, action: redact }`].join('\n'));
+    await start(
+      [
+        RULE.piiIn.replace('pii-in', 'in-only'),
+        `  - { id: out-only, applies_to: output, check: { type: detectors, detectors: [credit_card] }, action: redact }`,
+      ].join('\n'),
+    );
     upstream.setReply({ text: [`write to ${EMAIL}, card ${CARD}`] });
     const res = await send('openai', 'oai/m', { content: `my card ${CARD}, mail ${EMAIL}` });
     const r = await read('openai', res);
@@ -574,40 +727,54 @@ describe('output: streams', () => {
   ];
   const CASES = COMBOS.flatMap(([ep, up]) => SPLITS.map(([name, pieces]) => [ep, up, name, pieces] as const));
 
-  it.each(CASES)('%s caller ← %s upstream, email split over %s: the placeholder, never the secret, a well-formed stream', async (ep, up, _name, pieces) => {
-    await start(RULE.piiOut);
-    upstream.setReply({ text: [...pieces] });
-    const res = await send(ep, modelOf(up), { content: 'contact?', stream: true, includeUsage: true });
-    const r = await read(ep, res);
-    expect(r.status).toBe(200);
-    expect(r.text).toBe('Please contact [REDACTED:email] now.');
-    expectNoSecret(r.raw);
-    expect(r.raw).not.toContain('example.com');
-    expectCompleteStream(ep, r);
-    if (ep === 'openai') expect(r.usageChunk?.usage).toMatchObject({ prompt_tokens: expect.any(Number), completion_tokens: expect.any(Number) });
-    expect((await logLine(res)).guardrails).toEqual([{ guardrail: 'pii-out', action: 'redact', direction: 'output', label: 'email' }]);
-  });
+  it.each(CASES)(
+    '%s caller ← %s upstream, email split over %s: the placeholder, never the secret, a well-formed stream',
+    async (ep, up, _name, pieces) => {
+      await start(RULE.piiOut);
+      upstream.setReply({ text: [...pieces] });
+      const res = await send(ep, modelOf(up), { content: 'contact?', stream: true, includeUsage: true });
+      const r = await read(ep, res);
+      expect(r.status).toBe(200);
+      expect(r.text).toBe('Please contact [REDACTED:email] now.');
+      expectNoSecret(r.raw);
+      expect(r.raw).not.toContain('example.com');
+      expectCompleteStream(ep, r);
+      if (ep === 'openai')
+        expect(r.usageChunk?.usage).toMatchObject({
+          prompt_tokens: expect.any(Number),
+          completion_tokens: expect.any(Number),
+        });
+      expect((await logLine(res)).guardrails).toEqual([
+        { guardrail: 'pii-out', action: 'redact', direction: 'output', label: 'email' },
+      ]);
+    },
+  );
 
-  it.each(COMBOS)('%s caller ← %s upstream: a long answer streams before the secret arrives, secrets across pieces are redacted', async (ep, up) => {
-    await start(RULE.allBoth);
-    const filler = Array.from({ length: 80 }, (_, i) => `w${i}`).join(' ');
-    const card = CARD.replace(/ /g, '-');
-    const full = `${filler} reach ${EMAIL} or ${card} then ${filler}.`;
-    // Pieces of 7 characters: every secret is cut several times.
-    const pieces = full.match(/[\s\S]{1,7}/g)!;
-    upstream.setReply({ text: pieces });
-    const res = await send(ep, modelOf(up), { content: 'go', stream: true });
-    const r = await read(ep, res);
-    expectCompleteStream(ep, r);
-    expect(r.text).toBe(`${filler} reach [REDACTED:email] or [REDACTED:credit_card] then ${filler}.`);
-    expect(r.raw).not.toContain('4111');
-    expectNoSecret(r.raw);
-    // Text was released as it came (not one delta at the end).
-    expect(r.textDeltas).toBeGreaterThan(10);
-  });
+  it.each(COMBOS)(
+    '%s caller ← %s upstream: a long answer streams before the secret arrives, secrets across pieces are redacted',
+    async (ep, up) => {
+      await start(RULE.allBoth);
+      const filler = Array.from({ length: 80 }, (_, i) => `w${i}`).join(' ');
+      const card = CARD.replace(/ /g, '-');
+      const full = `${filler} reach ${EMAIL} or ${card} then ${filler}.`;
+      // Pieces of 7 characters: every secret is cut several times.
+      const pieces = full.match(/[\s\S]{1,7}/g)!;
+      upstream.setReply({ text: pieces });
+      const res = await send(ep, modelOf(up), { content: 'go', stream: true });
+      const r = await read(ep, res);
+      expectCompleteStream(ep, r);
+      expect(r.text).toBe(`${filler} reach [REDACTED:email] or [REDACTED:credit_card] then ${filler}.`);
+      expect(r.raw).not.toContain('4111');
+      expectNoSecret(r.raw);
+      // Text was released as it came (not one delta at the end).
+      expect(r.textDeltas).toBeGreaterThan(10);
+    },
+  );
 
   it.each(COMBOS)('%s caller ← %s upstream: a keyword split across chunks is redacted', async (ep, up) => {
-    await start(`  - { id: codename-out, applies_to: output, check: { type: keywords, words: ["${CODENAME}"] }, action: redact }`);
+    await start(
+      `  - { id: codename-out, applies_to: output, check: { type: keywords, words: ["${CODENAME}"] }, action: redact }`,
+    );
     upstream.setReply({ text: ['Status of Proj', 'ect Night', 'ingale: green.'] });
     const r = await read(ep, await send(ep, modelOf(up), { content: 'status', stream: true }));
     expectCompleteStream(ep, r);
@@ -615,58 +782,87 @@ describe('output: streams', () => {
   });
 
   it.each(ENDPOINTS)('%s caller: a regex rule matches across chunks (with its 256-character hold-back)', async (ep) => {
-    await start(`  - { id: tickets, applies_to: output, check: { type: regex, pattern: "TCK-[0-9]{6}" }, action: redact }`);
+    await start(
+      `  - { id: tickets, applies_to: output, check: { type: regex, pattern: "TCK-[0-9]{6}" }, action: redact }`,
+    );
     upstream.setReply({ text: ['See TC', 'K-12', '3456 and TCK-65432', '1.'] });
     const r = await read(ep, await send(ep, 'oai/m', { content: 'tickets', stream: true }));
     expectCompleteStream(ep, r);
     expect(r.text).toBe('See [REDACTED:regex] and [REDACTED:regex].');
   });
 
-  it.each(COMBOS)('%s caller ← %s upstream: a block mid-stream ends it with an in-stream error naming the rule, nothing of the key sent', async (ep, up) => {
-    await start(RULE.noAwsOut);
-    const filler = Array.from({ length: 30 }, (_, i) => `w${i}`).join(' ');
-    upstream.setReply({ text: [`${filler} the key is AKIAIOSF`, 'ODNN7EXAMPLE and', ' more after it.'] });
-    const res = await send(ep, modelOf(up), { content: 'key?', stream: true });
-    const r = await read(ep, res);
-    expectStreamBlocked(ep, r, 'no-aws-out');
-    // What came before the key was streamed; nothing of the key itself.
-    expect(r.text.length).toBeGreaterThan(0);
-    expect(`${filler} the key is `.startsWith(r.text)).toBe(true);
-    expect(r.raw).not.toContain('AKIA');
-    expect(r.raw).not.toContain('ODNN');
-    expect(r.raw).not.toContain('more after');
-    const line = await logLine(res);
-    expect(line.guardrails).toEqual([{ guardrail: 'no-aws-out', action: 'block', direction: 'output', label: 'aws_access_key' }]);
-  });
+  it.each(COMBOS)(
+    '%s caller ← %s upstream: a block mid-stream ends it with an in-stream error naming the rule, nothing of the key sent',
+    async (ep, up) => {
+      await start(RULE.noAwsOut);
+      const filler = Array.from({ length: 30 }, (_, i) => `w${i}`).join(' ');
+      upstream.setReply({ text: [`${filler} the key is AKIAIOSF`, 'ODNN7EXAMPLE and', ' more after it.'] });
+      const res = await send(ep, modelOf(up), { content: 'key?', stream: true });
+      const r = await read(ep, res);
+      expectStreamBlocked(ep, r, 'no-aws-out');
+      // What came before the key was streamed; nothing of the key itself.
+      expect(r.text.length).toBeGreaterThan(0);
+      expect(`${filler} the key is `.startsWith(r.text)).toBe(true);
+      expect(r.raw).not.toContain('AKIA');
+      expect(r.raw).not.toContain('ODNN');
+      expect(r.raw).not.toContain('more after');
+      const line = await logLine(res);
+      expect(line.guardrails).toEqual([
+        { guardrail: 'no-aws-out', action: 'block', direction: 'output', label: 'aws_access_key' },
+      ]);
+    },
+  );
 
-  it.each(ENDPOINTS)('%s caller: a block mid-stream while the upstream keeps its stream open still ends the caller\'s stream, and the upstream call is closed', async (ep) => {
-    await start(RULE.noAwsOut);
-    upstream.setReply({ text: ['here: ', AWS, ' and then some'], hang: true });
-    const res = await send(ep, 'oai/m', { content: 'key?', stream: true });
-    const r = await read(ep, res);
-    expectStreamBlocked(ep, r, 'no-aws-out');
-    expect(r.raw).not.toContain('AKIA');
-    for (let i = 0; i < 200 && upstream.open > 0; i++) await sleep(10);
-    expect(upstream.open).toBe(0);
-  });
+  it.each(ENDPOINTS)(
+    "%s caller: a block mid-stream while the upstream keeps its stream open still ends the caller's stream, and the upstream call is closed",
+    async (ep) => {
+      await start(RULE.noAwsOut);
+      upstream.setReply({ text: ['here: ', AWS, ' and then some'], hang: true });
+      const res = await send(ep, 'oai/m', { content: 'key?', stream: true });
+      const r = await read(ep, res);
+      expectStreamBlocked(ep, r, 'no-aws-out');
+      expect(r.raw).not.toContain('AKIA');
+      for (let i = 0; i < 200 && upstream.open > 0; i++) await sleep(10);
+      expect(upstream.open).toBe(0);
+    },
+  );
 });
 
 describe('output: tool-call arguments', () => {
   const ARGS = ['{"access_key":"AKIAIOSF', 'ODNN7EXAMPLE","region":"eu-we', 'st-1"}'];
 
-  it.each(COMBOS.flatMap(([ep, up]) => [[ep, up, false], [ep, up, true]] as const))('%s caller ← %s upstream (stream %s): an AWS key in the arguments is redacted, JSON stays valid', async (ep, up, stream) => {
-    await start(RULE.awsRedactOut);
-    upstream.setReply({ tool: { name: 'configure', args: ARGS } });
-    const r = await read(ep, await send(ep, modelOf(up), { content: 'configure it', stream }));
-    expect(r.status).toBe(200);
-    if (stream) expectCompleteStream(ep, r);
-    expect(r.toolArgs).toBeDefined();
-    expect(JSON.parse(r.toolArgs!)).toEqual({ access_key: '[REDACTED:aws_access_key]', region: 'eu-west-1' });
-    expect(r.raw).not.toContain('AKIA');
-    expect(r.raw).not.toContain('ODNN');
-  });
+  it.each(
+    COMBOS.flatMap(
+      ([ep, up]) =>
+        [
+          [ep, up, false],
+          [ep, up, true],
+        ] as const,
+    ),
+  )(
+    '%s caller ← %s upstream (stream %s): an AWS key in the arguments is redacted, JSON stays valid',
+    async (ep, up, stream) => {
+      await start(RULE.awsRedactOut);
+      upstream.setReply({ tool: { name: 'configure', args: ARGS } });
+      const r = await read(ep, await send(ep, modelOf(up), { content: 'configure it', stream }));
+      expect(r.status).toBe(200);
+      if (stream) expectCompleteStream(ep, r);
+      expect(r.toolArgs).toBeDefined();
+      expect(JSON.parse(r.toolArgs!)).toEqual({ access_key: '[REDACTED:aws_access_key]', region: 'eu-west-1' });
+      expect(r.raw).not.toContain('AKIA');
+      expect(r.raw).not.toContain('ODNN');
+    },
+  );
 
-  it.each(COMBOS.flatMap(([ep, up]) => [[ep, up, false], [ep, up, true]] as const))('%s caller ← %s upstream (stream %s): a blocking rule stops a tool call carrying a key', async (ep, up, stream) => {
+  it.each(
+    COMBOS.flatMap(
+      ([ep, up]) =>
+        [
+          [ep, up, false],
+          [ep, up, true],
+        ] as const,
+    ),
+  )('%s caller ← %s upstream (stream %s): a blocking rule stops a tool call carrying a key', async (ep, up, stream) => {
     await start(RULE.noAwsOut);
     upstream.setReply({ text: ['Calling the tool.'], tool: { name: 'configure', args: ARGS } });
     const res = await send(ep, modelOf(up), { content: 'configure it', stream });
@@ -685,7 +881,9 @@ describe('output: tool-call arguments', () => {
 
 describe('match filters', () => {
   it.each(ENDPOINTS)('roles (%s caller): a rule for role intern blocks intern, not dev', async (ep) => {
-    await start(`  - { id: intern-words, match: { roles: [intern] }, check: { type: keywords, words: ["${CODENAME}"] }, action: block }`);
+    await start(
+      `  - { id: intern-words, match: { roles: [intern] }, check: { type: keywords, words: ["${CODENAME}"] }, action: block }`,
+    );
     const blocked = await send(ep, 'oai/m', { key: KEY_INTERN, content: `about ${CODENAME}` });
     await expectBlocked(ep, blocked, 'intern-words');
     const ok = await send(ep, 'oai/m', { key: KEY_DEV1, content: `about ${CODENAME}` });
@@ -694,8 +892,10 @@ describe('match filters', () => {
     expect((await logLine(ok)).guardrails).toBeUndefined();
   });
 
-  it.each(ENDPOINTS)('keys (%s caller): a rule for key dev2 redacts dev2\'s prompt and answer only', async (ep) => {
-    await start(`  - { id: dev2-pii, match: { keys: [dev2] }, check: { type: detectors, detectors: [email] }, action: redact }`);
+  it.each(ENDPOINTS)("keys (%s caller): a rule for key dev2 redacts dev2's prompt and answer only", async (ep) => {
+    await start(
+      `  - { id: dev2-pii, match: { keys: [dev2] }, check: { type: detectors, detectors: [email] }, action: redact }`,
+    );
     upstream.setReply({ text: [`ask ${EMAIL}`] });
     const r2 = await read(ep, await send(ep, 'ant/m', { key: KEY_DEV2, content: `from ${EMAIL}` }));
     expect(r2.text).toBe('ask [REDACTED:email]');
@@ -705,25 +905,34 @@ describe('match filters', () => {
     expect(upstream.calls[1].rawBody).toContain(`from ${EMAIL}`);
   });
 
-  it.each(ENDPOINTS)('models (%s caller): a rule for ant/* applies to ant/m and to an alias that routes there, not to oai/m', async (ep) => {
-    await start(`  - { id: claude-only, match: { models: ["ant/*"] }, check: { type: keywords, words: ["${CODENAME}"] }, action: block }`);
-    await expectBlocked(ep, await send(ep, 'ant/m', { content: CODENAME }), 'claude-only');
-    await expectBlocked(ep, await send(ep, 'team/claude', { content: CODENAME }), 'claude-only');
-    expect(upstream.calls).toHaveLength(0);
-    const ok = await send(ep, 'oai/m', { content: CODENAME });
-    expect(ok.status).toBe(200);
-    expect(upstream.calls).toHaveLength(1);
-  });
+  it.each(ENDPOINTS)(
+    'models (%s caller): a rule for ant/* applies to ant/m and to an alias that routes there, not to oai/m',
+    async (ep) => {
+      await start(
+        `  - { id: claude-only, match: { models: ["ant/*"] }, check: { type: keywords, words: ["${CODENAME}"] }, action: block }`,
+      );
+      await expectBlocked(ep, await send(ep, 'ant/m', { content: CODENAME }), 'claude-only');
+      await expectBlocked(ep, await send(ep, 'team/claude', { content: CODENAME }), 'claude-only');
+      expect(upstream.calls).toHaveLength(0);
+      const ok = await send(ep, 'oai/m', { content: CODENAME });
+      expect(ok.status).toBe(200);
+      expect(upstream.calls).toHaveLength(1);
+    },
+  );
 
   it('models, output: an output rule for oai/* redacts oai/m answers only', async () => {
-    await start(`  - { id: oai-out, applies_to: output, match: { models: ["oai/*"] }, check: { type: detectors, detectors: [email] }, action: redact }`);
+    await start(
+      `  - { id: oai-out, applies_to: output, match: { models: ["oai/*"] }, check: { type: detectors, detectors: [email] }, action: redact }`,
+    );
     upstream.setReply({ text: [`at ${EMAIL}`] });
     expect((await read('openai', await send('openai', 'oai/m', { stream: true }))).text).toBe('at [REDACTED:email]');
     expect((await read('openai', await send('openai', 'ant/m', { stream: true }))).text).toBe(`at ${EMAIL}`);
   });
 
   it('all filters together: every list must match', async () => {
-    await start(`  - { id: narrow, match: { roles: [dev], keys: [dev2], models: ["oai/m"] }, check: { type: keywords, words: ["${CODENAME}"] }, action: block }`);
+    await start(
+      `  - { id: narrow, match: { roles: [dev], keys: [dev2], models: ["oai/m"] }, check: { type: keywords, words: ["${CODENAME}"] }, action: block }`,
+    );
     await expectBlocked('openai', await send('openai', 'oai/m', { key: KEY_DEV2, content: CODENAME }), 'narrow');
     expect((await send('openai', 'ant/m', { key: KEY_DEV2, content: CODENAME })).status).toBe(200);
     expect((await send('openai', 'oai/m', { key: KEY_DEV1, content: CODENAME })).status).toBe(200);
@@ -743,7 +952,13 @@ describe('webhook', () => {
     const res = await send(ep, 'oai/m', { system: 'Be brief.', content: 'hi there' });
     expect(res.status).toBe(200);
     expect(hook.calls).toHaveLength(1);
-    expect(hook.calls[0]).toEqual({ path: '/allow', guardrail: 'hook', direction: 'input', parts: ['Be brief.', 'hi there'], text: 'Be brief.\n\nhi there' });
+    expect(hook.calls[0]).toEqual({
+      path: '/allow',
+      guardrail: 'hook',
+      direction: 'input',
+      parts: ['Be brief.', 'hi there'],
+      text: 'Be brief.\n\nhi there',
+    });
     expect(upstream.calls).toHaveLength(1);
     expect((await logLine(res)).guardrails).toBeUndefined();
   });
@@ -754,25 +969,31 @@ describe('webhook', () => {
     const res = await send(ep, 'ant/m', { content: 'forbidden thing' });
     await expectBlocked(ep, res, 'hook');
     expect(upstream.calls).toHaveLength(0);
-    expect((await logLine(res)).guardrails).toEqual([{ guardrail: 'hook', action: 'block', direction: 'input', label: 'webhook' }]);
+    expect((await logLine(res)).guardrails).toEqual([
+      { guardrail: 'hook', action: 'block', direction: 'input', label: 'webhook' },
+    ]);
   });
 
-  it.each(COMBOS)('redact (%s caller → %s upstream): the upstream gets the webhook\'s texts', async (ep, up) => {
+  it.each(COMBOS)("redact (%s caller → %s upstream): the upstream gets the webhook's texts", async (ep, up) => {
     await start(rule('hook', 'redact'));
-    hook.setAnswer((call) => ({ body: { action: 'redact', parts: call.parts.map((p) => p.replace(/Alice/g, '[NAME]')) } }));
+    hook.setAnswer((call) => ({
+      body: { action: 'redact', parts: call.parts.map((p) => p.replace(/Alice/g, '[NAME]')) },
+    }));
     const res = await send(ep, modelOf(up), { system: 'Alice is the user.', content: 'Hello, I am Alice.' });
     const r = await read(ep, res);
     expect(r.status).toBe(200);
     expect(upstreamSaw()).not.toContain('Alice');
     expect(upstreamSaw()).toContain('[NAME] is the user.');
     expect(upstreamSaw()).toContain('Hello, I am [NAME].');
-    expect((await logLine(res)).guardrails).toEqual([{ guardrail: 'hook', action: 'redact', direction: 'input', label: 'webhook' }]);
+    expect((await logLine(res)).guardrails).toEqual([
+      { guardrail: 'hook', action: 'redact', direction: 'input', label: 'webhook' },
+    ]);
   });
 
   it.each([
     ['fail_open', 200],
     ['fail_closed', 400],
-  ] as const)('slower than its timeout, on_error %s: HTTP %i', async (onError, status) => {
+  ] as const)('slower than its timeout, on_error %s: HTTP %i', async (onError, _status) => {
     await start(rule('slow-hook', 'slow', `, timeout_ms: 100, on_error: ${onError}`));
     hook.setAnswer(() => ({ body: { action: 'allow' }, delayMs: 1500 }));
     const t0 = performance.now();
@@ -787,7 +1008,9 @@ describe('webhook', () => {
       expect(upstream.calls).toHaveLength(0);
     }
     const action = onError === 'fail_open' ? 'log' : 'block';
-    expect((await logLine(res)).guardrails).toEqual([{ guardrail: 'slow-hook', action, direction: 'input', label: 'webhook_error' }]);
+    expect((await logLine(res)).guardrails).toEqual([
+      { guardrail: 'slow-hook', action, direction: 'input', label: 'webhook_error' },
+    ]);
   });
 
   it.each([
@@ -801,52 +1024,73 @@ describe('webhook', () => {
     expect(upstream.calls).toHaveLength(0);
   });
 
-  it.each(ENDPOINTS)('output webhook on a stream (%s caller): the answer is checked whole, redacted, and streamed well-formed', async (ep) => {
-    await start(rule('out-hook', 'out', '', 'output'));
-    hook.setAnswer((call) => ({ body: { action: 'redact', parts: call.parts.map((p) => p.replace('Alice', '[NAME]')) } }));
-    upstream.setReply({ text: ['Hi Al', 'ice, ', 'bye.'] });
-    const res = await send(ep, 'oai/m', { content: 'greet', stream: true });
-    const r = await read(ep, res);
-    expectCompleteStream(ep, r);
-    expect(r.text).toBe('Hi [NAME], bye.');
-    expect(hook.calls).toEqual([{ path: '/out', guardrail: 'out-hook', direction: 'output', parts: ['Hi Alice, bye.'], text: 'Hi Alice, bye.' }]);
-  });
+  it.each(ENDPOINTS)(
+    'output webhook on a stream (%s caller): the answer is checked whole, redacted, and streamed well-formed',
+    async (ep) => {
+      await start(rule('out-hook', 'out', '', 'output'));
+      hook.setAnswer((call) => ({
+        body: { action: 'redact', parts: call.parts.map((p) => p.replace('Alice', '[NAME]')) },
+      }));
+      upstream.setReply({ text: ['Hi Al', 'ice, ', 'bye.'] });
+      const res = await send(ep, 'oai/m', { content: 'greet', stream: true });
+      const r = await read(ep, res);
+      expectCompleteStream(ep, r);
+      expect(r.text).toBe('Hi [NAME], bye.');
+      expect(hook.calls).toEqual([
+        { path: '/out', guardrail: 'out-hook', direction: 'output', parts: ['Hi Alice, bye.'], text: 'Hi Alice, bye.' },
+      ]);
+    },
+  );
 
-  it.each(ENDPOINTS)('output webhook blocking a stream (%s caller): a plain 400 before anything is streamed', async (ep) => {
-    await start(rule('out-hook', 'out', '', 'output'));
-    hook.setAnswer(() => ({ body: { action: 'block' } }));
-    upstream.setReply({ text: ['secret ', 'plans'] });
-    const res = await send(ep, 'ant/m', { content: 'plans?', stream: true });
-    await expectBlocked(ep, res, 'out-hook', 'response');
-    expect((await logLine(res)).guardrails).toEqual([{ guardrail: 'out-hook', action: 'block', direction: 'output', label: 'webhook' }]);
-  });
+  it.each(ENDPOINTS)(
+    'output webhook blocking a stream (%s caller): a plain 400 before anything is streamed',
+    async (ep) => {
+      await start(rule('out-hook', 'out', '', 'output'));
+      hook.setAnswer(() => ({ body: { action: 'block' } }));
+      upstream.setReply({ text: ['secret ', 'plans'] });
+      const res = await send(ep, 'ant/m', { content: 'plans?', stream: true });
+      await expectBlocked(ep, res, 'out-hook', 'response');
+      expect((await logLine(res)).guardrails).toEqual([
+        { guardrail: 'out-hook', action: 'block', direction: 'output', label: 'webhook' },
+      ]);
+    },
+  );
 
   it('a rule with action log only records what the webhook said: a block verdict is served, logged as log', async () => {
-    await start(`  - { id: dry-run, applies_to: input, check: { type: webhook, url: "${hook.url}/dry" }, action: log }`);
+    await start(
+      `  - { id: dry-run, applies_to: input, check: { type: webhook, url: "${hook.url}/dry" }, action: log }`,
+    );
     hook.setAnswer(() => ({ body: { action: 'block' } }));
     const res = await send('openai', 'oai/m', { content: 'anything' });
     expect(res.status).toBe(200);
     expect(upstream.calls).toHaveLength(1);
-    expect((await logLine(res)).guardrails).toEqual([{ guardrail: 'dry-run', action: 'log', direction: 'input', label: 'webhook' }]);
+    expect((await logLine(res)).guardrails).toEqual([
+      { guardrail: 'dry-run', action: 'log', direction: 'input', label: 'webhook' },
+    ]);
   });
 
-  it.each(ENDPOINTS)('applies_to both, non-stream (%s caller): called for the prompt, then for the answer, and both redactions apply', async (ep) => {
-    await start(rule('both-hook', 'both', '', 'both'));
-    hook.setAnswer((call) => ({ body: { action: 'redact', parts: call.parts.map((p) => p.replace(/Alice/g, '[NAME]')) } }));
-    upstream.setReply({ text: ['Hello Alice!'] });
-    const res = await send(ep, 'ant/m', { content: 'I am Alice' });
-    const r = await read(ep, res);
-    expect(r.text).toBe('Hello [NAME]!');
-    expect(upstreamSaw()).toContain('I am [NAME]');
-    expect(hook.calls.map((c) => [c.direction, c.parts])).toEqual([
-      ['input', ['I am Alice']],
-      ['output', ['Hello Alice!']],
-    ]);
-    expect((await logLine(res)).guardrails).toEqual([
-      { guardrail: 'both-hook', action: 'redact', direction: 'input', label: 'webhook' },
-      { guardrail: 'both-hook', action: 'redact', direction: 'output', label: 'webhook' },
-    ]);
-  });
+  it.each(ENDPOINTS)(
+    'applies_to both, non-stream (%s caller): called for the prompt, then for the answer, and both redactions apply',
+    async (ep) => {
+      await start(rule('both-hook', 'both', '', 'both'));
+      hook.setAnswer((call) => ({
+        body: { action: 'redact', parts: call.parts.map((p) => p.replace(/Alice/g, '[NAME]')) },
+      }));
+      upstream.setReply({ text: ['Hello Alice!'] });
+      const res = await send(ep, 'ant/m', { content: 'I am Alice' });
+      const r = await read(ep, res);
+      expect(r.text).toBe('Hello [NAME]!');
+      expect(upstreamSaw()).toContain('I am [NAME]');
+      expect(hook.calls.map((c) => [c.direction, c.parts])).toEqual([
+        ['input', ['I am Alice']],
+        ['output', ['Hello Alice!']],
+      ]);
+      expect((await logLine(res)).guardrails).toEqual([
+        { guardrail: 'both-hook', action: 'redact', direction: 'input', label: 'webhook' },
+        { guardrail: 'both-hook', action: 'redact', direction: 'output', label: 'webhook' },
+      ]);
+    },
+  );
 });
 
 // ================================================================ known bugs (it.fails: remove `.fails` once fixed)
@@ -889,7 +1133,12 @@ describe('known bugs', () => {
     const res = await fetch(`${gw!.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${KEY_DEV1}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'oai/m', seed: 7, response_format: { type: 'json_object' }, messages: [{ role: 'user', content: `json for ${EMAIL}` }] }),
+      body: JSON.stringify({
+        model: 'oai/m',
+        seed: 7,
+        response_format: { type: 'json_object' },
+        messages: [{ role: 'user', content: `json for ${EMAIL}` }],
+      }),
     });
     expect(res.status).toBe(200);
     expect(upstream.calls[0].body).toMatchObject({ seed: 7, response_format: { type: 'json_object' } });
@@ -907,12 +1156,18 @@ describe('known bugs', () => {
         model: 'ant/m',
         max_tokens: 10,
         system: [{ type: 'text', text: 'a long, cached system prompt', cache_control: { type: 'ephemeral' } }],
-        messages: [{ role: 'user', content: [{ type: 'text', text: `mail ${EMAIL}`, cache_control: { type: 'ephemeral' } }] }],
+        messages: [
+          { role: 'user', content: [{ type: 'text', text: `mail ${EMAIL}`, cache_control: { type: 'ephemeral' } }] },
+        ],
       }),
     });
     expect(res.status).toBe(200);
     const body = upstream.calls[0].body;
-    expect(body.messages[0].content[0]).toEqual({ type: 'text', text: 'mail [REDACTED:email]', cache_control: { type: 'ephemeral' } });
+    expect(body.messages[0].content[0]).toEqual({
+      type: 'text',
+      text: 'mail [REDACTED:email]',
+      cache_control: { type: 'ephemeral' },
+    });
     expect(body.system[0].cache_control).toEqual({ type: 'ephemeral' });
   });
 
@@ -926,7 +1181,9 @@ describe('known bugs', () => {
   it('include_prompts: a blocked secret is not written to the log', async () => {
     await start([RULE.noAwsIn, RULE.piiIn].join('\n'), 'observability: { log: { include_prompts: true } }');
     const redacted = await send('openai', 'oai/m', { content: `mail ${EMAIL}` });
-    expect((await logLine(redacted)).prompt.messages[0].content).toEqual([{ type: 'text', text: 'mail [REDACTED:email]' }]);
+    expect((await logLine(redacted)).prompt.messages[0].content).toEqual([
+      { type: 'text', text: 'mail [REDACTED:email]' },
+    ]);
     const blocked = await send('openai', 'oai/m', { content: `key ${AWS}` });
     expect(blocked.status).toBe(400);
     const line = await logLine(blocked);
@@ -946,7 +1203,10 @@ describe('known bugs', () => {
   // are seen as the character they encode.
   it('an escaped character inside tool-call arguments does not hide a key (input)', async () => {
     await start(RULE.noAwsIn);
-    const res = await send('openai', 'oai/m', { toolTurn: { args: '{"q":"\\u0041KIAIOSFODNN7EXAMPLE"}', result: 'none' }, content: 'thanks' });
+    const res = await send('openai', 'oai/m', {
+      toolTurn: { args: '{"q":"\\u0041KIAIOSFODNN7EXAMPLE"}', result: 'none' },
+      content: 'thanks',
+    });
     await res.text();
     expect(res.status).toBe(400);
     expect(upstream.calls).toHaveLength(0);
@@ -968,7 +1228,9 @@ describe('known bugs', () => {
   // CancelSignal (EventEmitter), so it needs adapting to an AbortSignal. Expected: the webhook call
   // is aborted when the caller leaves.
   it('a caller that goes away while an input webhook is consulted aborts the webhook call', async () => {
-    await start(`  - { id: slow, applies_to: input, check: { type: webhook, url: "${hook.url}/slow", timeout_ms: 5000, on_error: fail_closed }, action: block }`);
+    await start(
+      `  - { id: slow, applies_to: input, check: { type: webhook, url: "${hook.url}/slow", timeout_ms: 5000, on_error: fail_closed }, action: block }`,
+    );
     hook.setAnswer(() => ({ body: { action: 'allow' }, delayMs: 1500 }));
     const abandonedBefore = hook.abandoned; // earlier tests' timed-out webhook calls count too
     const ac = new AbortController();

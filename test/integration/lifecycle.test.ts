@@ -2,7 +2,13 @@
 import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openaiSseChunks, startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
-import { authHeaders, loadTestConfig, startGateway, testConfigYaml, type RunningGateway } from '../helpers/start-gateway.js';
+import {
+  authHeaders,
+  loadTestConfig,
+  startGateway,
+  testConfigYaml,
+  type RunningGateway,
+} from '../helpers/start-gateway.js';
 
 let upstream: MockUpstream | undefined;
 let gw: RunningGateway | undefined;

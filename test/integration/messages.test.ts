@@ -33,11 +33,19 @@ afterAll(async () => {
 beforeEach(() => up.reset());
 
 function headers(key: string | null = SCRIPTED_KEY): Record<string, string> {
-  return { ...(key ? { 'x-api-key': key } : {}), 'anthropic-version': '2023-06-01', 'content-type': 'application/json' };
+  return {
+    ...(key ? { 'x-api-key': key } : {}),
+    'anthropic-version': '2023-06-01',
+    'content-type': 'application/json',
+  };
 }
 
 function messages(body: unknown, h: Record<string, string> = headers(), path = '/v1/messages') {
-  return fetch(`${gw.url}${path}`, { method: 'POST', headers: h, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  return fetch(`${gw.url}${path}`, {
+    method: 'POST',
+    headers: h,
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
 }
 
 const ok = { model: 'local/echo', max_tokens: 20, messages: [{ role: 'user', content: 'hi' }] };
@@ -66,11 +74,19 @@ describe('errors in the Anthropic shape', () => {
   it('401 authentication_error without a key and with a wrong key', async () => {
     await expectAnthropicError(await messages(ok, headers(null)), 401, 'authentication_error');
     await expectAnthropicError(await messages(ok, headers('wrong-key-00000000')), 401, 'authentication_error');
-    await expectAnthropicError(await messages(ok, { ...headers(null), authorization: 'Bearer wrong-key-00000000' }), 401, 'authentication_error');
+    await expectAnthropicError(
+      await messages(ok, { ...headers(null), authorization: 'Bearer wrong-key-00000000' }),
+      401,
+      'authentication_error',
+    );
   });
 
   it('403 permission_error for a model outside the role', async () => {
-    await expectAnthropicError(await messages({ ...ok, model: 'ant/m' }, headers(SCRIPTED_LIMITED_KEY)), 403, 'permission_error');
+    await expectAnthropicError(
+      await messages({ ...ok, model: 'ant/m' }, headers(SCRIPTED_LIMITED_KEY)),
+      403,
+      'permission_error',
+    );
     expect(up.received).toEqual([]);
   });
 
@@ -80,12 +96,20 @@ describe('errors in the Anthropic shape', () => {
   });
 
   it('413 request_too_large over the body limit', async () => {
-    await expectAnthropicError(await messages({ ...ok, messages: [{ role: 'user', content: 'x'.repeat(5000) }] }), 413, 'request_too_large');
+    await expectAnthropicError(
+      await messages({ ...ok, messages: [{ role: 'user', content: 'x'.repeat(5000) }] }),
+      413,
+      'request_too_large',
+    );
   });
 
   it('an upstream 529 stays 529 overloaded_error, from either upstream format', async () => {
     for (const model of ['ant/m', 'oai/m']) {
-      const e = await expectAnthropicError(await messages({ ...ok, model, messages: [{ role: 'user', content: 'please fail 529' }] }), 529, 'overloaded_error');
+      const e = await expectAnthropicError(
+        await messages({ ...ok, model, messages: [{ role: 'user', content: 'please fail 529' }] }),
+        529,
+        'overloaded_error',
+      );
       expect(e.message).not.toContain(ANT_SECRET);
     }
     // The same before a stream would have started.
@@ -119,7 +143,8 @@ describe('X-Correlation-ID on every response', () => {
       const id = res.headers.get('x-correlation-id');
       expect(id).toMatch(ULID);
       ids.add(id!);
-      if (res.headers.get('content-type')?.includes('text/event-stream')) assertAnthropicStreamOrder(await readSse(res));
+      if (res.headers.get('content-type')?.includes('text/event-stream'))
+        assertAnthropicStreamOrder(await readSse(res));
       else await res.arrayBuffer();
     }
     expect(ids.size).toBe(responses.length);
@@ -143,7 +168,8 @@ describe('same-format pass-through to an Anthropic upstream', () => {
   });
 
   it('relays the upstream’s SSE bytes unchanged', async () => {
-    const raw = '{"model":"ant/m","max_tokens":50,"stream":true,"messages":[{"role":"user","content":"several words in this reply"}],"x_extra":true}';
+    const raw =
+      '{"model":"ant/m","max_tokens":50,"stream":true,"messages":[{"role":"user","content":"several words in this reply"}],"x_extra":true}';
     const res = await messages(raw);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/event-stream');
@@ -155,8 +181,13 @@ describe('same-format pass-through to an Anthropic upstream', () => {
     assertAnthropicStreamOrder(await readSse(new Response(text)));
   });
 
-  it('relays a stream up to an upstream in-stream error, then re-renders that error as the gateway\'s', async () => {
-    const res = await messages({ ...ok, model: 'ant/m', stream: true, messages: [{ role: 'user', content: 'cut it short' }] });
+  it("relays a stream up to an upstream in-stream error, then re-renders that error as the gateway's", async () => {
+    const res = await messages({
+      ...ok,
+      model: 'ant/m',
+      stream: true,
+      messages: [{ role: 'user', content: 'cut it short' }],
+    });
     expect(res.status).toBe(200);
     const text = await res.clone().text();
     const upstreamText = up.last('/v1/messages')!.responseText.replace('"model":"m"', '"model":"ant/m"');
@@ -167,14 +198,22 @@ describe('same-format pass-through to an Anthropic upstream', () => {
     expect(events.at(-1)!.event).toBe('error');
     expect(JSON.parse(events.at(-1)!.data)).toEqual({
       type: 'error',
-      error: { type: 'overloaded_error', message: 'The upstream reported an error during the stream (overloaded_error): Overloaded' },
+      error: {
+        type: 'overloaded_error',
+        message: 'The upstream reported an error during the stream (overloaded_error): Overloaded',
+      },
     });
   });
 });
 
 describe('translated streams to an Anthropic caller', () => {
   it.each(['oai/m', 'local/echo'])('%s: Anthropic event order, tool blocks included', async (model) => {
-    const res = await messages({ ...ok, model, stream: true, messages: [{ role: 'user', content: 'parallel weather please' }] });
+    const res = await messages({
+      ...ok,
+      model,
+      stream: true,
+      messages: [{ role: 'user', content: 'parallel weather please' }],
+    });
     expect(res.status).toBe(200);
     assertAnthropicStreamOrder(await readSse(res));
   });

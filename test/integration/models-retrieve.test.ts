@@ -9,7 +9,14 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadTestConfig, OTHER_ROLE_KEY, startGateway, testConfigYaml, TEST_KEY, type RunningGateway } from '../helpers/start-gateway.js';
+import {
+  loadTestConfig,
+  OTHER_ROLE_KEY,
+  startGateway,
+  testConfigYaml,
+  TEST_KEY,
+  type RunningGateway,
+} from '../helpers/start-gateway.js';
 
 const ULID = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
 let gw: RunningGateway;
@@ -60,10 +67,19 @@ describe('GET /v1/models/{id}, OpenAI shape', () => {
   });
 
   it('404 model_not_found for an unknown id, malformed escapes included', async () => {
-    for (const path of ['/v1/models/nope/nothing', '/v1/models/team%2Fnothing', '/v1/models/gpt-4o', '/v1/models/%E0%A4%A']) {
+    for (const path of [
+      '/v1/models/nope/nothing',
+      '/v1/models/team%2Fnothing',
+      '/v1/models/gpt-4o',
+      '/v1/models/%E0%A4%A',
+    ]) {
       const r = await get(path, openaiHeaders());
       expect(r.status, path).toBe(404);
-      expect(r.body.error).toMatchObject({ code: 'model_not_found', type: expect.any(String), message: expect.any(String) });
+      expect(r.body.error).toMatchObject({
+        code: 'model_not_found',
+        type: expect.any(String),
+        message: expect.any(String),
+      });
     }
   });
 
@@ -114,10 +130,16 @@ describe('GET /v1/models/{id}, Anthropic shape', () => {
   it('errors in the Anthropic shape: 404 not_found_error, 403 permission_error', async () => {
     const missing = await get('/v1/models/nope%2Fnothing', anthropicHeaders());
     expect(missing.status).toBe(404);
-    expect(missing.body).toEqual({ type: 'error', error: { type: 'not_found_error', message: expect.stringContaining('nope/nothing') } });
+    expect(missing.body).toEqual({
+      type: 'error',
+      error: { type: 'not_found_error', message: expect.stringContaining('nope/nothing') },
+    });
     const denied = await get('/v1/models/team/fast', anthropicHeaders(OTHER_ROLE_KEY));
     expect(denied.status).toBe(403);
-    expect(denied.body).toEqual({ type: 'error', error: { type: 'permission_error', message: expect.stringContaining('team/fast') } });
+    expect(denied.body).toEqual({
+      type: 'error',
+      error: { type: 'permission_error', message: expect.stringContaining('team/fast') },
+    });
   });
 });
 

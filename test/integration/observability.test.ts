@@ -6,7 +6,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockUpstream, openaiEcho, type MockUpstream } from '../helpers/mock-upstream.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.js';
-import { authHeaders, loadTestConfig, PROVIDER_SECRET, startGateway, testConfigYaml, TEST_KEY, type RunningGateway } from '../helpers/start-gateway.js';
+import {
+  authHeaders,
+  loadTestConfig,
+  PROVIDER_SECRET,
+  startGateway,
+  testConfigYaml,
+  TEST_KEY,
+  type RunningGateway,
+} from '../helpers/start-gateway.js';
 
 const ADMIN = 'metrics-admin-key-0001';
 const BYOK = 'sk-caller-own-key-777777';
@@ -18,11 +26,14 @@ let gw: RunningGateway;
 beforeAll(async () => {
   upstream = await startMockUpstream(openaiEcho);
   receiver = await startOtlpReceiver();
-  const yaml = testConfigYaml(upstream.url, `
+  const yaml = testConfigYaml(
+    upstream.url,
+    `
 observability:
   metrics: { admin_key: ${ADMIN} }
   traces: { otlp_endpoint: ${receiver.tracesUrl}, service_name: gw-test }
-`).replace('api_key: ' + PROVIDER_SECRET, `api_key: ${PROVIDER_SECRET}\n    byok: optional`);
+`,
+  ).replace(`api_key: ${PROVIDER_SECRET}`, `api_key: ${PROVIDER_SECRET}\n    byok: optional`);
   gw = await startGateway(loadTestConfig(yaml));
 });
 afterAll(async () => {
@@ -32,7 +43,11 @@ afterAll(async () => {
 });
 
 const chat = (body: object, headers: Record<string, string> = {}) =>
-  fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { ...authHeaders(), ...headers }, body: JSON.stringify(body) });
+  fetch(`${gw.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { ...authHeaders(), ...headers },
+    body: JSON.stringify(body),
+  });
 
 function requestLines(): Array<Record<string, any>> {
   return gw.logs.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request');
@@ -40,7 +55,10 @@ function requestLines(): Array<Record<string, any>> {
 
 describe('request log', () => {
   it('one JSON line per request with every field, and no key material', async () => {
-    const res = await chat({ model: 'up/gpt-test', messages: [{ role: 'user', content: 'hello' }] }, { 'x-provider-api-key': BYOK });
+    const res = await chat(
+      { model: 'up/gpt-test', messages: [{ role: 'user', content: 'hello' }] },
+      { 'x-provider-api-key': BYOK },
+    );
     expect(res.status).toBe(200);
     const id = res.headers.get('x-correlation-id');
     await new Promise((r) => setTimeout(r, 20));
@@ -59,7 +77,8 @@ describe('request log', () => {
       byok: true,
       stream: false,
     });
-    for (const f of ['time', 'latency_ms', 'upstream_ms', 'overhead_ms', 'input_tokens', 'output_tokens']) expect(line[f], f).toBeDefined();
+    for (const f of ['time', 'latency_ms', 'upstream_ms', 'overhead_ms', 'input_tokens', 'output_tokens'])
+      expect(line[f], f).toBeDefined();
     expect(line.latency_ms).toBeGreaterThanOrEqual(line.upstream_ms);
     expect(line.fault).toBeUndefined();
     expect(line.prompt).toBeUndefined(); // prompts only when the config opts in
@@ -76,16 +95,25 @@ describe('request log', () => {
 describe('/metrics', () => {
   it('needs the admin key, then serves Prometheus text with bounded labels', async () => {
     expect((await fetch(`${gw.url}/metrics`)).status).toBe(401);
-    expect((await fetch(`${gw.url}/metrics`, { headers: { authorization: 'Bearer wrong-key-000000' } })).status).toBe(401);
+    expect((await fetch(`${gw.url}/metrics`, { headers: { authorization: 'Bearer wrong-key-000000' } })).status).toBe(
+      401,
+    );
     await chat({ model: 'up/gpt-test', messages: [{ role: 'user', content: 'count me' }] });
-    await chat({ model: 'made-up/model-' + Date.now(), messages: [{ role: 'user', content: 'x' }] });
+    await chat({ model: `made-up/model-${Date.now()}`, messages: [{ role: 'user', content: 'x' }] });
     const res = await fetch(`${gw.url}/metrics`, { headers: { authorization: `Bearer ${ADMIN}` } });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
     const text = await res.text();
     const sample = (name: string, labels: Record<string, string>) =>
-      text.split('\n').find((l) => l.startsWith(name + '{') && Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)));
-    const ok = sample('gateway_requests_total', { endpoint: 'POST /v1/chat/completions', model: 'up/gpt-test', provider: 'up', status: '200' });
+      text
+        .split('\n')
+        .find((l) => l.startsWith(`${name}{`) && Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)));
+    const ok = sample('gateway_requests_total', {
+      endpoint: 'POST /v1/chat/completions',
+      model: 'up/gpt-test',
+      provider: 'up',
+      status: '200',
+    });
     expect(ok).toBeDefined();
     expect(Number(ok!.split(' ').at(-1))).toBeGreaterThanOrEqual(1);
     expect(sample('gateway_requests_total', { model: 'other', status: '404', fault: 'caller' })).toBeDefined();
@@ -99,12 +127,15 @@ describe('/metrics', () => {
 });
 
 describe('traces', () => {
-  it('one server span per request with a client span per attempt, in the caller\'s trace', async () => {
+  it("one server span per request with a client span per attempt, in the caller's trace", async () => {
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
     const parent = '00f067aa0ba902b7';
-    const res = await chat({ model: 'up/gpt-test', messages: [{ role: 'user', content: 'trace me' }] }, { traceparent: `00-${traceId}-${parent}-01` });
+    const res = await chat(
+      { model: 'up/gpt-test', messages: [{ role: 'user', content: 'trace me' }] },
+      { traceparent: `00-${traceId}-${parent}-01` },
+    );
     const id = res.headers.get('x-correlation-id');
-    let server;
+    let server: (typeof receiver.spans)[number] | undefined;
     for (let i = 0; i < 100 && !server; i++) {
       await new Promise((r) => setTimeout(r, 50));
       server = receiver.spans.find((s) => s.attributes['gateway.correlation_id'] === id);
@@ -113,7 +144,11 @@ describe('traces', () => {
     expect(server!.traceId).toBe(traceId);
     expect(server!.parentSpanId).toBe(parent);
     expect(server!.name).toBe('chat up/gpt-test');
-    expect(server!.attributes).toMatchObject({ 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'up/gpt-test', 'http.response.status_code': 200 });
+    expect(server!.attributes).toMatchObject({
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.request.model': 'up/gpt-test',
+      'http.response.status_code': 200,
+    });
     expect(server!.resource['service.name']).toBe('gw-test');
     const child = receiver.spans.find((s) => s.parentSpanId === server!.spanId);
     expect(child).toBeDefined();

@@ -21,7 +21,8 @@ afterAll(async () => {
 });
 beforeEach(() => up.reset());
 
-const BETAS = 'claude-code-20250219,interleaved-thinking-2025-05-14,thinking-token-count-2026-05-13,context-management-2025-06-27,prompt-caching-scope-2026-01-05,mid-conversation-system-2026-04-07,effort-2025-11-24,some-future-beta-2027-01-01';
+const BETAS =
+  'claude-code-20250219,interleaved-thinking-2025-05-14,thinking-token-count-2026-05-13,context-management-2025-06-27,prompt-caching-scope-2026-01-05,mid-conversation-system-2026-04-07,effort-2025-11-24,some-future-beta-2027-01-01';
 
 const claudeCodeBody = (model: string, stream: boolean) => ({
   model,
@@ -32,7 +33,13 @@ const claudeCodeBody = (model: string, stream: boolean) => ({
     { role: 'user', content: [{ type: 'text', text: 'Say hello', cache_control: { type: 'ephemeral' } }] },
     { role: 'system', content: 'Available agent types: claude.' },
   ],
-  tools: [{ name: 'Read', description: 'Read a file', input_schema: { type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'] } }],
+  tools: [
+    {
+      name: 'Read',
+      description: 'Read a file',
+      input_schema: { type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'] },
+    },
+  ],
   metadata: { user_id: '{"device_id":"x"}' },
   thinking: { type: 'adaptive' },
   output_config: { effort: 'high' },
@@ -60,8 +67,19 @@ describe('Anthropic → Anthropic pass-through forwards what the gateway does no
 
   it('an unknown top-level field, role and block type reach the provider, which decides', async () => {
     const body = {
-      model: 'ant/claude', max_tokens: 100, brand_new_field: { a: 1 },
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }, { type: 'hologram', data: 'x' }] }, { role: 'narrator', content: 'x' }],
+      model: 'ant/claude',
+      max_tokens: 100,
+      brand_new_field: { a: 1 },
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'hi' },
+            { type: 'hologram', data: 'x' },
+          ],
+        },
+        { role: 'narrator', content: 'x' },
+      ],
     };
     const res = await post('/v1/messages', body, anthropicHeaders());
     expect(res.status).toBe(400);
@@ -85,7 +103,13 @@ describe('Anthropic → Anthropic pass-through forwards what the gateway does no
 
 describe('OpenAI → OpenAI pass-through forwards what the gateway does not know', () => {
   it('a field and a content-part type the gateway does not know reach the provider, which decides', async () => {
-    const body = { model: 'oai/gpt', messages: [{ role: 'user', content: 'hi' }], max_tokens: 10, verbosity: 'low', brand_new_field: 1 };
+    const body = {
+      model: 'oai/gpt',
+      messages: [{ role: 'user', content: 'hi' }],
+      max_tokens: 10,
+      verbosity: 'low',
+      brand_new_field: 1,
+    };
     const res = await post('/v1/chat/completions', body, openaiHeaders());
     expect(res.status).toBe(400);
     expect((await res.json()).error.message).toMatch(/Unrecognized request argument supplied: brand_new_field/);

@@ -127,16 +127,20 @@ describe('requests_per_minute: 100', () => {
           expect(err.message).toBe('Rate limit "rpm" (global): at most 100 requests per minute.');
         }
         // Each admitted request saw its own count: remaining 99, 98, …, 0.
-        expect(ok.map((r) => Number(r.res.headers.get('x-ratelimit-remaining-requests'))).sort((a, b) => a - b)).toEqual(
-          Array.from({ length: 100 }, (_, i) => i),
-        );
+        expect(
+          ok.map((r) => Number(r.res.headers.get('x-ratelimit-remaining-requests'))).sort((a, b) => a - b),
+        ).toEqual(Array.from({ length: 100 }, (_, i) => i));
         for (const r of ok) {
           expect(r.res.headers.get('x-ratelimit-limit-requests')).toBe('100');
           expect(r.res.headers.get('x-ratelimit-reset-requests')).toMatch(/^\d+s$/);
           expect(r.res.headers.get('x-ratelimit-limit-tokens')).toBeNull();
         }
         // Still the same window: one more is refused, streams included.
-        const more = await fetch(gw().url + PATH.openai, { method: 'POST', headers: headersFor('openai', 't1'), body: bodyFor('oai/m', { stream: true }) });
+        const more = await fetch(gw().url + PATH.openai, {
+          method: 'POST',
+          headers: headersFor('openai', 't1'),
+          body: bodyFor('oai/m', { stream: true }),
+        });
         await expectRateLimited(more, 'openai', 'rpm');
         expect(up.calls.length).toBe(100);
       });
@@ -195,7 +199,11 @@ describe('tokens_per_minute', () => {
           expect(res.headers.get('x-ratelimit-limit-tokens')).toBe(String(T));
           remaining.push(Number(res.headers.get('x-ratelimit-remaining-tokens')));
         }
-        expect(remaining).toEqual([T - (3 * ACTUAL_TOKENS + E), T - (4 * ACTUAL_TOKENS + E), T - (5 * ACTUAL_TOKENS + E)]);
+        expect(remaining).toEqual([
+          T - (3 * ACTUAL_TOKENS + E),
+          T - (4 * ACTUAL_TOKENS + E),
+          T - (5 * ACTUAL_TOKENS + E),
+        ]);
         expect((await store.get([key]))[0]).toBe(6 * ACTUAL_TOKENS);
       });
     },
@@ -232,7 +240,9 @@ describe('max_concurrent: 3', () => {
     await eventually(() => gates.length === 3, 'three calls held');
     await eventually(() => outcomes.length === 2, 'two refusals');
     for (const o of outcomes) {
-      expect(await expectRateLimited(o.res, o.ep, 'conc', o.text)).toBe('Rate limit "conc" (role "team"): at most 3 requests in flight.');
+      expect(await expectRateLimited(o.res, o.ep, 'conc', o.text)).toBe(
+        'Rate limit "conc" (role "team"): at most 3 requests in flight.',
+      );
       expect(o.res.headers.get('retry-after')).toBe('1');
     }
     expect(await inflight()).toBe(3);
@@ -275,7 +285,12 @@ describe('max_concurrent: 3', () => {
     // Three streams that have started and then stall: three slots taken.
     const controllers = streams.map(() => new AbortController());
     const started = streams.map(({ ep, body }, i) =>
-      fetch(gw().url + PATH[ep], { method: 'POST', headers: headersFor(ep, 't1'), body, signal: controllers[i].signal }).then(async (res) => {
+      fetch(gw().url + PATH[ep], {
+        method: 'POST',
+        headers: headersFor(ep, 't1'),
+        body,
+        signal: controllers[i].signal,
+      }).then(async (res) => {
         expect(res.status).toBe(200);
         const reader = res.body!.getReader();
         await reader.read(); // the first bytes have arrived
@@ -294,7 +309,11 @@ describe('max_concurrent: 3', () => {
     // And a stream that completes releases its slot too.
     up.setHandler(() => ({ kind: 'ok' }));
     for (let i = 0; i < 4; i++) {
-      const res = await fetch(gw().url + PATH.openai, { method: 'POST', headers: headersFor('openai', 't1'), body: bodyFor('oai/m', { stream: true }) });
+      const res = await fetch(gw().url + PATH.openai, {
+        method: 'POST',
+        headers: headersFor('openai', 't1'),
+        body: bodyFor('oai/m', { stream: true }),
+      });
       expect(res.status).toBe(200);
       expect(await res.text()).toContain('[DONE]');
     }
@@ -304,14 +323,20 @@ describe('max_concurrent: 3', () => {
   it('a client cutting a stream with node:http releases the slot as well', async () => {
     up.setHandler(() => ({ kind: 'partial', events: 2, then: 'hang' }));
     for (let i = 0; i < 4; i++) {
-      await cutStreamAfter(gw().url + PATH.openai, headersFor('openai', 't1'), bodyFor('oai/m', { stream: true }), '"content":"o"');
+      await cutStreamAfter(
+        gw().url + PATH.openai,
+        headersFor('openai', 't1'),
+        bodyFor('oai/m', { stream: true }),
+        '"content":"o"',
+      );
       await eventually(async () => (await inflight()) === 0, 'slot released');
     }
   });
 
   it('upstream failures and refusals leave no slot taken', async () => {
     up.setHandler(() => ({ kind: 'status', status: 500 }));
-    for (let i = 0; i < 5; i++) expect(await statusOf(send(gw().url, i % 2 ? 'anthropic' : 'openai', 't1', BODY))).toBe(500);
+    for (let i = 0; i < 5; i++)
+      expect(await statusOf(send(gw().url, i % 2 ? 'anthropic' : 'openai', 't1', BODY))).toBe(500);
     up.setHandler(() => ({ kind: 'reset' }));
     for (let i = 0; i < 5; i++) expect(await statusOf(send(gw().url, 'openai', 't1', bodyFor('ant/m')))).toBe(502);
     expect(await inflight()).toBe(0);
@@ -387,7 +412,10 @@ rate_limits:
   }
 
   /** Runs one SDK call; returns its error and how many requests the SDK sent and the gateway handled. */
-  async function once(key: KeyName, call: (f: typeof fetch) => Promise<unknown>): Promise<{ err: any; sent: number; handled: number }> {
+  async function once(
+    key: KeyName,
+    call: (f: typeof fetch) => Promise<unknown>,
+  ): Promise<{ err: any; sent: number; handled: number }> {
     const before = handled(key);
     const counter = countingFetch();
     const err = await call(counter.fetch).then(
@@ -405,50 +433,60 @@ rate_limits:
   ];
   const messages = [{ role: 'user' as const, content: 'hello' }];
 
-  it.each(cases)('openai: $code → RateLimitError, one request despite maxRetries: 3', async ({ key, code, limit, text }) => {
-    for (const stream of [false, true]) {
-      const r = await once(key, (f) => {
-        const client = new OpenAI({ apiKey: KEYS[key], baseURL: `${gw().url}/v1`, maxRetries: 3, fetch: f });
-        return stream
-          ? client.chat.completions.create({ model: 'oai/m', max_tokens: 10, messages, stream: true })
-          : client.chat.completions.create({ model: 'oai/m', max_tokens: 10, messages });
-      });
-      expect(r.err).toBeInstanceOf(OpenAI.RateLimitError);
-      expect(r.err.status).toBe(429);
-      expect(r.err.code).toBe(code);
-      expect(r.err.message).toContain(text);
-      expect(r.err.headers.get('x-should-retry')).toBe('false');
-      expect(r.err.headers.get('x-gateway-limit')).toBe(limit);
-      expect(r.sent).toBe(1);
-      expect(r.handled).toBe(1);
-    }
-    expect(up.calls.length).toBe(0);
-  });
+  it.each(cases)(
+    'openai: $code → RateLimitError, one request despite maxRetries: 3',
+    async ({ key, code, limit, text }) => {
+      for (const stream of [false, true]) {
+        const r = await once(key, (f) => {
+          const client = new OpenAI({ apiKey: KEYS[key], baseURL: `${gw().url}/v1`, maxRetries: 3, fetch: f });
+          return stream
+            ? client.chat.completions.create({ model: 'oai/m', max_tokens: 10, messages, stream: true })
+            : client.chat.completions.create({ model: 'oai/m', max_tokens: 10, messages });
+        });
+        expect(r.err).toBeInstanceOf(OpenAI.RateLimitError);
+        expect(r.err.status).toBe(429);
+        expect(r.err.code).toBe(code);
+        expect(r.err.message).toContain(text);
+        expect(r.err.headers.get('x-should-retry')).toBe('false');
+        expect(r.err.headers.get('x-gateway-limit')).toBe(limit);
+        expect(r.sent).toBe(1);
+        expect(r.handled).toBe(1);
+      }
+      expect(up.calls.length).toBe(0);
+    },
+  );
 
-  it.each(cases)('anthropic: $code → RateLimitError, one request despite maxRetries: 3', async ({ key, limit, text }) => {
-    for (const stream of [false, true]) {
-      const r = await once(key, (f) => {
-        const client = new Anthropic({ apiKey: KEYS[key], baseURL: gw().url, maxRetries: 3, fetch: f });
-        return stream
-          ? client.messages.stream({ model: 'ant/m', max_tokens: 10, messages }).finalMessage()
-          : client.messages.create({ model: 'ant/m', max_tokens: 10, messages });
-      });
-      expect(r.err).toBeInstanceOf(Anthropic.RateLimitError);
-      expect(r.err.status).toBe(429);
-      expect(r.err.error?.error?.type).toBe('rate_limit_error');
-      expect(r.err.error?.error?.message).toContain(text);
-      expect(r.err.headers.get('x-should-retry')).toBe('false');
-      expect(r.err.headers.get('x-gateway-limit')).toBe(limit);
-      expect(r.sent).toBe(1);
-      expect(r.handled).toBe(1);
-    }
-    expect(up.calls.length).toBe(0);
-  });
+  it.each(cases)(
+    'anthropic: $code → RateLimitError, one request despite maxRetries: 3',
+    async ({ key, limit, text }) => {
+      for (const stream of [false, true]) {
+        const r = await once(key, (f) => {
+          const client = new Anthropic({ apiKey: KEYS[key], baseURL: gw().url, maxRetries: 3, fetch: f });
+          return stream
+            ? client.messages.stream({ model: 'ant/m', max_tokens: 10, messages }).finalMessage()
+            : client.messages.create({ model: 'ant/m', max_tokens: 10, messages });
+        });
+        expect(r.err).toBeInstanceOf(Anthropic.RateLimitError);
+        expect(r.err.status).toBe(429);
+        expect(r.err.error?.error?.type).toBe('rate_limit_error');
+        expect(r.err.error?.error?.message).toContain(text);
+        expect(r.err.headers.get('x-should-retry')).toBe('false');
+        expect(r.err.headers.get('x-gateway-limit')).toBe(limit);
+        expect(r.sent).toBe(1);
+        expect(r.handled).toBe(1);
+      }
+      expect(up.calls.length).toBe(0);
+    },
+  );
 
   it('control: the counting sees retries when the gateway allows them (upstream 500 → x-should-retry: true)', async () => {
     up.setHandler(() => ({ kind: 'status', status: 500 }));
     const r = await once('t1', (f) =>
-      new OpenAI({ apiKey: KEYS.t1, baseURL: `${gw().url}/v1`, maxRetries: 1, fetch: f }).chat.completions.create({ model: 'oai/m', max_tokens: 10, messages }),
+      new OpenAI({ apiKey: KEYS.t1, baseURL: `${gw().url}/v1`, maxRetries: 1, fetch: f }).chat.completions.create({
+        model: 'oai/m',
+        max_tokens: 10,
+        messages,
+      }),
     );
     expect(r.err).toBeInstanceOf(OpenAI.InternalServerError);
     expect(r.err.headers.get('x-should-retry')).toBe('true');

@@ -93,7 +93,7 @@ describe.skipIf(skipRedisTests('the RedisStore tests'))('RedisStore (real redis-
     expect(await raw.exists(`${prefix}new`)).toBe(0);
   });
 
-  it('two ops on the same key add up when checked (values: each op\'s result)', async () => {
+  it("two ops on the same key add up when checked (values: each op's result)", async () => {
     const store = await connectStore(uniquePrefix());
     const r = await store.reserve([
       { key: 'k', amount: 6, limit: 10 },

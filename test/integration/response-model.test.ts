@@ -7,7 +7,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
-import { SCRIPTED_KEY, scriptedConfigYaml, startScriptedUpstream, type ScriptedUpstream } from '../helpers/scripted-upstream.js';
+import {
+  SCRIPTED_KEY,
+  scriptedConfigYaml,
+  startScriptedUpstream,
+  type ScriptedUpstream,
+} from '../helpers/scripted-upstream.js';
 import { readSse } from '../helpers/sse.js';
 import { loadTestConfig, startGateway, type RunningGateway } from '../helpers/start-gateway.js';
 
@@ -27,14 +32,25 @@ beforeAll(async () => {
     if (!req.body?.stream) {
       return {
         kind: 'json',
-        body: { ...head, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } },
+        body: {
+          ...head,
+          object: 'chat.completion',
+          choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }],
+          usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 },
+        },
       };
     }
     const chunk = (delta: unknown, finish: string | null, usage?: unknown) =>
       `data: ${JSON.stringify({ ...head, object: 'chat.completion.chunk', choices: usage ? [] : [{ index: 0, delta, finish_reason: finish }], ...(usage ? { usage } : {}) })}\n\n`;
     return {
       kind: 'sse',
-      chunks: [chunk({ role: 'assistant', content: '' }, null), chunk({ content: 'hi' }, null), chunk({}, 'stop'), chunk(null, null, { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 }), 'data: [DONE]\n\n'],
+      chunks: [
+        chunk({ role: 'assistant', content: '' }, null),
+        chunk({ content: 'hi' }, null),
+        chunk({}, 'stop'),
+        chunk(null, null, { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 }),
+        'data: [DONE]\n\n',
+      ],
     };
   });
   bareGw = await startGateway(
@@ -68,8 +84,14 @@ type Caller = 'openai' | 'anthropic';
 function call(base: string, key: string, caller: Caller, model: string, stream: boolean) {
   const body = { model, max_tokens: 50, stream, messages: [{ role: 'user', content: 'hello there' }] };
   const headers: Record<string, string> =
-    caller === 'openai' ? { authorization: `Bearer ${key}`, 'content-type': 'application/json' } : { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' };
-  return fetch(`${base}${caller === 'openai' ? '/v1/chat/completions' : '/v1/messages'}`, { method: 'POST', headers, body: JSON.stringify(body) });
+    caller === 'openai'
+      ? { authorization: `Bearer ${key}`, 'content-type': 'application/json' }
+      : { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' };
+  return fetch(`${base}${caller === 'openai' ? '/v1/chat/completions' : '/v1/messages'}`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify(body),
+  });
 }
 
 /** Every `model` the response names: the body's, or each stream event's. */
@@ -86,14 +108,17 @@ describe('the model a response names', () => {
   const cases = [{ model: 'oai/m' }, { model: 'ant/m' }, { model: 'local/echo' }];
   for (const caller of ['openai', 'anthropic'] as const) {
     for (const stream of [false, true]) {
-      it.each(cases)(`${caller} caller, stream ${stream}: $model is the model every part of the answer names`, async ({ model }) => {
-        const res = await call(gw.url, SCRIPTED_KEY, caller, model, stream);
-        expect(res.status).toBe(200);
-        expect(res.headers.get('x-gateway-model')).toBe(model);
-        const named = await modelsNamed(res, caller, stream);
-        expect(named.length).toBeGreaterThan(0);
-        for (const m of named) expect(m).toBe(model);
-      });
+      it.each(cases)(
+        `${caller} caller, stream ${stream}: $model is the model every part of the answer names`,
+        async ({ model }) => {
+          const res = await call(gw.url, SCRIPTED_KEY, caller, model, stream);
+          expect(res.status).toBe(200);
+          expect(res.headers.get('x-gateway-model')).toBe(model);
+          const named = await modelsNamed(res, caller, stream);
+          expect(named.length).toBeGreaterThan(0);
+          for (const m of named) expect(m).toBe(model);
+        },
+      );
     }
   }
 

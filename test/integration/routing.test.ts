@@ -82,7 +82,12 @@ function send(ep: Endpoint, model: string, o: CallOpts = {}): Promise<Response> 
   }
   return fetch(`${gw!.url}/v1/messages`, {
     method: 'POST',
-    headers: { 'x-api-key': GW_KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json', ...o.headers },
+    headers: {
+      'x-api-key': GW_KEY,
+      'anthropic-version': '2023-06-01',
+      'content-type': 'application/json',
+      ...o.headers,
+    },
     body: JSON.stringify({ model, max_tokens: 50, messages, ...(o.stream ? { stream: true } : {}) }),
   });
 }
@@ -105,7 +110,12 @@ async function read(ep: Endpoint, res: Response): Promise<Read> {
   if (!isSse) {
     const raw = await res.text();
     const body = JSON.parse(raw);
-    const text = res.status !== 200 ? '' : ep === 'openai' ? body.choices[0].message.content : body.content.map((b: any) => b.text ?? '').join('');
+    const text =
+      res.status !== 200
+        ? ''
+        : ep === 'openai'
+          ? body.choices[0].message.content
+          : body.content.map((b: any) => b.text ?? '').join('');
     return { status: res.status, text, body, raw };
   }
   const msgs = await readSse(res.clone());
@@ -135,7 +145,12 @@ function expectServed(res: Response, model: string, attempts: number, fallback =
 }
 
 /** Asserts the error body shape of the endpoint and returns {code?, type, message}. */
-async function expectError(ep: Endpoint, res: Response, status: number, code: string): Promise<{ type: string; message: string; raw: string }> {
+async function expectError(
+  ep: Endpoint,
+  res: Response,
+  status: number,
+  code: string,
+): Promise<{ type: string; message: string; raw: string }> {
   expect(res.status).toBe(status);
   expect(res.headers.get('x-correlation-id')).toMatch(ULID);
   expect(res.headers.get('content-type')).toContain('application/json');
@@ -175,7 +190,11 @@ describe('each failure mode, with the default retry_on / fallback_on', () => {
   });
 
   it('429 with retry-after-ms: waits at least that long, then retries the same target', async () => {
-    await start({ routing: FAST, providers: [P('p1'), P('p2')], aliases: '  team/chain: { strategy: ordered, targets: [p1/m, p2/m] }' });
+    await start({
+      routing: FAST,
+      providers: [P('p1'), P('p2')],
+      aliases: '  team/chain: { strategy: ordered, targets: [p1/m, p2/m] }',
+    });
     fleet.up.p1.script({ kind: 'status', status: 429, headers: { 'retry-after-ms': '60' } });
     const res = await chat('team/chain');
     expectServed(res, 'p1/m', 2);
@@ -184,7 +203,11 @@ describe('each failure mode, with the default retry_on / fallback_on', () => {
   });
 
   it('429 with retry-after (seconds): waits at least that long, then retries the same target', async () => {
-    await start({ routing: FAST, providers: [P('p1'), P('p2')], aliases: '  team/chain: { strategy: ordered, targets: [p1/m, p2/m] }' });
+    await start({
+      routing: FAST,
+      providers: [P('p1'), P('p2')],
+      aliases: '  team/chain: { strategy: ordered, targets: [p1/m, p2/m] }',
+    });
     fleet.up.p1.script({ kind: 'status', status: 429, headers: { 'retry-after': '1' } });
     const res = await chat('team/chain');
     expectServed(res, 'p1/m', 2);
@@ -197,7 +220,8 @@ describe('each failure mode, with the default retry_on / fallback_on', () => {
     ['retry-after-ms', '5000'],
   ])('429 with %s above max_retry_after_ms: no wait, the next target at once', async (name, value) => {
     await start({
-      routing: 'retry: { initial_backoff_ms: 2, max_backoff_ms: 5, max_retry_after_ms: 1000 }, cooldown: { failures: 1000, cooldown_ms: 1 }',
+      routing:
+        'retry: { initial_backoff_ms: 2, max_backoff_ms: 5, max_retry_after_ms: 1000 }, cooldown: { failures: 1000, cooldown_ms: 1 }',
       providers: [P('p1'), P('p2')],
       aliases: '  team/chain: { strategy: ordered, targets: [p1/m, p2/m] }',
     });
@@ -245,28 +269,38 @@ describe('each failure mode, with the default retry_on / fallback_on', () => {
     expect(fleet.sequence).toEqual(['p1', 'p1', 'p2']);
   });
 
-  it.each(ENDPOINTS)('stream reset after its first event (%s caller): committed, an in-stream error, no fallback', async (ep) => {
-    await start({ routing: FAST, providers: [P('p1'), P('p2'), P('p3')], aliases: CHAIN });
-    fleet.up.p1.always({ kind: 'drop', events: 2 });
-    const res = await send(ep, 'team/chain', { stream: true });
-    expectServed(res, 'p1/m', 1);
-    const r = await read(ep, res);
-    expect(r.text).not.toContain('p2');
-    if (ep === 'openai') expect(r.streamError.error.code).toBe('upstream_unavailable');
-    else expect(r.streamError.error.type).toBe('api_error');
-    expect(fleet.sequence).toEqual(['p1']);
-  });
+  it.each(ENDPOINTS)(
+    'stream reset after its first event (%s caller): committed, an in-stream error, no fallback',
+    async (ep) => {
+      await start({ routing: FAST, providers: [P('p1'), P('p2'), P('p3')], aliases: CHAIN });
+      fleet.up.p1.always({ kind: 'drop', events: 2 });
+      const res = await send(ep, 'team/chain', { stream: true });
+      expectServed(res, 'p1/m', 1);
+      const r = await read(ep, res);
+      expect(r.text).not.toContain('p2');
+      if (ep === 'openai') expect(r.streamError.error.code).toBe('upstream_unavailable');
+      else expect(r.streamError.error.type).toBe('api_error');
+      expect(fleet.sequence).toEqual(['p1']);
+    },
+  );
 
-  it.each(ENDPOINTS)('a translated stream whose first event is an error (%s caller, other-format upstream): not committed, moves on', async (ep) => {
-    await start({ routing: FAST, providers: [P('p1', { api: ep === 'openai' ? 'anthropic' : 'openai' }), P('p2'), P('p3')], aliases: CHAIN });
-    fleet.up.p1.always({ kind: 'stream_error', message: 'busy, try later' });
-    const res = await send(ep, 'team/chain', { stream: true });
-    expectServed(res, 'p2/m', 3);
-    const r = await read(ep, res);
-    expect(r.streamError).toBeUndefined();
-    expect(r.text).toBe('served by p2');
-    expect(fleet.sequence).toEqual(['p1', 'p1', 'p2']);
-  });
+  it.each(ENDPOINTS)(
+    'a translated stream whose first event is an error (%s caller, other-format upstream): not committed, moves on',
+    async (ep) => {
+      await start({
+        routing: FAST,
+        providers: [P('p1', { api: ep === 'openai' ? 'anthropic' : 'openai' }), P('p2'), P('p3')],
+        aliases: CHAIN,
+      });
+      fleet.up.p1.always({ kind: 'stream_error', message: 'busy, try later' });
+      const res = await send(ep, 'team/chain', { stream: true });
+      expectServed(res, 'p2/m', 3);
+      const r = await read(ep, res);
+      expect(r.streamError).toBeUndefined();
+      expect(r.text).toBe('served by p2');
+      expect(fleet.sequence).toEqual(['p1', 'p1', 'p2']);
+    },
+  );
 
   it('hang before headers: first_byte timeout, retried, then the next target', async () => {
     await start({
@@ -286,7 +320,10 @@ describe('each failure mode, with the default retry_on / fallback_on', () => {
     await start({
       routing: 'retry: { max_retries: 0 }, cooldown: { failures: 1000, cooldown_ms: 1 }',
       // Were the provider's 25 s used, this test would hit vitest's 30 s timeout.
-      providers: [P('p1', { timeouts: '{ first_byte_ms: 25000, total_ms: 60000 }', modelTimeouts: '{ first_byte_ms: 300 }' }), P('p2')],
+      providers: [
+        P('p1', { timeouts: '{ first_byte_ms: 25000, total_ms: 60000 }', modelTimeouts: '{ first_byte_ms: 300 }' }),
+        P('p2'),
+      ],
       aliases: '  team/chain: { strategy: ordered, targets: [p1/m, p2/m] }',
     });
     fleet.up.p1.always({ kind: 'hang' });
@@ -295,33 +332,47 @@ describe('each failure mode, with the default retry_on / fallback_on', () => {
     expect(fleet.sequence).toEqual(['p1', 'p2']);
   });
 
-  it.each(ENDPOINTS)('stream that sends only a keep-alive then stalls (%s caller): timeout before the first event, moves on', async (ep) => {
-    await start({
-      routing: 'retry: { max_retries: 0 }, cooldown: { failures: 1000, cooldown_ms: 1 }',
-      providers: [P('p1', { timeouts: '{ connect_ms: 2000, first_byte_ms: 300, total_ms: 20000 }' }), P('p2'), P('p3')],
-      aliases: CHAIN,
-    });
-    fleet.up.p1.always({ kind: 'stall', events: 0 });
-    const res = await send(ep, 'team/chain', { stream: true });
-    expectServed(res, 'p2/m', 2);
-    expect((await read(ep, res)).text).toBe('served by p2');
-    expect(fleet.sequence).toEqual(['p1', 'p2']);
-  });
+  it.each(ENDPOINTS)(
+    'stream that sends only a keep-alive then stalls (%s caller): timeout before the first event, moves on',
+    async (ep) => {
+      await start({
+        routing: 'retry: { max_retries: 0 }, cooldown: { failures: 1000, cooldown_ms: 1 }',
+        providers: [
+          P('p1', { timeouts: '{ connect_ms: 2000, first_byte_ms: 300, total_ms: 20000 }' }),
+          P('p2'),
+          P('p3'),
+        ],
+        aliases: CHAIN,
+      });
+      fleet.up.p1.always({ kind: 'stall', events: 0 });
+      const res = await send(ep, 'team/chain', { stream: true });
+      expectServed(res, 'p2/m', 2);
+      expect((await read(ep, res)).text).toBe('served by p2');
+      expect(fleet.sequence).toEqual(['p1', 'p2']);
+    },
+  );
 
-  it.each(ENDPOINTS)('stream that hangs after its first chunk (%s caller): committed, an in-stream timeout error, no fallback', async (ep) => {
-    await start({
-      routing: FAST,
-      providers: [P('p1', { timeouts: '{ connect_ms: 2000, first_byte_ms: 300, total_ms: 20000 }' }), P('p2'), P('p3')],
-      aliases: CHAIN,
-    });
-    fleet.up.p1.always({ kind: 'stall', events: 2 });
-    const res = await send(ep, 'team/chain', { stream: true });
-    expectServed(res, 'p1/m', 1);
-    const r = await read(ep, res);
-    if (ep === 'openai') expect(r.streamError.error.code).toBe('upstream_timeout');
-    else expect(r.streamError.error.type).toBe('timeout_error');
-    expect(fleet.sequence).toEqual(['p1']);
-  });
+  it.each(ENDPOINTS)(
+    'stream that hangs after its first chunk (%s caller): committed, an in-stream timeout error, no fallback',
+    async (ep) => {
+      await start({
+        routing: FAST,
+        providers: [
+          P('p1', { timeouts: '{ connect_ms: 2000, first_byte_ms: 300, total_ms: 20000 }' }),
+          P('p2'),
+          P('p3'),
+        ],
+        aliases: CHAIN,
+      });
+      fleet.up.p1.always({ kind: 'stall', events: 2 });
+      const res = await send(ep, 'team/chain', { stream: true });
+      expectServed(res, 'p1/m', 1);
+      const r = await read(ep, res);
+      if (ep === 'openai') expect(r.streamError.error.code).toBe('upstream_timeout');
+      else expect(r.streamError.error.type).toBe('timeout_error');
+      expect(fleet.sequence).toEqual(['p1']);
+    },
+  );
 
   it.each(ENDPOINTS)('400 (%s caller): returned at once, no retry, no fallback', async (ep) => {
     await start({ routing: FAST, providers: [P('p1'), P('p2'), P('p3')], aliases: CHAIN });
@@ -334,39 +385,48 @@ describe('each failure mode, with the default retry_on / fallback_on', () => {
     expect(fleet.sequence).toEqual(['p1']);
   });
 
-  it.each([401, 403])("HTTP %i (the gateway's credential refused): not retried, moves on; the next requests skip that credential", async (status) => {
-    await start({
-      // The refused credential is skipped for cooldown_ms at once, whatever `failures` says.
-      routing: 'retry: { initial_backoff_ms: 2, max_backoff_ms: 5 }, cooldown: { failures: 1000, cooldown_ms: 60000 }',
-      providers: [{ ...P('p1'), models: ['a', 'b'] }, P('p2')],
-      aliases: '  team/chain: { strategy: ordered, targets: [p1/a, p1/b, p2/m] }',
-    });
-    fleet.up.p1.always(status);
-    // One attempt on p1; p1/b shares the refused credential, so it is skipped in the same request.
-    const first = await chat('team/chain');
-    expectServed(first, 'p2/m', 2);
-    expect(fleet.sequence).toEqual(['p1', 'p2']);
-    expect(fleet.up.p1.calls[0].body.model).toBe('a');
+  it.each([401, 403])(
+    "HTTP %i (the gateway's credential refused): not retried, moves on; the next requests skip that credential",
+    async (status) => {
+      await start({
+        // The refused credential is skipped for cooldown_ms at once, whatever `failures` says.
+        routing:
+          'retry: { initial_backoff_ms: 2, max_backoff_ms: 5 }, cooldown: { failures: 1000, cooldown_ms: 60000 }',
+        providers: [{ ...P('p1'), models: ['a', 'b'] }, P('p2')],
+        aliases: '  team/chain: { strategy: ordered, targets: [p1/a, p1/b, p2/m] }',
+      });
+      fleet.up.p1.always(status);
+      // One attempt on p1; p1/b shares the refused credential, so it is skipped in the same request.
+      const first = await chat('team/chain');
+      expectServed(first, 'p2/m', 2);
+      expect(fleet.sequence).toEqual(['p1', 'p2']);
+      expect(fleet.up.p1.calls[0].body.model).toBe('a');
 
-    const second = await chat('team/chain');
-    expectServed(second, 'p2/m', 1);
-    expect(fleet.sequence).toEqual(['p1', 'p2', 'p2']);
+      const second = await chat('team/chain');
+      expectServed(second, 'p2/m', 1);
+      expect(fleet.sequence).toEqual(['p1', 'p2', 'p2']);
 
-    // Asked for directly, a model behind the cooling credential: nothing to serve it.
-    const direct = await chat('p1/b');
-    const e = await expectError('openai', direct, 503, 'no_available_provider');
-    expect(e.message).toContain('model "p1/b"');
-    expect(Number(direct.headers.get('retry-after'))).toBeGreaterThan(30);
-    expect(direct.headers.get('x-gateway-attempts')).toBe('0');
-    expect(fleet.up.p1.calls).toHaveLength(1);
-  });
+      // Asked for directly, a model behind the cooling credential: nothing to serve it.
+      const direct = await chat('p1/b');
+      const e = await expectError('openai', direct, 503, 'no_available_provider');
+      expect(e.message).toContain('model "p1/b"');
+      expect(Number(direct.headers.get('retry-after'))).toBeGreaterThan(30);
+      expect(direct.headers.get('x-gateway-attempts')).toBe('0');
+      expect(fleet.up.p1.calls).toHaveLength(1);
+    },
+  );
 });
 
 // ---------------------------------------------------------------- 2. retries and attempt limits
 
 describe('retries and max_attempts', () => {
   it('max_retries is per target: 2 retries on p1, then p2', async () => {
-    await start({ routing: 'max_attempts: 10, retry: { max_retries: 2, initial_backoff_ms: 1, max_backoff_ms: 5 }, cooldown: { failures: 1000 }', providers: [P('p1'), P('p2'), P('p3')], aliases: CHAIN });
+    await start({
+      routing:
+        'max_attempts: 10, retry: { max_retries: 2, initial_backoff_ms: 1, max_backoff_ms: 5 }, cooldown: { failures: 1000 }',
+      providers: [P('p1'), P('p2'), P('p3')],
+      aliases: CHAIN,
+    });
     fleet.up.p1.always(500);
     fleet.up.p2.script(500, 500);
     const res = await chat('team/chain');
@@ -375,7 +435,11 @@ describe('retries and max_attempts', () => {
   });
 
   it('max_retries 0: straight to the next target', async () => {
-    await start({ routing: 'retry: { max_retries: 0 }, cooldown: { failures: 1000 }', providers: [P('p1'), P('p2'), P('p3')], aliases: CHAIN });
+    await start({
+      routing: 'retry: { max_retries: 0 }, cooldown: { failures: 1000 }',
+      providers: [P('p1'), P('p2'), P('p3')],
+      aliases: CHAIN,
+    });
     fleet.up.p1.always(503);
     fleet.up.p2.always(503);
     const res = await chat('team/chain');
@@ -385,7 +449,8 @@ describe('retries and max_attempts', () => {
 
   it('max_attempts caps retries, targets and fallbacks together', async () => {
     await start({
-      routing: 'max_attempts: 4, retry: { max_retries: 1, initial_backoff_ms: 1, max_backoff_ms: 5 }, cooldown: { failures: 1000 }',
+      routing:
+        'max_attempts: 4, retry: { max_retries: 1, initial_backoff_ms: 1, max_backoff_ms: 5 }, cooldown: { failures: 1000 }',
       providers: [P('p1'), P('p2'), P('p3')],
       aliases: '  team/chain: { strategy: ordered, targets: [p1/m, p2/m], fallbacks: [p3/m] }',
     });
@@ -400,7 +465,11 @@ describe('retries and max_attempts', () => {
   });
 
   it('max_attempts 1: a single attempt, whatever the lists say', async () => {
-    await start({ routing: 'max_attempts: 1, cooldown: { failures: 1000 }', providers: [P('p1'), P('p2'), P('p3')], aliases: CHAIN });
+    await start({
+      routing: 'max_attempts: 1, cooldown: { failures: 1000 }',
+      providers: [P('p1'), P('p2'), P('p3')],
+      aliases: CHAIN,
+    });
     fleet.up.p1.always(503);
     const res = await chat('team/chain');
     const e = await expectError('openai', res, 503, 'upstream_error');
@@ -466,7 +535,8 @@ describe('strategies and fallbacks', () => {
     await start({
       routing: FAST,
       providers: [P('p1'), P('p2')],
-      aliases: '  team/w: { strategy: weighted, targets: [ { model: p2/m, weight: 0.000001 }, { model: p1/m, weight: 1 } ] }',
+      aliases:
+        '  team/w: { strategy: weighted, targets: [ { model: p2/m, weight: 0.000001 }, { model: p1/m, weight: 1 } ] }',
     });
     for (let i = 0; i < 25; i++) expectServed(await chat('team/w'), 'p1/m', 1);
     expect(fleet.up.p2.calls).toHaveLength(0);
@@ -501,7 +571,8 @@ describe('strategies and fallbacks', () => {
     await start({
       routing: 'max_attempts: 10, retry: { initial_backoff_ms: 1, max_backoff_ms: 2 }, cooldown: { failures: 1000 }',
       providers: [P('p1'), P('p2'), P('p3')],
-      aliases: '  team/o: { strategy: ordered, targets: [ { model: p3/m, weight: 0.001 }, p1/m, { model: p2/m, weight: 100 } ] }',
+      aliases:
+        '  team/o: { strategy: ordered, targets: [ { model: p3/m, weight: 0.001 }, p1/m, { model: p2/m, weight: 100 } ] }',
     });
     for (let i = 0; i < 5; i++) expectServed(await chat('team/o'), 'p3/m', 1);
     fleet.sequence.length = 0;
@@ -516,7 +587,10 @@ describe('strategies and fallbacks', () => {
     await start({
       routing: FAST,
       providers: [P('p1'), P('p2'), P('p3')],
-      aliases: ['  team/a: { targets: [p1/m], fallbacks: [team/b] }', '  team/b: { strategy: ordered, targets: [p2/m, p3/m] }'].join('\n'),
+      aliases: [
+        '  team/a: { targets: [p1/m], fallbacks: [team/b] }',
+        '  team/b: { strategy: ordered, targets: [p2/m, p3/m] }',
+      ].join('\n'),
     });
     expectServed(await chat('team/a'), 'p1/m', 1, false);
     fleet.sequence.length = 0;
@@ -529,25 +603,36 @@ describe('strategies and fallbacks', () => {
   });
 
   it('falls back to a concrete model', async () => {
-    await start({ routing: FAST, providers: [P('p1'), P('p2')], aliases: '  team/a: { targets: [p1/m], fallbacks: [p2/m] }' });
+    await start({
+      routing: FAST,
+      providers: [P('p1'), P('p2')],
+      aliases: '  team/a: { targets: [p1/m], fallbacks: [p2/m] }',
+    });
     fleet.up.p1.always({ kind: 'reset' });
     expectServed(await chat('team/a'), 'p2/m', 3, true);
   });
 
-  it.each(ENDPOINTS)('streaming fallback before the first byte (%s caller): the caller sees only the fallback stream', async (ep) => {
-    await start({ routing: FAST, providers: [P('p1'), P('p2')], aliases: '  team/a: { targets: [p1/m], fallbacks: [p2/m] }' });
-    fleet.up.p1.always(503);
-    const res = await send(ep, 'team/a', { stream: true });
-    expectServed(res, 'p2/m', 3, true);
-    expect(res.headers.get('content-type')).toContain('text/event-stream');
-    const r = await read(ep, res);
-    expect(r.streamError).toBeUndefined();
-    expect(r.text).toBe('served by p2');
-    if (ep === 'openai') expect(r.raw.trimEnd().endsWith('data: [DONE]')).toBe(true);
-    else expect(r.raw).toContain('event: message_stop');
-    expect(r.raw).not.toContain('p1');
-    expect(fleet.sequence).toEqual(['p1', 'p1', 'p2']);
-  });
+  it.each(ENDPOINTS)(
+    'streaming fallback before the first byte (%s caller): the caller sees only the fallback stream',
+    async (ep) => {
+      await start({
+        routing: FAST,
+        providers: [P('p1'), P('p2')],
+        aliases: '  team/a: { targets: [p1/m], fallbacks: [p2/m] }',
+      });
+      fleet.up.p1.always(503);
+      const res = await send(ep, 'team/a', { stream: true });
+      expectServed(res, 'p2/m', 3, true);
+      expect(res.headers.get('content-type')).toContain('text/event-stream');
+      const r = await read(ep, res);
+      expect(r.streamError).toBeUndefined();
+      expect(r.text).toBe('served by p2');
+      if (ep === 'openai') expect(r.raw.trimEnd().endsWith('data: [DONE]')).toBe(true);
+      else expect(r.raw).toContain('event: message_stop');
+      expect(r.raw).not.toContain('p1');
+      expect(fleet.sequence).toEqual(['p1', 'p1', 'p2']);
+    },
+  );
 
   it.each(ENDPOINTS)('non-stream fallback (%s caller) through an Anthropic-format upstream', async (ep) => {
     await start({
@@ -640,20 +725,23 @@ describe('cooldown (circuit breaker)', () => {
     expectServed(await chat('team/a'), 'p1/m', 1);
   });
 
-  it.each(ENDPOINTS)('nothing else to try (%s caller): 503 no_available_provider with retry-after, no upstream call', async (ep) => {
-    await start({ routing: BREAKER, providers: [P('p1')], aliases: '  team/solo: { targets: [p1/m] }' });
-    fleet.up.p1.always(500);
-    await expectError(ep, await send(ep, 'team/solo'), 500, 'upstream_error');
-    await expectError(ep, await send(ep, 'team/solo'), 500, 'upstream_error');
-    const res = await send(ep, 'team/solo');
-    const e = await expectError(ep, res, 503, 'no_available_provider');
-    expect(e.type).toBe(TYPE.overloaded[ep]);
-    expect(e.message).toContain('alias "team/solo"');
-    expect(e.message).toContain('"p1/m" is cooling down');
-    expect(res.headers.get('retry-after')).toBe('1'); // 300 ms, rounded up to whole seconds
-    expect(res.headers.get('x-gateway-attempts')).toBe('0');
-    expect(fleet.up.p1.calls).toHaveLength(2);
-  });
+  it.each(ENDPOINTS)(
+    'nothing else to try (%s caller): 503 no_available_provider with retry-after, no upstream call',
+    async (ep) => {
+      await start({ routing: BREAKER, providers: [P('p1')], aliases: '  team/solo: { targets: [p1/m] }' });
+      fleet.up.p1.always(500);
+      await expectError(ep, await send(ep, 'team/solo'), 500, 'upstream_error');
+      await expectError(ep, await send(ep, 'team/solo'), 500, 'upstream_error');
+      const res = await send(ep, 'team/solo');
+      const e = await expectError(ep, res, 503, 'no_available_provider');
+      expect(e.type).toBe(TYPE.overloaded[ep]);
+      expect(e.message).toContain('alias "team/solo"');
+      expect(e.message).toContain('"p1/m" is cooling down');
+      expect(res.headers.get('retry-after')).toBe('1'); // 300 ms, rounded up to whole seconds
+      expect(res.headers.get('x-gateway-attempts')).toBe('0');
+      expect(fleet.up.p1.calls).toHaveLength(2);
+    },
+  );
 
   it("a provider's own cooldown overrides the routing default", async () => {
     await start({
@@ -735,7 +823,11 @@ describe.each(ENDPOINTS)('when every attempt fails (%s caller)', (ep) => {
   });
 
   it('a last timeout: 504 upstream_timeout', async () => {
-    await start({ routing: 'retry: { max_retries: 0 }, cooldown: { failures: 1000, cooldown_ms: 1 }', providers: [P('p1', { timeouts: '{ first_byte_ms: 300 }' })], aliases: '  team/solo: { targets: [p1/m] }' });
+    await start({
+      routing: 'retry: { max_retries: 0 }, cooldown: { failures: 1000, cooldown_ms: 1 }',
+      providers: [P('p1', { timeouts: '{ first_byte_ms: 300 }' })],
+      aliases: '  team/solo: { targets: [p1/m] }',
+    });
     fleet.up.p1.always({ kind: 'hang' });
     const res = await send(ep, 'team/solo', { stream: true });
     const e = await expectError(ep, res, 504, 'upstream_timeout');
@@ -745,9 +837,17 @@ describe.each(ENDPOINTS)('when every attempt fails (%s caller)', (ep) => {
   });
 
   it("the last failure a refused gateway credential: 502, not the caller's 401", async () => {
-    await start({ routing: FAST, providers: [P('p1'), P('p2')], aliases: '  team/chain: { strategy: ordered, targets: [p1/m, p2/m] }' });
+    await start({
+      routing: FAST,
+      providers: [P('p1'), P('p2')],
+      aliases: '  team/chain: { strategy: ordered, targets: [p1/m, p2/m] }',
+    });
     fleet.up.p1.always(500);
-    fleet.up.p2.always({ kind: 'status', status: 401, message: (c) => `Incorrect API key provided: ${c.headers.authorization}` });
+    fleet.up.p2.always({
+      kind: 'status',
+      status: 401,
+      message: (c) => `Incorrect API key provided: ${c.headers.authorization}`,
+    });
     const res = await send(ep, 'team/chain');
     const e = await expectError(ep, res, 502, 'upstream_error');
     expect(e.message).toContain(`Provider "p2" rejected the gateway's credentials (HTTP 401)`);
@@ -763,7 +863,11 @@ describe.each(ENDPOINTS)('BYOK (%s caller)', (ep) => {
   const allHeaders = () => fleet.calls.map((c) => JSON.stringify(c.headers)).join('\n');
 
   it('optional: an OpenAI-kind upstream gets the caller key as a Bearer token, not the configured one', async () => {
-    await start({ routing: FAST, providers: [P('p1', { byok: 'optional' })], aliases: '  team/a: { targets: [p1/m] }' });
+    await start({
+      routing: FAST,
+      providers: [P('p1', { byok: 'optional' })],
+      aliases: '  team/a: { targets: [p1/m] }',
+    });
     const res = await send(ep, 'team/a', { headers: BYOK });
     expectServed(res, 'p1/m', 1);
     expect(fleet.up.p1.calls[0].headers.authorization).toBe(`Bearer ${CALLER_KEY}`);
@@ -775,7 +879,11 @@ describe.each(ENDPOINTS)('BYOK (%s caller)', (ep) => {
   });
 
   it('optional: an Anthropic-kind upstream gets the caller key as x-api-key (never the gateway key)', async () => {
-    await start({ routing: FAST, providers: [P('p1', { api: 'anthropic', byok: 'optional' })], aliases: '  team/a: { targets: [p1/m] }' });
+    await start({
+      routing: FAST,
+      providers: [P('p1', { api: 'anthropic', byok: 'optional' })],
+      aliases: '  team/a: { targets: [p1/m] }',
+    });
     const res = await send(ep, 'team/a', { headers: BYOK });
     expectServed(res, 'p1/m', 1);
     expect((await read(ep, res)).text).toBe('served by p1');
@@ -786,7 +894,11 @@ describe.each(ENDPOINTS)('BYOK (%s caller)', (ep) => {
   });
 
   it('required: without the header 401 provider_key_required and no upstream call; with it, served (no configured key needed)', async () => {
-    await start({ routing: FAST, providers: [P('p1', { byok: 'required', apiKey: null })], aliases: '  team/a: { targets: [p1/m] }' });
+    await start({
+      routing: FAST,
+      providers: [P('p1', { byok: 'required', apiKey: null })],
+      aliases: '  team/a: { targets: [p1/m] }',
+    });
     const e = await expectError(ep, await send(ep, 'team/a'), 401, 'provider_key_required');
     expect(e.type).toBe(TYPE.authentication[ep]);
     expect(e.message).toContain('x-provider-api-key');
@@ -810,7 +922,11 @@ describe.each(ENDPOINTS)('BYOK (%s caller)', (ep) => {
       providers: [P('p1', { byok: 'optional' }), P('p2', { byok: 'optional' })],
       aliases: '  team/a: { strategy: ordered, targets: [p1/m], fallbacks: [p2/m], byok_fallback: configured_keys }',
     });
-    fleet.up.p1.always({ kind: 'status', status: 401, message: (c) => `Incorrect API key provided: ${c.headers.authorization}` });
+    fleet.up.p1.always({
+      kind: 'status',
+      status: 401,
+      message: (c) => `Incorrect API key provided: ${c.headers.authorization}`,
+    });
     const res = await send(ep, 'team/a', { headers: BYOK });
     const e = await expectError(ep, res, 401, 'provider_key_rejected');
     expect(e.type).toBe(TYPE.authentication[ep]);
@@ -851,7 +967,10 @@ describe.each(ENDPOINTS)('BYOK (%s caller)', (ep) => {
     const res = await send(ep, 'team/a', { headers: BYOK });
     expectServed(res, 'p2/m', 3, true);
     expect(fleet.sequence).toEqual(['p1', 'p1', 'p2']);
-    expect(fleet.up.p1.calls.map((c) => c.headers.authorization)).toEqual([`Bearer ${CALLER_KEY}`, `Bearer ${CALLER_KEY}`]);
+    expect(fleet.up.p1.calls.map((c) => c.headers.authorization)).toEqual([
+      `Bearer ${CALLER_KEY}`,
+      `Bearer ${CALLER_KEY}`,
+    ]);
     expect(fleet.up.p2.calls[0].headers.authorization).toBe(`Bearer ${configuredKey('p2')}`);
     expect(JSON.stringify(fleet.up.p2.calls)).not.toContain(CALLER_KEY);
   });
@@ -915,37 +1034,36 @@ describe.each(ENDPOINTS)('BYOK (%s caller)', (ep) => {
       providers: [P('p1', { byok: 'optional' }), P('p2')],
       aliases: '  team/a: { strategy: ordered, targets: [p1/m] }\n  team/b: { strategy: ordered, targets: [p2/m] }',
     });
-    const echo = (c: { headers: Record<string, unknown> }) => `bad request; you sent ${String(c.headers.authorization)} and ${String(c.headers['x-api-key'])}`;
+    const echo = (c: { headers: Record<string, unknown> }) =>
+      `bad request; you sent ${String(c.headers.authorization)} and ${String(c.headers['x-api-key'])}`;
     fleet.up.p1.always({ kind: 'status', status: 400, message: echo });
     fleet.up.p2.always({ kind: 'status', status: 500, message: echo });
     const a = await expectError(ep, await send(ep, 'team/a', { headers: BYOK }), 400, 'upstream_error');
     expect(a.message).toContain('bad request; you sent');
     const b = await expectError(ep, await send(ep, 'team/b'), 500, 'upstream_error');
-    for (const raw of [a.raw, b.raw]) for (const s of [CALLER_KEY, GW_KEY, ...ALL_CONFIGURED]) expect(raw).not.toContain(s);
+    for (const raw of [a.raw, b.raw])
+      for (const s of [CALLER_KEY, GW_KEY, ...ALL_CONFIGURED]) expect(raw).not.toContain(s);
   });
 });
 
 // ---------------------------------------------------------------- bugs found
 
 describe('fixed bugs (regression tests)', () => {
-  it(
-    "BYOK: a first target skipped for cooling down must not lock the caller's key to its provider",
-    async () => {
-      await start({
-        routing: 'retry: { max_retries: 0 }, cooldown: { failures: 1, window_ms: 10000, cooldown_ms: 60000 }',
-        providers: [P('p1', { byok: 'optional' }), P('p2', { byok: 'optional' })],
-        aliases: '  team/a: { strategy: ordered, targets: [p1/m, p2/m] }',
-      });
-      // Open p1/m's circuit (a request without a caller key, served by p2 with its configured key).
-      fleet.up.p1.always(500);
-      expectServed(await chat('team/a'), 'p2/m', 2);
-      // With a caller key: no attempt can be made on p1, so the key's first attempt (p2) is where it belongs.
-      const res = await chat('team/a', { headers: { 'x-provider-api-key': CALLER_KEY } });
-      expect(res.status).toBe(200); // actual: 503 no_available_provider
-      expect(res.headers.get('x-gateway-model')).toBe('p2/m');
-      expect(fleet.up.p2.calls.at(-1)!.headers.authorization).toBe(`Bearer ${CALLER_KEY}`);
-    },
-  );
+  it("BYOK: a first target skipped for cooling down must not lock the caller's key to its provider", async () => {
+    await start({
+      routing: 'retry: { max_retries: 0 }, cooldown: { failures: 1, window_ms: 10000, cooldown_ms: 60000 }',
+      providers: [P('p1', { byok: 'optional' }), P('p2', { byok: 'optional' })],
+      aliases: '  team/a: { strategy: ordered, targets: [p1/m, p2/m] }',
+    });
+    // Open p1/m's circuit (a request without a caller key, served by p2 with its configured key).
+    fleet.up.p1.always(500);
+    expectServed(await chat('team/a'), 'p2/m', 2);
+    // With a caller key: no attempt can be made on p1, so the key's first attempt (p2) is where it belongs.
+    const res = await chat('team/a', { headers: { 'x-provider-api-key': CALLER_KEY } });
+    expect(res.status).toBe(200); // actual: 503 no_available_provider
+    expect(res.headers.get('x-gateway-model')).toBe('p2/m');
+    expect(fleet.up.p2.calls.at(-1)!.headers.authorization).toBe(`Bearer ${CALLER_KEY}`);
+  });
 
   it('a target whose committed streams always fail later must end up cooling down (failures: 2)', async () => {
     const COOLDOWN_MS = 60000;
@@ -989,7 +1107,10 @@ describe('fixed bugs (regression tests)', () => {
     expect(a.status).toBe(529);
     const aRaw = await a.text();
     // ...and an OpenAI-format upstream behind the Anthropic endpoint echoes the caller's own key.
-    fleet.up.p2.always({ kind: 'stream_error', message: (c) => `invalid key ${String(c.headers.authorization).slice('Bearer '.length)}` });
+    fleet.up.p2.always({
+      kind: 'stream_error',
+      message: (c) => `invalid key ${String(c.headers.authorization).slice('Bearer '.length)}`,
+    });
     const b = await send('anthropic', 'team/b', { stream: true, headers: { 'x-provider-api-key': CALLER_KEY } });
     expect(b.status).toBe(500);
     const bRaw = await b.text();

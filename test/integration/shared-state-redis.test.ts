@@ -22,7 +22,13 @@ import { formatUsd } from '../../src/budget/cost.js';
 import { periodWindow } from '../../src/budget/periods.js';
 import { startMockUpstream, type MockHandler, type MockUpstream } from '../helpers/mock-upstream.js';
 import { requireRedis, skipRedisTests, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
-import { loadTestConfig, PROVIDER_SECRET, startGateway, TEST_KEY, type RunningGateway } from '../helpers/start-gateway.js';
+import {
+  loadTestConfig,
+  PROVIDER_SECRET,
+  startGateway,
+  TEST_KEY,
+  type RunningGateway,
+} from '../helpers/start-gateway.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -30,9 +36,22 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const PRICE = { input: 1, output: 2 };
 const MAX_TOKENS = 16;
 const MODEL = 'up/gpt-test';
-const CHAT_BODY = JSON.stringify({ model: MODEL, max_tokens: MAX_TOKENS, messages: [{ role: 'user', content: 'one budget, three gateways' }] });
-const STREAM_BODY = JSON.stringify({ model: MODEL, max_tokens: MAX_TOKENS, stream: true, messages: [{ role: 'user', content: 'stream it' }] });
-const MESSAGES_BODY = JSON.stringify({ model: MODEL, max_tokens: MAX_TOKENS, messages: [{ role: 'user', content: 'anthropic caller' }] });
+const CHAT_BODY = JSON.stringify({
+  model: MODEL,
+  max_tokens: MAX_TOKENS,
+  messages: [{ role: 'user', content: 'one budget, three gateways' }],
+});
+const STREAM_BODY = JSON.stringify({
+  model: MODEL,
+  max_tokens: MAX_TOKENS,
+  stream: true,
+  messages: [{ role: 'user', content: 'stream it' }],
+});
+const MESSAGES_BODY = JSON.stringify({
+  model: MODEL,
+  max_tokens: MAX_TOKENS,
+  messages: [{ role: 'user', content: 'anthropic caller' }],
+});
 /** What the limits stage estimates for CHAT_BODY, and what the upstream reports (by default). */
 const PROMPT_TOKENS = Math.ceil(Buffer.byteLength(CHAT_BODY) / BYTES_PER_TOKEN_ESTIMATE);
 /** nano-USD: the reservation for CHAT_BODY, and every request's actual cost. */
@@ -50,7 +69,8 @@ function usageUpstream(prompt = PROMPT_TOKENS, completion = MAX_TOKENS, delayMs 
     const usage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
     const head = { id: 'chatcmpl-shared', created: 1700000000, model: 'gpt-test-upstream' };
     if (req.body?.stream) {
-      const chunk = (choices: unknown[], extra: object = {}) => `data: ${JSON.stringify({ ...head, object: 'chat.completion.chunk', choices, ...extra })}\n\n`;
+      const chunk = (choices: unknown[], extra: object = {}) =>
+        `data: ${JSON.stringify({ ...head, object: 'chat.completion.chunk', choices, ...extra })}\n\n`;
       return {
         kind: 'sse',
         chunks: [
@@ -68,7 +88,14 @@ function usageUpstream(prompt = PROMPT_TOKENS, completion = MAX_TOKENS, delayMs 
       body: {
         ...head,
         object: 'chat.completion',
-        choices: [{ index: 0, message: { role: 'assistant', content: 'shared state', refusal: null }, logprobs: null, finish_reason: 'stop' }],
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: 'shared state', refusal: null },
+            logprobs: null,
+            finish_reason: 'stop',
+          },
+        ],
         usage,
       },
     };
@@ -158,284 +185,305 @@ async function awayFromMinuteBoundary(): Promise<void> {
   if (into > 55_000) await sleep(60_000 - into + 1_000);
 }
 
-describe.skipIf(skipRedisTests('the shared-state Redis tests'))('three gateway instances sharing state through Redis (real redis-server)', () => {
-  let server: RedisServer;
-  let raw: Redis;
-  let upstream: MockUpstream;
-  let gws: RunningGateway[] = [];
-  let redisDown = false;
-  let counter = 0;
+describe.skipIf(skipRedisTests('the shared-state Redis tests'))(
+  'three gateway instances sharing state through Redis (real redis-server)',
+  () => {
+    let server: RedisServer;
+    let raw: Redis;
+    let upstream: MockUpstream;
+    const gws: RunningGateway[] = [];
+    let redisDown = false;
+    let counter = 0;
 
-  /** Three gateways, each with its own RedisStore on the same Redis and prefix; waits until each store answers. */
-  async function startThree(l: Omit<LimitsYaml, 'prefix'>): Promise<{ gws: RunningGateway[]; prefix: string }> {
-    counter += 1;
-    const prefix = `gwshared${process.pid}-${counter}:`;
-    const yaml = configYaml(upstream.url, server.url, { ...l, prefix });
-    for (let i = 0; i < 3; i++) gws.push(await startGateway(loadTestConfig(yaml)));
-    for (const gw of gws) {
-      expect(gw.gateway.runtime.limits.kind).toBe('redis');
-      await waitFor(async () => {
-        await gw.gateway.runtime.limits.ping();
-        return true;
-      }, 'store ready');
-    }
-    expect(new Set(gws.map((g) => g.gateway.runtime.limits)).size).toBe(3);
-    return { gws, prefix };
-  }
-
-  /** Polls `check` (a throw counts as not yet) every 100 ms for at most RECOVERY_MS. */
-  async function waitFor(check: () => Promise<boolean>, what: string): Promise<void> {
-    const deadline = Date.now() + RECOVERY_MS;
-    let last: unknown;
-    while (Date.now() < deadline) {
-      try {
-        if (await check()) return;
-      } catch (err) {
-        last = err;
+    /** Three gateways, each with its own RedisStore on the same Redis and prefix; waits until each store answers. */
+    async function startThree(l: Omit<LimitsYaml, 'prefix'>): Promise<{ gws: RunningGateway[]; prefix: string }> {
+      counter += 1;
+      const prefix = `gwshared${process.pid}-${counter}:`;
+      const yaml = configYaml(upstream.url, server.url, { ...l, prefix });
+      for (let i = 0; i < 3; i++) gws.push(await startGateway(loadTestConfig(yaml)));
+      for (const gw of gws) {
+        expect(gw.gateway.runtime.limits.kind).toBe('redis');
+        await waitFor(async () => {
+          await gw.gateway.runtime.limits.ping();
+          return true;
+        }, 'store ready');
       }
-      await sleep(100);
+      expect(new Set(gws.map((g) => g.gateway.runtime.limits)).size).toBe(3);
+      return { gws, prefix };
     }
-    throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-  }
 
-  const budgetKey = (prefix: string) => `${prefix}budget:shared:*:total`;
-  const spend = async (prefix: string) => Number((await raw.get(budgetKey(prefix))) ?? 0);
-
-  async function stopRedis(): Promise<void> {
-    redisDown = true;
-    await server.stop();
-  }
-  async function restartRedis(): Promise<void> {
-    await server.restart();
-    redisDown = false;
-    await waitFor(async () => (await raw.ping()) === 'PONG', 'raw client reconnected');
-  }
-
-  beforeAll(async () => {
-    requireRedis();
-    server = await startRedisServer();
-    raw = new Redis(server.url, { maxRetriesPerRequest: 1, retryStrategy: () => 100 });
-    raw.on('error', () => undefined);
-    upstream = await startMockUpstream(usageUpstream());
-  });
-
-  beforeEach(() => {
-    upstream.received.length = 0;
-    upstream.setHandler(usageUpstream());
-  });
-
-  afterEach(async () => {
-    await Promise.all(gws.splice(0).map((g) => g.close()));
-    if (redisDown) await restartRedis();
-  });
-
-  afterAll(async () => {
-    raw?.disconnect();
-    await upstream?.close();
-    await server?.stop();
-  });
-
-  it('one budget is exact across three instances: concurrent requests serve exactly what fits, spend never exceeds it', async () => {
-    const { gws, prefix } = await startThree({ onUnavailable: 'fail_closed', budgetUsd: usdFor(10) });
-    const replies = await burst(gws, 30);
-
-    const served = replies.filter((r) => r.status === 200);
-    const refused = replies.filter((r) => r.status !== 200);
-    expect(served).toHaveLength(10);
-    expect(refused).toHaveLength(20);
-    for (const r of served) {
-      expect(r.body.choices[0].message.content).toBe('shared state');
-      expect(r.headers.get('x-gateway-cost-usd')).toBe(formatUsd(COST));
+    /** Polls `check` (a throw counts as not yet) every 100 ms for at most RECOVERY_MS. */
+    async function waitFor(check: () => Promise<boolean>, what: string): Promise<void> {
+      const deadline = Date.now() + RECOVERY_MS;
+      let last: unknown;
+      while (Date.now() < deadline) {
+        try {
+          if (await check()) return;
+        } catch (err) {
+          last = err;
+        }
+        await sleep(100);
+      }
+      throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
     }
-    for (const r of refused) {
-      expectOpenaiError(r, 429, 'budget_exceeded');
-      expect(r.headers.get('x-should-retry')).toBe('false');
-      expect(r.headers.get('x-gateway-limit')).toBe('budget=shared');
+
+    const budgetKey = (prefix: string) => `${prefix}budget:shared:*:total`;
+    const spend = async (prefix: string) => Number((await raw.get(budgetKey(prefix))) ?? 0);
+
+    async function stopRedis(): Promise<void> {
+      redisDown = true;
+      await server.stop();
     }
-    expect(upstream.received).toHaveLength(10);
-    const limitNano = Math.round(usdFor(10) * 1e9);
-    expect(await spend(prefix)).toBe(10 * COST);
-    expect(await spend(prefix)).toBeLessThanOrEqual(limitNano);
-    // Read through a store as well (the gateways' own view of the counter).
-    expect(await gws[2].gateway.runtime.limits.get(['budget:shared:*:total'])).toEqual([10 * COST]);
+    async function restartRedis(): Promise<void> {
+      await server.restart();
+      redisDown = false;
+      await waitFor(async () => (await raw.ping()) === 'PONG', 'raw client reconnected');
+    }
 
-    // Full now on every instance: nothing more is sent upstream.
-    const after = await burst(gws, 3);
-    for (const r of after) expectOpenaiError(r, 429, 'budget_exceeded');
-    expect(upstream.received).toHaveLength(10);
-    expect(await spend(prefix)).toBe(10 * COST);
-  });
+    beforeAll(async () => {
+      requireRedis();
+      server = await startRedisServer();
+      raw = new Redis(server.url, { maxRetriesPerRequest: 1, retryStrategy: () => 100 });
+      raw.on('error', () => undefined);
+      upstream = await startMockUpstream(usageUpstream());
+    });
 
-  it('one budget stays under its limit when requests cost less than reserved: served × actual cost is recorded, then it fills exactly', async () => {
-    // The upstream reports 1 output token instead of MAX_TOKENS, after 30 ms: reservations overlap
-    // and are then settled down to the actual cost.
-    const actual = (PROMPT_TOKENS * PRICE.input + 1 * PRICE.output) * 1000;
-    upstream.setHandler(usageUpstream(PROMPT_TOKENS, 1, 30));
-    const { gws, prefix } = await startThree({ onUnavailable: 'fail_closed', budgetUsd: usdFor(10) });
-    const limitNano = Math.round(usdFor(10) * 1e9);
+    beforeEach(() => {
+      upstream.received.length = 0;
+      upstream.setHandler(usageUpstream());
+    });
 
-    const first = await burst(gws, 30);
-    const servedFirst = first.filter((r) => r.status === 200).length;
-    for (const r of first.filter((x) => x.status !== 200)) expectOpenaiError(r, 429, 'budget_exceeded');
-    expect(servedFirst).toBeGreaterThanOrEqual(10);
-    expect(await spend(prefix)).toBe(servedFirst * actual);
-    expect(await spend(prefix)).toBeLessThanOrEqual(limitNano);
+    afterEach(async () => {
+      await Promise.all(gws.splice(0).map((g) => g.close()));
+      if (redisDown) await restartRedis();
+    });
 
-    // Then one at a time, round-robin, until refused: it stops exactly when the next reservation
-    // (COST) no longer fits.
-    let served = servedFirst;
-    for (let i = 0; i < 200; i++) {
-      const r = await send(gws[i % 3], 'chat');
-      if (r.status !== 200) {
+    afterAll(async () => {
+      raw?.disconnect();
+      await upstream?.close();
+      await server?.stop();
+    });
+
+    it('one budget is exact across three instances: concurrent requests serve exactly what fits, spend never exceeds it', async () => {
+      const { gws, prefix } = await startThree({ onUnavailable: 'fail_closed', budgetUsd: usdFor(10) });
+      const replies = await burst(gws, 30);
+
+      const served = replies.filter((r) => r.status === 200);
+      const refused = replies.filter((r) => r.status !== 200);
+      expect(served).toHaveLength(10);
+      expect(refused).toHaveLength(20);
+      for (const r of served) {
+        expect(r.body.choices[0].message.content).toBe('shared state');
+        expect(r.headers.get('x-gateway-cost-usd')).toBe(formatUsd(COST));
+      }
+      for (const r of refused) {
         expectOpenaiError(r, 429, 'budget_exceeded');
-        break;
+        expect(r.headers.get('x-should-retry')).toBe('false');
+        expect(r.headers.get('x-gateway-limit')).toBe('budget=shared');
       }
-      served++;
-    }
-    const total = await spend(prefix);
-    expect(total).toBe(served * actual);
-    expect(total).toBeLessThanOrEqual(limitNano);
-    expect(total + COST).toBeGreaterThan(limitNano);
-    expect(served).toBe(Math.floor((limitNano - COST) / actual) + 1);
-    expect(upstream.received).toHaveLength(served);
-  });
+      expect(upstream.received).toHaveLength(10);
+      const limitNano = Math.round(usdFor(10) * 1e9);
+      expect(await spend(prefix)).toBe(10 * COST);
+      expect(await spend(prefix)).toBeLessThanOrEqual(limitNano);
+      // Read through a store as well (the gateways' own view of the counter).
+      expect(await gws[2].gateway.runtime.limits.get(['budget:shared:*:total'])).toEqual([10 * COST]);
 
-  it('one rate limit is exact across three instances: requests_per_minute 60, 90 concurrent requests → 60 served', { timeout: 60_000 }, async () => {
-    const { gws, prefix } = await startThree({ onUnavailable: 'fail_closed', rpm: 60 });
-    await awayFromMinuteBoundary();
-    const minute = Math.floor(Date.now() / 60_000) * 60_000;
-    const replies = await burst(gws, 90);
+      // Full now on every instance: nothing more is sent upstream.
+      const after = await burst(gws, 3);
+      for (const r of after) expectOpenaiError(r, 429, 'budget_exceeded');
+      expect(upstream.received).toHaveLength(10);
+      expect(await spend(prefix)).toBe(10 * COST);
+    });
 
-    const served = replies.filter((r) => r.status === 200);
-    const refused = replies.filter((r) => r.status !== 200);
-    expect(served).toHaveLength(60);
-    expect(refused).toHaveLength(30);
-    for (const r of refused) {
-      expectOpenaiError(r, 429, 'rate_limit_exceeded');
-      expect(r.headers.get('x-should-retry')).toBe('false');
-      expect(r.headers.get('x-gateway-limit')).toBe('rate_limit=rpm');
-      expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    }
-    for (const r of served) expect(r.headers.get('x-ratelimit-limit-requests')).toBe('60');
-    // Each served request saw a distinct remaining count: 59 … 0.
-    expect(new Set(served.map((r) => r.headers.get('x-ratelimit-remaining-requests'))).size).toBe(60);
-    expect(upstream.received).toHaveLength(60);
-    expect(Number(await raw.get(`${prefix}rl:rpm:*:req:${minute}`))).toBe(60);
-  });
+    it('one budget stays under its limit when requests cost less than reserved: served × actual cost is recorded, then it fills exactly', async () => {
+      // The upstream reports 1 output token instead of MAX_TOKENS, after 30 ms: reservations overlap
+      // and are then settled down to the actual cost.
+      const actual = (PROMPT_TOKENS * PRICE.input + 1 * PRICE.output) * 1000;
+      upstream.setHandler(usageUpstream(PROMPT_TOKENS, 1, 30));
+      const { gws, prefix } = await startThree({ onUnavailable: 'fail_closed', budgetUsd: usdFor(10) });
+      const limitNano = Math.round(usdFor(10) * 1e9);
 
-  it('fail_closed: Redis down → 503 state_store_unavailable in the caller\'s format, nothing sent upstream; back → every store recovers and the budget applies again', { timeout: 90_000 }, async () => {
-    const { gws, prefix } = await startThree({ onUnavailable: 'fail_closed', budgetUsd: usdFor(20) });
-    for (const gw of gws) expect((await send(gw, 'chat')).status).toBe(200);
-    expect(await spend(prefix)).toBe(3 * COST);
-    const before = upstream.received.length;
+      const first = await burst(gws, 30);
+      const servedFirst = first.filter((r) => r.status === 200).length;
+      for (const r of first.filter((x) => x.status !== 200)) expectOpenaiError(r, 429, 'budget_exceeded');
+      expect(servedFirst).toBeGreaterThanOrEqual(10);
+      expect(await spend(prefix)).toBe(servedFirst * actual);
+      expect(await spend(prefix)).toBeLessThanOrEqual(limitNano);
 
-    await stopRedis();
-    for (const gw of gws) {
-      const chat = await send(gw, 'chat');
-      expectOpenaiError(chat, 503, 'state_store_unavailable');
-      expect(chat.body.error.type).toBe('overloaded_error');
-      expect(chat.headers.get('x-should-retry')).toBe('true');
-      expectOpenaiError(await send(gw, 'stream'), 503, 'state_store_unavailable');
-      const msg = await send(gw, 'messages');
-      expectAnthropicError(msg, 503, 'overloaded_error');
-      expect(msg.body.error.message).toContain('request was not sent');
-      // Nothing about Redis (address, password) reaches the caller.
-      expect(msg.text).not.toContain(String(server.port));
-    }
-    const many = await burst(gws, 12, 'messages');
-    for (const r of many) expectAnthropicError(r, 503, 'overloaded_error');
-    expect(upstream.received).toHaveLength(before);
+      // Then one at a time, round-robin, until refused: it stops exactly when the next reservation
+      // (COST) no longer fits.
+      let served = servedFirst;
+      for (let i = 0; i < 200; i++) {
+        const r = await send(gws[i % 3], 'chat');
+        if (r.status !== 200) {
+          expectOpenaiError(r, 429, 'budget_exceeded');
+          break;
+        }
+        served++;
+      }
+      const total = await spend(prefix);
+      expect(total).toBe(served * actual);
+      expect(total).toBeLessThanOrEqual(limitNano);
+      expect(total + COST).toBeGreaterThan(limitNano);
+      expect(served).toBe(Math.floor((limitNano - COST) / actual) + 1);
+      expect(upstream.received).toHaveLength(served);
+    });
 
-    await restartRedis();
-    // Each instance recovers on its own: poll each (bounded) until a request is served; until
-    // then every answer is the 503.
-    for (const gw of gws) {
-      await waitFor(async () => {
+    it('one rate limit is exact across three instances: requests_per_minute 60, 90 concurrent requests → 60 served', {
+      timeout: 60_000,
+    }, async () => {
+      const { gws, prefix } = await startThree({ onUnavailable: 'fail_closed', rpm: 60 });
+      await awayFromMinuteBoundary();
+      const minute = Math.floor(Date.now() / 60_000) * 60_000;
+      const replies = await burst(gws, 90);
+
+      const served = replies.filter((r) => r.status === 200);
+      const refused = replies.filter((r) => r.status !== 200);
+      expect(served).toHaveLength(60);
+      expect(refused).toHaveLength(30);
+      for (const r of refused) {
+        expectOpenaiError(r, 429, 'rate_limit_exceeded');
+        expect(r.headers.get('x-should-retry')).toBe('false');
+        expect(r.headers.get('x-gateway-limit')).toBe('rate_limit=rpm');
+        expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      }
+      for (const r of served) expect(r.headers.get('x-ratelimit-limit-requests')).toBe('60');
+      // Each served request saw a distinct remaining count: 59 … 0.
+      expect(new Set(served.map((r) => r.headers.get('x-ratelimit-remaining-requests'))).size).toBe(60);
+      expect(upstream.received).toHaveLength(60);
+      expect(Number(await raw.get(`${prefix}rl:rpm:*:req:${minute}`))).toBe(60);
+    });
+
+    it("fail_closed: Redis down → 503 state_store_unavailable in the caller's format, nothing sent upstream; back → every store recovers and the budget applies again", {
+      timeout: 90_000,
+    }, async () => {
+      const { gws, prefix } = await startThree({ onUnavailable: 'fail_closed', budgetUsd: usdFor(20) });
+      for (const gw of gws) expect((await send(gw, 'chat')).status).toBe(200);
+      expect(await spend(prefix)).toBe(3 * COST);
+      const before = upstream.received.length;
+
+      await stopRedis();
+      for (const gw of gws) {
+        const chat = await send(gw, 'chat');
+        expectOpenaiError(chat, 503, 'state_store_unavailable');
+        expect(chat.body.error.type).toBe('overloaded_error');
+        expect(chat.headers.get('x-should-retry')).toBe('true');
+        expectOpenaiError(await send(gw, 'stream'), 503, 'state_store_unavailable');
+        const msg = await send(gw, 'messages');
+        expectAnthropicError(msg, 503, 'overloaded_error');
+        expect(msg.body.error.message).toContain('request was not sent');
+        // Nothing about Redis (address, password) reaches the caller.
+        expect(msg.text).not.toContain(String(server.port));
+      }
+      const many = await burst(gws, 12, 'messages');
+      for (const r of many) expectAnthropicError(r, 503, 'overloaded_error');
+      expect(upstream.received).toHaveLength(before);
+
+      await restartRedis();
+      // Each instance recovers on its own: poll each (bounded) until a request is served; until
+      // then every answer is the 503.
+      for (const gw of gws) {
+        await waitFor(async () => {
+          const r = await send(gw, 'chat');
+          if (r.status !== 200) expectOpenaiError(r, 503, 'state_store_unavailable');
+          return r.status === 200;
+        }, 'gateway served again');
+      }
+      // The restarted Redis starts empty (no persistence): exactly the three recovery requests.
+      expect(await spend(prefix)).toBe(3 * COST);
+      expect(upstream.received).toHaveLength(before + 3);
+
+      // The shared budget applies again, exactly: 20.5 fit in all, 3 used.
+      const replies = await burst(gws, 30);
+      const served = replies.filter((r) => r.status === 200);
+      expect(served).toHaveLength(17);
+      for (const r of replies.filter((x) => x.status !== 200)) expectOpenaiError(r, 429, 'budget_exceeded');
+      expect(await spend(prefix)).toBe(20 * COST);
+      expect(upstream.received).toHaveLength(before + 20);
+    });
+
+    it('fail_open: Redis down → served and logged; back → the outage spend is recorded once and the budget refuses again', {
+      timeout: 90_000,
+    }, async () => {
+      // The rate limit is high: it only shows (x-ratelimit-* headers) whether the store was asked.
+      const { gws, prefix } = await startThree({ onUnavailable: 'fail_open', budgetUsd: usdFor(5), rpm: 100_000 });
+      for (const gw of gws) {
         const r = await send(gw, 'chat');
-        if (r.status !== 200) expectOpenaiError(r, 503, 'state_store_unavailable');
-        return r.status === 200;
-      }, 'gateway served again');
-    }
-    // The restarted Redis starts empty (no persistence): exactly the three recovery requests.
-    expect(await spend(prefix)).toBe(3 * COST);
-    expect(upstream.received).toHaveLength(before + 3);
-
-    // The shared budget applies again, exactly: 20.5 fit in all, 3 used.
-    const replies = await burst(gws, 30);
-    const served = replies.filter((r) => r.status === 200);
-    expect(served).toHaveLength(17);
-    for (const r of replies.filter((x) => x.status !== 200)) expectOpenaiError(r, 429, 'budget_exceeded');
-    expect(await spend(prefix)).toBe(20 * COST);
-    expect(upstream.received).toHaveLength(before + 20);
-  });
-
-  it('fail_open: Redis down → served and logged; back → the outage spend is recorded once and the budget refuses again', { timeout: 90_000 }, async () => {
-    // The rate limit is high: it only shows (x-ratelimit-* headers) whether the store was asked.
-    const { gws, prefix } = await startThree({ onUnavailable: 'fail_open', budgetUsd: usdFor(5), rpm: 100_000 });
-    for (const gw of gws) {
-      const r = await send(gw, 'chat');
-      expect(r.status).toBe(200);
-      expect(r.headers.get('x-ratelimit-limit-requests')).toBe('100000');
-    }
-    expect(await spend(prefix)).toBe(3 * COST);
-    const before = upstream.received.length;
-
-    await stopRedis();
-    // Per instance: a chat completion, an Anthropic message and a stream; 9 × COST in all, more
-    // than the budget (5.5 × COST): fail_open does not check.
-    for (const gw of gws) {
-      const chat = await send(gw, 'chat');
-      expect(chat.status, chat.text).toBe(200);
-      expect(chat.body.choices[0].message.content).toBe('shared state');
-      expect(chat.headers.get('x-ratelimit-limit-requests')).toBeNull();
-      expect(chat.headers.get('x-gateway-cost-usd')).toBe(formatUsd(COST));
-      const msg = await send(gw, 'messages');
-      expect(msg.status, msg.text).toBe(200);
-      expect(msg.body).toMatchObject({ type: 'message', role: 'assistant', content: [{ type: 'text', text: 'shared state' }] });
-      const stream = await send(gw, 'stream');
-      expect(stream.status, stream.text).toBe(200);
-      expect(stream.text.trimEnd().endsWith('data: [DONE]')).toBe(true);
-      expect(stream.text).toContain('"content":"state"');
-    }
-    expect(upstream.received).toHaveLength(before + 9);
-    for (const gw of gws) {
-      const lines = logLines(gw);
-      const open = lines.filter((l) => l.msg === 'state store unavailable: serving without budget and rate-limit checks (fail_open)');
-      expect(open).toHaveLength(3);
-      for (const l of open) {
-        expect(l.level).toBe('error');
-        expect(l.correlation_id).toEqual(expect.any(String));
-        expect(l.error).toContain(`127.0.0.1:${server.port}`);
+        expect(r.status).toBe(200);
+        expect(r.headers.get('x-ratelimit-limit-requests')).toBe('100000');
       }
-      expect(lines.filter((l) => l.msg === 'state store unreachable: settlement kept to record later')).toHaveLength(3);
-      expect(gw.gateway.runtime.reconcile.size).toBeGreaterThan(0);
-    }
+      expect(await spend(prefix)).toBe(3 * COST);
+      const before = upstream.received.length;
 
-    await restartRedis();
-    // The restarted Redis starts empty; each instance's ReconcileQueue retries about every second
-    // and records its own 3 × COST once its store has reconnected.
-    await waitFor(async () => {
-      const s = await spend(prefix);
-      if (s > 9 * COST) throw new Error(`spend ${s} above the outage's ${9 * COST}`);
-      return s === 9 * COST && gws.every((g) => g.gateway.runtime.reconcile.size === 0);
-    }, 'outage spend recorded');
-    await waitFor(async () => gws.every((g) => logLines(g).some((l) => l.msg === 'state store back: pending settlements recorded')), 'recovery logged');
-    // Recorded once: still 9 × COST a couple of retry periods later.
-    await sleep(2_500);
-    expect(await spend(prefix)).toBe(9 * COST);
+      await stopRedis();
+      // Per instance: a chat completion, an Anthropic message and a stream; 9 × COST in all, more
+      // than the budget (5.5 × COST): fail_open does not check.
+      for (const gw of gws) {
+        const chat = await send(gw, 'chat');
+        expect(chat.status, chat.text).toBe(200);
+        expect(chat.body.choices[0].message.content).toBe('shared state');
+        expect(chat.headers.get('x-ratelimit-limit-requests')).toBeNull();
+        expect(chat.headers.get('x-gateway-cost-usd')).toBe(formatUsd(COST));
+        const msg = await send(gw, 'messages');
+        expect(msg.status, msg.text).toBe(200);
+        expect(msg.body).toMatchObject({
+          type: 'message',
+          role: 'assistant',
+          content: [{ type: 'text', text: 'shared state' }],
+        });
+        const stream = await send(gw, 'stream');
+        expect(stream.status, stream.text).toBe(200);
+        expect(stream.text.trimEnd().endsWith('data: [DONE]')).toBe(true);
+        expect(stream.text).toContain('"content":"state"');
+      }
+      expect(upstream.received).toHaveLength(before + 9);
+      for (const gw of gws) {
+        const lines = logLines(gw);
+        const open = lines.filter(
+          (l) => l.msg === 'state store unavailable: serving without budget and rate-limit checks (fail_open)',
+        );
+        expect(open).toHaveLength(3);
+        for (const l of open) {
+          expect(l.level).toBe('error');
+          expect(l.correlation_id).toEqual(expect.any(String));
+          expect(l.error).toContain(`127.0.0.1:${server.port}`);
+        }
+        expect(lines.filter((l) => l.msg === 'state store unreachable: settlement kept to record later')).toHaveLength(
+          3,
+        );
+        expect(gw.gateway.runtime.reconcile.size).toBeGreaterThan(0);
+      }
 
-    // The budget applies again on every instance (each store is back, since each recorded its share).
-    const after = await burst(gws, 6);
-    for (const r of after) {
-      expectOpenaiError(r, 429, 'budget_exceeded');
-      expect(r.headers.get('x-should-retry')).toBe('false');
-    }
-    const anth = await send(gws[1], 'messages');
-    expectAnthropicError(anth, 429, 'rate_limit_error');
-    expect(upstream.received).toHaveLength(before + 9);
-    expect(await spend(prefix)).toBe(9 * COST);
-  });
-});
+      await restartRedis();
+      // The restarted Redis starts empty; each instance's ReconcileQueue retries about every second
+      // and records its own 3 × COST once its store has reconnected.
+      await waitFor(async () => {
+        const s = await spend(prefix);
+        if (s > 9 * COST) throw new Error(`spend ${s} above the outage's ${9 * COST}`);
+        return s === 9 * COST && gws.every((g) => g.gateway.runtime.reconcile.size === 0);
+      }, 'outage spend recorded');
+      await waitFor(
+        async () =>
+          gws.every((g) => logLines(g).some((l) => l.msg === 'state store back: pending settlements recorded')),
+        'recovery logged',
+      );
+      // Recorded once: still 9 × COST a couple of retry periods later.
+      await sleep(2_500);
+      expect(await spend(prefix)).toBe(9 * COST);
+
+      // The budget applies again on every instance (each store is back, since each recorded its share).
+      const after = await burst(gws, 6);
+      for (const r of after) {
+        expectOpenaiError(r, 429, 'budget_exceeded');
+        expect(r.headers.get('x-should-retry')).toBe('false');
+      }
+      const anth = await send(gws[1], 'messages');
+      expectAnthropicError(anth, 429, 'rate_limit_error');
+      expect(upstream.received).toHaveLength(before + 9);
+      expect(await spend(prefix)).toBe(9 * COST);
+    });
+  },
+);
 
 /**
  * BUG (src/budget/periods.ts:30-34, offsetMs): every call constructs a new Intl.DateTimeFormat,

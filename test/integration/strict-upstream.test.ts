@@ -8,35 +8,135 @@ beforeAll(async () => {
 afterAll(() => up.close());
 
 const openai = (body: unknown) =>
-  fetch(`${up.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer k', 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  fetch(`${up.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: 'Bearer k', 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 const anthropic = (body: unknown, extra: Record<string, string> = {}, path = '/v1/messages') =>
-  fetch(`${up.url}${path}`, { method: 'POST', headers: { 'x-api-key': 'k', 'anthropic-version': '2023-06-01', 'content-type': 'application/json', ...extra }, body: JSON.stringify(body) });
+  fetch(`${up.url}${path}`, {
+    method: 'POST',
+    headers: { 'x-api-key': 'k', 'anthropic-version': '2023-06-01', 'content-type': 'application/json', ...extra },
+    body: JSON.stringify(body),
+  });
 
 function sseData(text: string): any[] {
-  return text.split('\n\n').filter((e) => e.includes('data:')).map((e) => {
-    const d = e.split('\n').find((l) => l.startsWith('data:'))!.slice(5).trim();
-    return d === '[DONE]' ? '[DONE]' : JSON.parse(d);
-  });
+  return text
+    .split('\n\n')
+    .filter((e) => e.includes('data:'))
+    .map((e) => {
+      const d = e
+        .split('\n')
+        .find((l) => l.startsWith('data:'))!
+        .slice(5)
+        .trim();
+      return d === '[DONE]' ? '[DONE]' : JSON.parse(d);
+    });
 }
 
 const user = (content: string) => ({ role: 'user', content });
 
 describe('strict upstream: OpenAI chat refusals', () => {
   const cases: Array<[string, unknown, RegExp]> = [
-    ['unknown role', { model: 'gpt-4o', messages: [user('hi'), { role: 'critic', content: 'x' }] }, /Invalid value: 'critic'/],
-    ['unknown argument', { model: 'gpt-4o', messages: [user('hi')], thinking: {} }, /Unrecognized request argument supplied: thinking/],
-    ['orphan tool message', { model: 'gpt-4o', messages: [user('hi'), { role: 'tool', tool_call_id: 'c1', content: 'r' }] }, /must be a response to a preceeding message with 'tool_calls'/],
-    ['unanswered tool call', { model: 'gpt-4o', messages: [user('hi'), { role: 'assistant', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] }, user('next')] }, /did not have response messages: c1/],
-    ['object arguments', { model: 'gpt-4o', messages: [user('hi'), { role: 'assistant', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: {} } }] }, { role: 'tool', tool_call_id: 'c1', content: 'r' }] }, /expected a string, but got an object/],
-    ['max_tokens on a reasoning model', { model: 'o3-mini', messages: [user('hi')], max_tokens: 10 }, /Use 'max_completion_tokens' instead/],
-    ['reasoning_effort on gpt-4o', { model: 'gpt-4o', messages: [user('hi')], reasoning_effort: 'low' }, /reasoning_effort/],
-    ['json_object without the word', { model: 'gpt-4o', messages: [user('hi')], response_format: { type: 'json_object' } }, /must contain the word 'json'/],
-    ['json_schema without name', { model: 'gpt-4o', messages: [user('hi')], response_format: { type: 'json_schema', json_schema: { schema: {} } } }, /json_schema.name/],
-    ['strict schema not closed', { model: 'gpt-4o', messages: [user('hi')], response_format: { type: 'json_schema', json_schema: { name: 'x', strict: true, schema: { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] } } } }, /additionalProperties/],
-    ['unknown content part', { model: 'gpt-4o', messages: [{ role: 'user', content: [{ type: 'thinking', text: 'x' }] }] }, /Invalid value: 'thinking'/],
-    ['stream_options without stream', { model: 'gpt-4o', messages: [user('hi')], stream_options: { include_usage: true } }, /only allowed when 'stream' is enabled/],
-    ['tool_choice without tools', { model: 'gpt-4o', messages: [user('hi')], tool_choice: 'auto' }, /only allowed when 'tools' are specified/],
-    ['user over 64 characters', { model: 'gpt-4o', messages: [user('hi')], user: 'u'.repeat(65) }, /Invalid 'user': string too long/],
+    [
+      'unknown role',
+      { model: 'gpt-4o', messages: [user('hi'), { role: 'critic', content: 'x' }] },
+      /Invalid value: 'critic'/,
+    ],
+    [
+      'unknown argument',
+      { model: 'gpt-4o', messages: [user('hi')], thinking: {} },
+      /Unrecognized request argument supplied: thinking/,
+    ],
+    [
+      'orphan tool message',
+      { model: 'gpt-4o', messages: [user('hi'), { role: 'tool', tool_call_id: 'c1', content: 'r' }] },
+      /must be a response to a preceeding message with 'tool_calls'/,
+    ],
+    [
+      'unanswered tool call',
+      {
+        model: 'gpt-4o',
+        messages: [
+          user('hi'),
+          { role: 'assistant', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+          user('next'),
+        ],
+      },
+      /did not have response messages: c1/,
+    ],
+    [
+      'object arguments',
+      {
+        model: 'gpt-4o',
+        messages: [
+          user('hi'),
+          { role: 'assistant', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: {} } }] },
+          { role: 'tool', tool_call_id: 'c1', content: 'r' },
+        ],
+      },
+      /expected a string, but got an object/,
+    ],
+    [
+      'max_tokens on a reasoning model',
+      { model: 'o3-mini', messages: [user('hi')], max_tokens: 10 },
+      /Use 'max_completion_tokens' instead/,
+    ],
+    [
+      'reasoning_effort on gpt-4o',
+      { model: 'gpt-4o', messages: [user('hi')], reasoning_effort: 'low' },
+      /reasoning_effort/,
+    ],
+    [
+      'json_object without the word',
+      { model: 'gpt-4o', messages: [user('hi')], response_format: { type: 'json_object' } },
+      /must contain the word 'json'/,
+    ],
+    [
+      'json_schema without name',
+      {
+        model: 'gpt-4o',
+        messages: [user('hi')],
+        response_format: { type: 'json_schema', json_schema: { schema: {} } },
+      },
+      /json_schema.name/,
+    ],
+    [
+      'strict schema not closed',
+      {
+        model: 'gpt-4o',
+        messages: [user('hi')],
+        response_format: {
+          type: 'json_schema',
+          json_schema: {
+            name: 'x',
+            strict: true,
+            schema: { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] },
+          },
+        },
+      },
+      /additionalProperties/,
+    ],
+    [
+      'unknown content part',
+      { model: 'gpt-4o', messages: [{ role: 'user', content: [{ type: 'thinking', text: 'x' }] }] },
+      /Invalid value: 'thinking'/,
+    ],
+    [
+      'stream_options without stream',
+      { model: 'gpt-4o', messages: [user('hi')], stream_options: { include_usage: true } },
+      /only allowed when 'stream' is enabled/,
+    ],
+    [
+      'tool_choice without tools',
+      { model: 'gpt-4o', messages: [user('hi')], tool_choice: 'auto' },
+      /only allowed when 'tools' are specified/,
+    ],
+    [
+      'user over 64 characters',
+      { model: 'gpt-4o', messages: [user('hi')], user: 'u'.repeat(65) },
+      /Invalid 'user': string too long/,
+    ],
   ];
   for (const [name, body, message] of cases) {
     it(name, async () => {
@@ -50,7 +150,10 @@ describe('strict upstream: OpenAI chat refusals', () => {
   }
 
   it('401 without a key', async () => {
-    const res = await fetch(`${up.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'gpt-4o', messages: [user('hi')] }) });
+    const res = await fetch(`${up.url}/v1/chat/completions`, {
+      method: 'POST',
+      body: JSON.stringify({ model: 'gpt-4o', messages: [user('hi')] }),
+    });
     expect(res.status).toBe(401);
   });
 });
@@ -58,7 +161,11 @@ describe('strict upstream: OpenAI chat refusals', () => {
 describe('strict upstream: OpenAI chat answers', () => {
   it('plain answer with non-zero usage; the request is recorded', async () => {
     up.reset();
-    const res = await openai({ model: 'gpt-4o', messages: [{ role: 'developer', content: 'be brief' }, user('hello there')], max_tokens: 50 });
+    const res = await openai({
+      model: 'gpt-4o',
+      messages: [{ role: 'developer', content: 'be brief' }, user('hello there')],
+      max_tokens: 50,
+    });
     expect(res.status).toBe(200);
     const j = await res.json();
     expect(j.choices[0].message.content).toBe('echo: hello there');
@@ -69,7 +176,13 @@ describe('strict upstream: OpenAI chat answers', () => {
   });
 
   it('stream: role chunk first, content, finish, usage chunk, [DONE]', async () => {
-    const res = await openai({ model: 'gpt-5', messages: [user('a b c')], stream: true, stream_options: { include_usage: true }, max_completion_tokens: 100 });
+    const res = await openai({
+      model: 'gpt-5',
+      messages: [user('a b c')],
+      stream: true,
+      stream_options: { include_usage: true },
+      max_completion_tokens: 100,
+    });
     const events = sseData(await res.text());
     expect(events[0].choices[0].delta.role).toBe('assistant');
     expect(events.at(-1)).toBe('[DONE]');
@@ -77,17 +190,33 @@ describe('strict upstream: OpenAI chat answers', () => {
     expect(usage.choices).toEqual([]);
     expect(usage.usage.completion_tokens).toBeGreaterThan(0);
     expect(events.at(-3).choices[0].finish_reason).toBe('stop');
-    expect(events.slice(1, -3).map((e: any) => e.choices[0].delta.content).join('')).toBe('echo: a b c');
+    expect(
+      events
+        .slice(1, -3)
+        .map((e: any) => e.choices[0].delta.content)
+        .join(''),
+    ).toBe('echo: a b c');
   });
 
   it('parallel tool calls from the hook, streamed with ids first then argument pieces', async () => {
-    up.setReply(() => ({ toolCalls: [{ name: 'get', args: { city: 'Paris' } }, { name: 'get', args: { city: 'Rome' } }] }));
+    up.setReply(() => ({
+      toolCalls: [
+        { name: 'get', args: { city: 'Paris' } },
+        { name: 'get', args: { city: 'Rome' } },
+      ],
+    }));
     try {
-      const tools = [{ type: 'function', function: { name: 'get', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
+      const tools = [
+        {
+          type: 'function',
+          function: { name: 'get', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+        },
+      ];
       const res = await openai({ model: 'gpt-4o', messages: [user('weather')], tools, stream: true });
       const events = sseData(await res.text()).filter((e) => e !== '[DONE]');
       const args: string[] = ['', ''];
-      for (const e of events) for (const tc of e.choices[0]?.delta.tool_calls ?? []) args[tc.index] += tc.function.arguments ?? '';
+      for (const e of events)
+        for (const tc of e.choices[0]?.delta.tool_calls ?? []) args[tc.index] += tc.function.arguments ?? '';
       expect(args.map((a) => JSON.parse(a))).toEqual([{ city: 'Paris' }, { city: 'Rome' }]);
       expect(events.at(-1).choices[0].finish_reason).toBe('tool_calls');
     } finally {
@@ -96,8 +225,17 @@ describe('strict upstream: OpenAI chat answers', () => {
   });
 
   it('structured output by default: JSON text matching the schema', async () => {
-    const schema = { type: 'object', properties: { name: { type: 'string' }, age: { type: 'integer' } }, required: ['name', 'age'], additionalProperties: false };
-    const res = await openai({ model: 'gpt-4o', messages: [user('who')], response_format: { type: 'json_schema', json_schema: { name: 'person', strict: true, schema } } });
+    const schema = {
+      type: 'object',
+      properties: { name: { type: 'string' }, age: { type: 'integer' } },
+      required: ['name', 'age'],
+      additionalProperties: false,
+    };
+    const res = await openai({
+      model: 'gpt-4o',
+      messages: [user('who')],
+      response_format: { type: 'json_schema', json_schema: { name: 'person', strict: true, schema } },
+    });
     const j = await res.json();
     expect(JSON.parse(j.choices[0].message.content)).toEqual({ name: 'sample', age: 1 });
   });
@@ -118,24 +256,177 @@ describe('strict upstream: Anthropic messages refusals', () => {
   const tu = { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'f', input: {} }] };
   const cases: Array<[string, unknown, RegExp, Record<string, string>?]> = [
     ['max_tokens missing', { model: 'claude-x', messages: [user('hi')] }, /max_tokens: Field required/],
-    ['unknown top-level field', { model: 'claude-x', max_tokens: 10, messages: [user('hi')], frobnicate: 1 }, /frobnicate: Extra inputs are not permitted/],
-    ['context_management without its beta', { model: 'claude-x', max_tokens: 10, messages: [user('hi')], context_management: { edits: [] } }, /context_management: Extra inputs/],
-    ['system role without the beta', { model: 'claude-x', max_tokens: 10, messages: [user('hi'), { role: 'system', content: 'x' }] }, /Input should be 'user' or 'assistant'/],
-    ['first message assistant', { model: 'claude-x', max_tokens: 10, messages: [{ role: 'assistant', content: 'x' }] }, /first message must use the "user" role/],
-    ['orphan tool_result', { model: 'claude-x', max_tokens: 10, messages: [user('hi'), { role: 'assistant', content: 'ok' }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_9', content: 'r' }] }] }, /unexpected `tool_use_id`/],
-    ['tool_use without result', { model: 'claude-x', max_tokens: 10, messages: [user('hi'), tu, user('next')] }, /without `tool_result` blocks/],
-    ['tool_result after text', { model: 'claude-x', max_tokens: 10, messages: [user('hi'), tu, { role: 'user', content: [{ type: 'text', text: 'x' }, { type: 'tool_result', tool_use_id: 'toolu_1', content: 'r' }] }] }, /must come first/],
-    ['budget below 1024', { model: 'claude-x', max_tokens: 4000, messages: [user('hi')], thinking: { type: 'enabled', budget_tokens: 500 } }, /greater than or equal to 1024/],
-    ['budget not below max_tokens', { model: 'claude-x', max_tokens: 2000, messages: [user('hi')], thinking: { type: 'enabled', budget_tokens: 2000 } }, /`max_tokens` must be greater than `thinking.budget_tokens`/],
-    ['temperature with thinking', { model: 'claude-x', max_tokens: 4000, messages: [user('hi')], thinking: { type: 'adaptive' }, temperature: 0.5 }, /`temperature` may only be set to 1/],
-    ['temperature above 1', { model: 'claude-x', max_tokens: 10, messages: [user('hi')], temperature: 1.5 }, /less than or equal to 1/],
-    ['unknown block type', { model: 'claude-x', max_tokens: 10, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: {} }] }] }, /Input tag 'image_url'/],
-    ['thinking without signature', { model: 'claude-x', max_tokens: 10, messages: [user('hi'), { role: 'assistant', content: [{ type: 'thinking', thinking: 't' }, { type: 'text', text: 'a' }] }, user('more')] }, /signature: Field required/],
-    ['tool loop without its thinking block', { model: 'claude-x', max_tokens: 4000, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: [user('hi'), tu, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'r' }] }] }, /Expected `thinking` or `redacted_thinking`/],
-    ['open output format schema', { model: 'claude-x', max_tokens: 10, messages: [user('hi')], output_config: { format: { type: 'json_schema', schema: { type: 'object', properties: {} } } } }, /additionalProperties/],
-    ['thinking on a model without it', { model: 'claude-3-5-haiku-20241022', max_tokens: 4000, messages: [user('hi')], thinking: { type: 'enabled', budget_tokens: 1024 } }, /does not support extended thinking/],
-    ['output format on a model without it', { model: 'claude-sonnet-4-20250514', max_tokens: 100, messages: [user('hi')], output_config: { format: { type: 'json_schema', schema: { type: 'object', additionalProperties: false } } } }, /does not support structured outputs/],
-    ['forced tool with thinking', { model: 'claude-x', max_tokens: 4000, thinking: { type: 'adaptive' }, messages: [user('hi')], tools: [{ name: 'f', input_schema: { type: 'object' } }], tool_choice: { type: 'any' } }, /forces tool use/],
+    [
+      'unknown top-level field',
+      { model: 'claude-x', max_tokens: 10, messages: [user('hi')], frobnicate: 1 },
+      /frobnicate: Extra inputs are not permitted/,
+    ],
+    [
+      'context_management without its beta',
+      { model: 'claude-x', max_tokens: 10, messages: [user('hi')], context_management: { edits: [] } },
+      /context_management: Extra inputs/,
+    ],
+    [
+      'system role without the beta',
+      { model: 'claude-x', max_tokens: 10, messages: [user('hi'), { role: 'system', content: 'x' }] },
+      /Input should be 'user' or 'assistant'/,
+    ],
+    [
+      'first message assistant',
+      { model: 'claude-x', max_tokens: 10, messages: [{ role: 'assistant', content: 'x' }] },
+      /first message must use the "user" role/,
+    ],
+    [
+      'orphan tool_result',
+      {
+        model: 'claude-x',
+        max_tokens: 10,
+        messages: [
+          user('hi'),
+          { role: 'assistant', content: 'ok' },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_9', content: 'r' }] },
+        ],
+      },
+      /unexpected `tool_use_id`/,
+    ],
+    [
+      'tool_use without result',
+      { model: 'claude-x', max_tokens: 10, messages: [user('hi'), tu, user('next')] },
+      /without `tool_result` blocks/,
+    ],
+    [
+      'tool_result after text',
+      {
+        model: 'claude-x',
+        max_tokens: 10,
+        messages: [
+          user('hi'),
+          tu,
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'x' },
+              { type: 'tool_result', tool_use_id: 'toolu_1', content: 'r' },
+            ],
+          },
+        ],
+      },
+      /must come first/,
+    ],
+    [
+      'budget below 1024',
+      {
+        model: 'claude-x',
+        max_tokens: 4000,
+        messages: [user('hi')],
+        thinking: { type: 'enabled', budget_tokens: 500 },
+      },
+      /greater than or equal to 1024/,
+    ],
+    [
+      'budget not below max_tokens',
+      {
+        model: 'claude-x',
+        max_tokens: 2000,
+        messages: [user('hi')],
+        thinking: { type: 'enabled', budget_tokens: 2000 },
+      },
+      /`max_tokens` must be greater than `thinking.budget_tokens`/,
+    ],
+    [
+      'temperature with thinking',
+      { model: 'claude-x', max_tokens: 4000, messages: [user('hi')], thinking: { type: 'adaptive' }, temperature: 0.5 },
+      /`temperature` may only be set to 1/,
+    ],
+    [
+      'temperature above 1',
+      { model: 'claude-x', max_tokens: 10, messages: [user('hi')], temperature: 1.5 },
+      /less than or equal to 1/,
+    ],
+    [
+      'unknown block type',
+      {
+        model: 'claude-x',
+        max_tokens: 10,
+        messages: [{ role: 'user', content: [{ type: 'image_url', image_url: {} }] }],
+      },
+      /Input tag 'image_url'/,
+    ],
+    [
+      'thinking without signature',
+      {
+        model: 'claude-x',
+        max_tokens: 10,
+        messages: [
+          user('hi'),
+          {
+            role: 'assistant',
+            content: [
+              { type: 'thinking', thinking: 't' },
+              { type: 'text', text: 'a' },
+            ],
+          },
+          user('more'),
+        ],
+      },
+      /signature: Field required/,
+    ],
+    [
+      'tool loop without its thinking block',
+      {
+        model: 'claude-x',
+        max_tokens: 4000,
+        thinking: { type: 'enabled', budget_tokens: 1024 },
+        messages: [
+          user('hi'),
+          tu,
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'r' }] },
+        ],
+      },
+      /Expected `thinking` or `redacted_thinking`/,
+    ],
+    [
+      'open output format schema',
+      {
+        model: 'claude-x',
+        max_tokens: 10,
+        messages: [user('hi')],
+        output_config: { format: { type: 'json_schema', schema: { type: 'object', properties: {} } } },
+      },
+      /additionalProperties/,
+    ],
+    [
+      'thinking on a model without it',
+      {
+        model: 'claude-3-5-haiku-20241022',
+        max_tokens: 4000,
+        messages: [user('hi')],
+        thinking: { type: 'enabled', budget_tokens: 1024 },
+      },
+      /does not support extended thinking/,
+    ],
+    [
+      'output format on a model without it',
+      {
+        model: 'claude-sonnet-4-20250514',
+        max_tokens: 100,
+        messages: [user('hi')],
+        output_config: { format: { type: 'json_schema', schema: { type: 'object', additionalProperties: false } } },
+      },
+      /does not support structured outputs/,
+    ],
+    [
+      'forced tool with thinking',
+      {
+        model: 'claude-x',
+        max_tokens: 4000,
+        thinking: { type: 'adaptive' },
+        messages: [user('hi')],
+        tools: [{ name: 'f', input_schema: { type: 'object' } }],
+        tool_choice: { type: 'any' },
+      },
+      /forces tool use/,
+    ],
   ];
   for (const [name, body, message, headers] of cases) {
     it(name, async () => {
@@ -149,13 +440,21 @@ describe('strict upstream: Anthropic messages refusals', () => {
   }
 
   it('count_tokens refuses max_tokens', async () => {
-    const res = await anthropic({ model: 'claude-x', max_tokens: 10, messages: [user('hi')] }, {}, '/v1/messages/count_tokens');
+    const res = await anthropic(
+      { model: 'claude-x', max_tokens: 10, messages: [user('hi')] },
+      {},
+      '/v1/messages/count_tokens',
+    );
     expect(res.status).toBe(400);
     expect((await res.json()).error.message).toMatch(/max_tokens: Extra inputs/);
   });
 
   it('anthropic-version required', async () => {
-    const res = await fetch(`${up.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': 'k' }, body: JSON.stringify({ model: 'claude-x', max_tokens: 10, messages: [user('hi')] }) });
+    const res = await fetch(`${up.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': 'k' },
+      body: JSON.stringify({ model: 'claude-x', max_tokens: 10, messages: [user('hi')] }),
+    });
     expect(res.status).toBe(400);
     expect((await res.json()).error.message).toMatch(/anthropic-version/);
   });
@@ -165,8 +464,17 @@ describe('strict upstream: Anthropic messages answers', () => {
   it('mid-conversation system message and beta fields accepted with their betas', async () => {
     const res = await anthropic(
       {
-        model: 'claude-x', max_tokens: 4000, messages: [user('hi'), { role: 'assistant', content: 'yo' }, { role: 'system', content: 'be terse' }, user('again')],
-        context_management: { edits: [] }, thinking: { type: 'adaptive' }, output_config: { effort: 'high' },
+        model: 'claude-x',
+        max_tokens: 4000,
+        messages: [
+          user('hi'),
+          { role: 'assistant', content: 'yo' },
+          { role: 'system', content: 'be terse' },
+          user('again'),
+        ],
+        context_management: { edits: [] },
+        thinking: { type: 'adaptive' },
+        output_config: { effort: 'high' },
       },
       { 'anthropic-beta': 'mid-conversation-system-clear-at-2026-08-21,context-management-2025-06-27' },
     );
@@ -178,19 +486,46 @@ describe('strict upstream: Anthropic messages answers', () => {
   });
 
   it('stream: documented event order with thinking, text and parallel tool_use', async () => {
-    up.setReply(() => ({ thinking: 'let me see', text: 'calling', toolCalls: [{ name: 'f', args: { a: 1 } }, { name: 'f', args: { a: 2 } }] }));
+    up.setReply(() => ({
+      thinking: 'let me see',
+      text: 'calling',
+      toolCalls: [
+        { name: 'f', args: { a: 1 } },
+        { name: 'f', args: { a: 2 } },
+      ],
+    }));
     try {
-      const res = await anthropic({ model: 'claude-x', max_tokens: 4000, thinking: { type: 'enabled', budget_tokens: 1024 }, stream: true, messages: [user('hi')], tools: [{ name: 'f', input_schema: { type: 'object' } }] });
+      const res = await anthropic({
+        model: 'claude-x',
+        max_tokens: 4000,
+        thinking: { type: 'enabled', budget_tokens: 1024 },
+        stream: true,
+        messages: [user('hi')],
+        tools: [{ name: 'f', input_schema: { type: 'object' } }],
+      });
       const text = await res.text();
       const events = sseData(text);
       expect(events.map((e) => e.type)).toEqual([
-        'message_start', 'ping',
+        'message_start',
+        'ping',
         // thinking: three words and the signature
-        'content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_delta', 'content_block_delta', 'content_block_stop',
-        'content_block_start', 'content_block_delta', 'content_block_stop',
-        'content_block_start', ...events.filter((e) => e.index === 2 && e.type === 'content_block_delta').map(() => 'content_block_delta'), 'content_block_stop',
-        'content_block_start', ...events.filter((e) => e.index === 3 && e.type === 'content_block_delta').map(() => 'content_block_delta'), 'content_block_stop',
-        'message_delta', 'message_stop',
+        'content_block_start',
+        'content_block_delta',
+        'content_block_delta',
+        'content_block_delta',
+        'content_block_delta',
+        'content_block_stop',
+        'content_block_start',
+        'content_block_delta',
+        'content_block_stop',
+        'content_block_start',
+        ...events.filter((e) => e.index === 2 && e.type === 'content_block_delta').map(() => 'content_block_delta'),
+        'content_block_stop',
+        'content_block_start',
+        ...events.filter((e) => e.index === 3 && e.type === 'content_block_delta').map(() => 'content_block_delta'),
+        'content_block_stop',
+        'message_delta',
+        'message_stop',
       ]);
       const start = events[0].message.usage;
       expect(start.input_tokens).toBeGreaterThan(0);
@@ -204,16 +539,38 @@ describe('strict upstream: Anthropic messages answers', () => {
   });
 
   it('structured output: output_config.format → JSON text; forced tool → tool_use with sampled input', async () => {
-    const schema = { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'], additionalProperties: false };
-    const a = await (await anthropic({ model: 'claude-x', max_tokens: 100, messages: [user('hi')], output_config: { format: { type: 'json_schema', schema } } })).json();
+    const schema = {
+      type: 'object',
+      properties: { ok: { type: 'boolean' } },
+      required: ['ok'],
+      additionalProperties: false,
+    };
+    const a = await (
+      await anthropic({
+        model: 'claude-x',
+        max_tokens: 100,
+        messages: [user('hi')],
+        output_config: { format: { type: 'json_schema', schema } },
+      })
+    ).json();
     expect(JSON.parse(a.content[0].text)).toEqual({ ok: true });
-    const b = await (await anthropic({ model: 'claude-x', max_tokens: 100, messages: [user('hi')], tools: [{ name: 'out', input_schema: schema }], tool_choice: { type: 'tool', name: 'out' } })).json();
+    const b = await (
+      await anthropic({
+        model: 'claude-x',
+        max_tokens: 100,
+        messages: [user('hi')],
+        tools: [{ name: 'out', input_schema: schema }],
+        tool_choice: { type: 'tool', name: 'out' },
+      })
+    ).json();
     expect(b.content[0]).toMatchObject({ type: 'tool_use', name: 'out', input: { ok: true } });
     expect(b.stop_reason).toBe('tool_use');
   });
 
   it('count_tokens answers input_tokens; scripted errors in the Anthropic shape', async () => {
-    const c = await (await anthropic({ model: 'claude-x', messages: [user('hi')] }, {}, '/v1/messages/count_tokens')).json();
+    const c = await (
+      await anthropic({ model: 'claude-x', messages: [user('hi')] }, {}, '/v1/messages/count_tokens')
+    ).json();
     expect(c.input_tokens).toBeGreaterThan(0);
     up.setReply(() => ({ error: { status: 529, message: 'busy' } }));
     try {

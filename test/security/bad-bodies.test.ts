@@ -66,14 +66,26 @@ function serverErrors(): string[] {
 
 describe('duplicate keys: 400 in the caller format, upstream not called', () => {
   const cases = (p: Provider): Array<[string, string, string]> => [
-    ['model', `{"model":"nope/x","model":"${p}/m","max_tokens":20,"messages":[{"role":"user","content":"hi"}]}`, 'model'],
-    ['model spelled with an escape', `{"model":"nope/x","mod\\u0065l":"${p}/m","max_tokens":20,"messages":[{"role":"user","content":"hi"}]}`, 'model'],
+    [
+      'model',
+      `{"model":"nope/x","model":"${p}/m","max_tokens":20,"messages":[{"role":"user","content":"hi"}]}`,
+      'model',
+    ],
+    [
+      'model spelled with an escape',
+      `{"model":"nope/x","mod\\u0065l":"${p}/m","max_tokens":20,"messages":[{"role":"user","content":"hi"}]}`,
+      'model',
+    ],
     ['messages', raw(p, '"messages":[{"role":"user","content":"first"}],'), 'messages'],
     ['stream', raw(p, '"stream":true,"stream":false,'), 'stream'],
     ['max_tokens', raw(p, '"max_tokens":100000,'), 'max_tokens'],
     ['message content', raw(p, '', '{"role":"user","content":"a","content":"b"}'), 'messages[0].content'],
     ['message role', raw(p, '', '{"role":"user","role":"assistant","content":"a"}'), 'messages[0].role'],
-    ['nested content block', raw(p, '', '{"role":"user","content":[{"type":"text","text":"a","text":"b"}]}'), 'messages[0].content[0].text'],
+    [
+      'nested content block',
+      raw(p, '', '{"role":"user","content":[{"type":"text","text":"a","text":"b"}]}'),
+      'messages[0].content[0].text',
+    ],
   ];
   for (const [ep, p] of PAIRS) {
     it(`${ep} → ${p}`, async () => {
@@ -87,7 +99,11 @@ describe('duplicate keys: 400 in the caller format, upstream not called', () => 
   it('count_tokens too', async () => {
     const res = await fetch(`${rig.gw.url}/v1/messages/count_tokens`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer sec-gateway-key-0001`, 'anthropic-version': '2023-06-01' },
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer sec-gateway-key-0001`,
+        'anthropic-version': '2023-06-01',
+      },
       body: '{"model":"nope/x","model":"an/m","messages":[{"role":"user","content":"hi"}]}',
     });
     await expect400(res, 'anthropic', 'model');
@@ -102,7 +118,14 @@ describe('__proto__ and constructor keys never cause a 500', () => {
     ['top-level constructor', raw(p, '"constructor":{"prototype":{"x":1}},')],
     ['top-level toString / hasOwnProperty', raw(p, '"toString":1,"hasOwnProperty":"x",')],
     ['in a message', raw(p, '', '{"role":"user","content":"hi","__proto__":{"role":"system"},"constructor":1}')],
-    ['in a content block', raw(p, '', '{"role":"user","content":[{"type":"text","text":"hi","__proto__":{"type":"image"},"constructor":"x"}]}')],
+    [
+      'in a content block',
+      raw(
+        p,
+        '',
+        '{"role":"user","content":[{"type":"text","text":"hi","__proto__":{"type":"image"},"constructor":"x"}]}',
+      ),
+    ],
     ['in metadata', raw(p, '"metadata":{"__proto__":{"user_id":1}},')],
     ['metadata constructor', raw(p, '"metadata":{"constructor":"x","user_id":"u"},')],
   ];
@@ -118,7 +141,10 @@ describe('__proto__ and constructor keys never cause a 500', () => {
     });
   }
   it('on pass-through a top-level __proto__ reaches the upstream untouched', async () => {
-    for (const [ep, p] of [['openai', 'oa'], ['anthropic', 'an']] as const) {
+    for (const [ep, p] of [
+      ['openai', 'oa'],
+      ['anthropic', 'an'],
+    ] as const) {
       rig.up.received.length = 0;
       const body = raw(p, '"__proto__":{"x":1},"constructor":7,');
       const res = await post(rig.gw.url, ep, body);
@@ -130,7 +156,7 @@ describe('__proto__ and constructor keys never cause a 500', () => {
 
 describe('nesting deeper than the documented limit (128): 400 before anything recurses', () => {
   const nest = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
-  const nestObj = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+  const nestObj = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
   for (const [ep, p] of PAIRS) {
     it(`${ep} → ${p}`, async () => {
       const bodies: Array<[string, string]> = [
@@ -141,7 +167,10 @@ describe('nesting deeper than the documented limit (128): 400 before anything re
         [
           'valid, deep in a tool schema',
           ep === 'openai'
-            ? raw(p, `"tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object","properties":{"a":${nestObj(300)}}}}}],`)
+            ? raw(
+                p,
+                `"tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object","properties":{"a":${nestObj(300)}}}}}],`,
+              )
             : raw(p, `"tools":[{"name":"f","input_schema":{"type":"object","properties":{"a":${nestObj(300)}}}}],`),
         ],
       ];
@@ -169,7 +198,10 @@ describe('wrong types for documented fields: 400 naming the field, also on pass-
   const openaiCases: Array<[string, string]> = [
     ['"n":"x",', 'n'],
     ['"user":5,', 'user'],
-    ['"tools":[{"type":"function","function":{"name":"f","description":5,"parameters":{"type":"object"}}}],', 'tools[0].function.description'],
+    [
+      '"tools":[{"type":"function","function":{"name":"f","description":5,"parameters":{"type":"object"}}}],',
+      'tools[0].function.description',
+    ],
     ['"tools":[{"type":"function","function":{"name":"f","parameters":"x"}}],', 'tools[0].function.parameters'],
     ['"tools":[{"type":"function","function":{"name":"f","strict":"yes"}}],', 'tools[0].function.strict'],
     ['"stream_options":{"include_usage":"yes"},', 'stream_options.include_usage'],
@@ -188,7 +220,10 @@ describe('wrong types for documented fields: 400 naming the field, also on pass-
     ['{"role":"user","content":5}', 'messages[0].content'],
     ['{"role":"user","content":[{"type":"text","text":5}]}', 'messages[0].content[0].text'],
     ['{"role":5,"content":"hi"}', 'messages[0].role'],
-    ['{"role":"user","content":"hi"},{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":5}}]},{"role":"tool","tool_call_id":"c1","content":"r"}', 'messages[1].tool_calls[0].function.arguments'],
+    [
+      '{"role":"user","content":"hi"},{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":5}}]},{"role":"tool","tool_call_id":"c1","content":"r"}',
+      'messages[1].tool_calls[0].function.arguments',
+    ],
   ];
   const anthropicCases: Array<[string, string]> = [
     ['"metadata":{"user_id":5},', 'metadata.user_id'],
@@ -208,7 +243,10 @@ describe('wrong types for documented fields: 400 naming the field, also on pass-
     ['{"role":"user","content":5}', 'messages[0].content'],
     ['{"role":"user","content":[{"type":"text","text":5}]}', 'messages[0].content[0].text'],
     ['{"role":5,"content":"hi"}', 'messages[0].role'],
-    ['{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","is_error":"yes"}]}', 'messages[0].content[0].is_error'],
+    [
+      '{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","is_error":"yes"}]}',
+      'messages[0].content[0].is_error',
+    ],
   ];
   for (const [ep, p] of PAIRS) {
     it(`${ep} → ${p}`, async () => {
@@ -228,13 +266,19 @@ describe('values the gateway does not know pass through untouched; translation r
     ['unknown content part type', '', 'messages[0].content[1]'],
     ['documented input_audio part', '', 'messages[0].content[1]'],
     ['unknown tool type', '"tools":[{"type":"custom","custom":{"name":"grep"}}],', 'tools[0]'],
-    ['unknown tool_choice', '"tools":[{"type":"function","function":{"name":"f"}}],"tool_choice":{"type":"allowed_tools","allowed_tools":{"mode":"auto","tools":[]}},', 'tool_choice'],
+    [
+      'unknown tool_choice',
+      '"tools":[{"type":"function","function":{"name":"f"}}],"tool_choice":{"type":"allowed_tools","allowed_tools":{"mode":"auto","tools":[]}},',
+      'tool_choice',
+    ],
     ['new reasoning_effort value', '"reasoning_effort":"ultra",', 'reasoning_effort'],
   ];
   const openaiMsgs: Record<string, string> = {
     'unknown role': '{"role":"user","content":"hi"},{"role":"critic","content":"be brief"}',
-    'unknown content part type': '{"role":"user","content":[{"type":"text","text":"hi"},{"type":"input_video","input_video":{"url":"https://example.test/v.mp4"}}]}',
-    'documented input_audio part': '{"role":"user","content":[{"type":"text","text":"hi"},{"type":"input_audio","input_audio":{"data":"AA==","format":"wav"}}]}',
+    'unknown content part type':
+      '{"role":"user","content":[{"type":"text","text":"hi"},{"type":"input_video","input_video":{"url":"https://example.test/v.mp4"}}]}',
+    'documented input_audio part':
+      '{"role":"user","content":[{"type":"text","text":"hi"},{"type":"input_audio","input_audio":{"data":"AA==","format":"wav"}}]}',
   };
   const anthropicUnknown: Array<[string, string, string]> = [
     ['unknown top-level field', '"x_future":{"a":[1,"b",null]},', 'x_future'],
@@ -242,14 +286,21 @@ describe('values the gateway does not know pass through untouched; translation r
     ['unknown block type', '', 'messages[0].content[1]'],
     ['documented document block', '', 'messages[0].content[1]'],
     ['image from the Files API', '', 'messages[0].content[1]'],
-    ['unknown tool_choice type', '"tools":[{"name":"f","input_schema":{"type":"object"}}],"tool_choice":{"type":"sometimes"},', 'tool_choice'],
+    [
+      'unknown tool_choice type',
+      '"tools":[{"name":"f","input_schema":{"type":"object"}}],"tool_choice":{"type":"sometimes"},',
+      'tool_choice',
+    ],
     ['unknown thinking type', '"thinking":{"type":"between_tools"},', 'thinking'],
   ];
   const anthropicMsgs: Record<string, string> = {
     'unknown role': '{"role":"user","content":"hi"},{"role":"critic","content":"be brief"}',
-    'unknown block type': '{"role":"user","content":[{"type":"text","text":"hi"},{"type":"future_block","data":{"x":1}}]}',
-    'documented document block': '{"role":"user","content":[{"type":"text","text":"hi"},{"type":"document","source":{"type":"text","media_type":"text/plain","data":"doc"}}]}',
-    'image from the Files API': '{"role":"user","content":[{"type":"text","text":"hi"},{"type":"image","source":{"type":"file","file_id":"file_1"}}]}',
+    'unknown block type':
+      '{"role":"user","content":[{"type":"text","text":"hi"},{"type":"future_block","data":{"x":1}}]}',
+    'documented document block':
+      '{"role":"user","content":[{"type":"text","text":"hi"},{"type":"document","source":{"type":"text","media_type":"text/plain","data":"doc"}}]}',
+    'image from the Files API':
+      '{"role":"user","content":[{"type":"text","text":"hi"},{"type":"image","source":{"type":"file","file_id":"file_1"}}]}',
   };
   for (const [ep, p] of PAIRS) {
     const passThrough = (ep === 'openai') === (p === 'oa');
@@ -280,13 +331,19 @@ describe('absurd numbers: 400, never NaN or Infinity in budget arithmetic', () =
     [`{"model":"${p}/m","max_tokens":-1e308,"messages":[{"role":"user","content":"hi"}]}`, 'max_tokens'],
     ...(ep === 'openai'
       ? ([
-          [`{"model":"${p}/m","max_completion_tokens":1e308,"messages":[{"role":"user","content":"hi"}]}`, 'max_completion_tokens'],
+          [
+            `{"model":"${p}/m","max_completion_tokens":1e308,"messages":[{"role":"user","content":"hi"}]}`,
+            'max_completion_tokens',
+          ],
           [raw(p, '"n":1e308,'), 'n'],
           [raw(p, '"n":129,'), 'n'],
           [raw(p, '"temperature":1e308,'), 'temperature'],
         ] as Array<[string, string]>)
       : ([
-          [`{"model":"${p}/m","max_tokens":2000,"thinking":{"type":"enabled","budget_tokens":1e308},"messages":[{"role":"user","content":"hi"}]}`, 'thinking.budget_tokens'],
+          [
+            `{"model":"${p}/m","max_tokens":2000,"thinking":{"type":"enabled","budget_tokens":1e308},"messages":[{"role":"user","content":"hi"}]}`,
+            'thinking.budget_tokens',
+          ],
           [raw(p, '"top_k":1e308,'), 'top_k'],
         ] as Array<[string, string]>)),
   ];

@@ -87,7 +87,9 @@ describe('the readable log', () => {
   it('escapes control characters in caller text: no forged line, no terminal escape', async () => {
     const up = await startMockUpstream(okHandler);
     const writes: string[] = [];
-    const gateway = createGateway(loadTestConfig(securityConfigYaml(up.url)), { logger: createLogger({ level: 'debug', format: 'pretty', write: (l) => writes.push(l) }) });
+    const gateway = createGateway(loadTestConfig(securityConfigYaml(up.url)), {
+      logger: createLogger({ level: 'debug', format: 'pretty', write: (l) => writes.push(l) }),
+    });
     const url = await gateway.listen(0, '127.0.0.1');
     try {
       const evil = 'oa/m\n12:00:00.000  200  POST /v1/chat/completions  forged  1 ms\u001b[31mRED\u001b[0m\r\u2028end';
@@ -128,7 +130,9 @@ describe('traces', () => {
   it('a 1 MB model value: span attributes and names bounded and marked', async () => {
     const extra = `observability:\n  traces: { otlp_endpoint: ${receiver.tracesUrl}, service_name: gw-bounded }\n`;
     const logs: string[] = [];
-    const gateway = createGateway(loadTestConfig(securityConfigYaml(up.url, extra)), { logger: createLogger({ level: 'debug', write: (l) => logs.push(l) }) });
+    const gateway = createGateway(loadTestConfig(securityConfigYaml(up.url, extra)), {
+      logger: createLogger({ level: 'debug', write: (l) => logs.push(l) }),
+    });
     const url = await gateway.listen(0, '127.0.0.1');
     try {
       const res = await post(url, 'openai', body(ONE_MB_MODEL));
@@ -153,7 +157,9 @@ describe('traces', () => {
     const collector = await startHangingCollector();
     const extra = `observability:\n  metrics: { admin_key: ${ADMIN} }\n  traces: { otlp_endpoint: ${collector.url}, service_name: gw-hang }\n`;
     const logs: string[] = [];
-    const gateway = createGateway(loadTestConfig(securityConfigYaml(up.url, extra)), { logger: createLogger({ level: 'debug', write: (l) => (logs.length < 1000 ? logs.push(l) : undefined) }) });
+    const gateway = createGateway(loadTestConfig(securityConfigYaml(up.url, extra)), {
+      logger: createLogger({ level: 'debug', write: (l) => (logs.length < 1000 ? logs.push(l) : undefined) }),
+    });
     const url = await gateway.listen(0, '127.0.0.1');
     try {
       // Warm up (first requests compile code, fill pools), then measure.
@@ -195,7 +201,14 @@ describe('traces', () => {
   it('the exporter queue is bounded in bytes: over the bound, spans are dropped and counted', async () => {
     const collector = await startHangingCollector();
     const bound = 64 * 1024;
-    const tracing = new OtlpTracing({ endpoint: collector.url, serviceName: 'bounded', maxQueueBytes: bound, maxBatchSpans: 10, flushIntervalMs: 20, exportTimeoutMs: 30_000 });
+    const tracing = new OtlpTracing({
+      endpoint: collector.url,
+      serviceName: 'bounded',
+      maxQueueBytes: bound,
+      maxBatchSpans: 10,
+      flushIntervalMs: 20,
+      exportTimeoutMs: 30_000,
+    });
     try {
       const record = (i: number): RequestRecord => ({
         correlation_id: `01JQUEUE${String(i).padStart(18, '0')}`,

@@ -14,7 +14,13 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { budgetCounterKey } from '../../src/budget/plan.js';
-import { startMockUpstream, type MockHandler, type MockReply, type MockUpstream, type ReceivedRequest } from '../helpers/mock-upstream.js';
+import {
+  startMockUpstream,
+  type MockHandler,
+  type MockReply,
+  type MockUpstream,
+  type ReceivedRequest,
+} from '../helpers/mock-upstream.js';
 import { loadTestConfig, startGateway, type RunningGateway } from '../helpers/start-gateway.js';
 import { ANT_KEY, OAI_KEY, post, type Endpoint } from './harness.js';
 
@@ -67,14 +73,20 @@ function antError(message: string): MockReply {
 const isInt = (v: unknown): v is number => Number.isInteger(v) && (v as number) >= 1;
 
 /** The strict upstream (see the file comment); `usage` overrides what it reports. */
-function strictUpstream(o: { delayMs?: number; usage?: (req: ReceivedRequest) => object | undefined } = {}): MockHandler {
+function strictUpstream(
+  o: { delayMs?: number; usage?: (req: ReceivedRequest) => object | undefined } = {},
+): MockHandler {
   return async (req) => {
     if (o.delayMs) await new Promise((r) => setTimeout(r, o.delayMs));
     const b = req.body ?? {};
     if (req.path.endsWith('/chat/completions')) {
-      if (b.max_tokens !== undefined && b.max_completion_tokens !== undefined) return oaiError('Set max_tokens or max_completion_tokens, not both.', 'max_tokens');
+      if (b.max_tokens !== undefined && b.max_completion_tokens !== undefined)
+        return oaiError('Set max_tokens or max_completion_tokens, not both.', 'max_tokens');
       if (/^o\d/.test(b.model) && b.max_tokens !== undefined) {
-        return oaiError("Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", 'max_tokens');
+        return oaiError(
+          "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+          'max_tokens',
+        );
       }
       const n = b.n ?? 1;
       if (!isInt(n) || n > 128) return oaiError('n must be between 1 and 128.', 'n');
@@ -84,27 +96,51 @@ function strictUpstream(o: { delayMs?: number; usage?: (req: ReceivedRequest) =>
       return {
         kind: 'json',
         body: {
-          id: 'chatcmpl-1', object: 'chat.completion', created: 1700000000, model: b.model,
-          choices: Array.from({ length: n }, (_, i) => ({ index: i, message: { role: 'assistant', content: 'ok' }, finish_reason: 'length' })),
+          id: 'chatcmpl-1',
+          object: 'chat.completion',
+          created: 1700000000,
+          model: b.model,
+          choices: Array.from({ length: n }, (_, i) => ({
+            index: i,
+            message: { role: 'assistant', content: 'ok' },
+            finish_reason: 'length',
+          })),
           usage,
         },
       };
     }
     if (!isInt(b.max_tokens)) return antError('max_tokens: Field required');
     const thinking = b.thinking?.type === 'enabled';
-    if (thinking && !(isInt(b.thinking.budget_tokens) && b.thinking.budget_tokens >= 1024 && b.thinking.budget_tokens < b.max_tokens)) {
+    if (
+      thinking &&
+      !(isInt(b.thinking.budget_tokens) && b.thinking.budget_tokens >= 1024 && b.thinking.budget_tokens < b.max_tokens)
+    ) {
       return antError('`max_tokens` must be greater than `thinking.budget_tokens`');
     }
     // Thinking spends its budget, then the answer fills the rest: the worst case is the whole max_tokens.
     const out = thinking ? b.max_tokens : Math.min(b.max_tokens, NATURAL);
-    const searchTool = (b.tools ?? []).find((t: { type?: string }) => typeof t.type === 'string' && t.type.startsWith('web_search'));
+    const searchTool = (b.tools ?? []).find(
+      (t: { type?: string }) => typeof t.type === 'string' && t.type.startsWith('web_search'),
+    );
     const usage = o.usage?.(req) ?? {
-      input_tokens: 10, output_tokens: out, cache_creation_input_tokens: 0, cache_read_input_tokens: 0,
+      input_tokens: 10,
+      output_tokens: out,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
       ...(searchTool ? { server_tool_use: { web_search_requests: searchTool.max_uses ?? 5 } } : {}),
     };
     return {
       kind: 'json',
-      body: { id: 'msg_1', type: 'message', role: 'assistant', model: b.model, content: [{ type: 'text', text: 'ok' }], stop_reason: 'max_tokens', stop_sequence: null, usage },
+      body: {
+        id: 'msg_1',
+        type: 'message',
+        role: 'assistant',
+        model: b.model,
+        content: [{ type: 'text', text: 'ok' }],
+        stop_reason: 'max_tokens',
+        stop_sequence: null,
+        usage,
+      },
     };
   };
 }
@@ -177,7 +213,9 @@ describe('no output cap from the caller: the gateway sends one, the reservation 
 
   it('a concurrent burst of uncapped requests stays within $1', async () => {
     await start(strictUpstream({ delayMs: 100 }));
-    const all = await Promise.all(Array.from({ length: 6 }, (_, i) => send('openai', SMALL, { model: i % 2 ? 'oa/o' : 'oa/m', messages: hi })));
+    const all = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => send('openai', SMALL, { model: i % 2 ? 'oa/o' : 'oa/m', messages: hi })),
+    );
     let charged = 0;
     for (const res of all) {
       if (res.status === 200) charged += costOf(res);
@@ -220,22 +258,34 @@ describe('n multiplies the reservation', () => {
 describe('a thinking budget added by translation is reserved and sent inside max_tokens', () => {
   it('reasoning_effort high without a cap: 4096 + 16384 tokens reserved ($2.05), refused by a $1 budget', async () => {
     await start();
-    await expectBudgetRefusal(await send('openai', SMALL, { model: 'an/think', reasoning_effort: 'high', messages: hi }));
+    await expectBudgetRefusal(
+      await send('openai', SMALL, { model: 'an/think', reasoning_effort: 'high', messages: hi }),
+    );
     expect(up!.received).toHaveLength(0);
     const res = await send('openai', BIG, { model: 'an/think', reasoning_effort: 'high', messages: hi });
     expect(res.status, await res.text()).toBe(200);
-    expect(up!.received[0].body).toMatchObject({ max_tokens: 4096 + 16384, thinking: { type: 'enabled', budget_tokens: 16384 } });
+    expect(up!.received[0].body).toMatchObject({
+      max_tokens: 4096 + 16384,
+      thinking: { type: 'enabled', budget_tokens: 16384 },
+    });
     expect(costOf(res)).toBe((4096 + 16384) * NANO_PER_OUT);
   });
 
   it("the caller's max_tokens stays the answer's room: max_tokens 100 + high → 16484 sent and reserved", async () => {
     await start();
-    const res = await send('openai', BIG, { model: 'an/think', max_tokens: 100, reasoning_effort: 'high', messages: hi });
+    const res = await send('openai', BIG, {
+      model: 'an/think',
+      max_tokens: 100,
+      reasoning_effort: 'high',
+      messages: hi,
+    });
     expect(res.status, await res.text()).toBe(200);
     expect(up!.received[0].body).toMatchObject({ max_tokens: 16484, thinking: { budget_tokens: 16384 } });
     expect(await settled('roomy', 16484 * NANO_PER_OUT)).toBe(16484 * NANO_PER_OUT);
     // Reserved in full: a $1 budget refuses it ($1.6484).
-    await expectBudgetRefusal(await send('openai', SMALL, { model: 'an/think', max_tokens: 100, reasoning_effort: 'high', messages: hi }));
+    await expectBudgetRefusal(
+      await send('openai', SMALL, { model: 'an/think', max_tokens: 100, reasoning_effort: 'high', messages: hi }),
+    );
   });
 });
 
@@ -247,7 +297,11 @@ describe('web searches reported in usage are priced', () => {
     expect(plain.status, await plain.text()).toBe(200);
     expect(costOf(plain)).toBe(10 * NANO_PER_OUT + 3 * 10_000_000);
     // Translated to OpenAI format, the caller sees the cost too (the usage came from Anthropic).
-    up!.setHandler(strictUpstream({ usage: () => ({ input_tokens: 10, output_tokens: 10, server_tool_use: { web_search_requests: 2 } }) }));
+    up!.setHandler(
+      strictUpstream({
+        usage: () => ({ input_tokens: 10, output_tokens: 10, server_tool_use: { web_search_requests: 2 } }),
+      }),
+    );
     const translated = await send('openai', BIG, { model: 'an/m', max_tokens: 10, messages: hi });
     expect(translated.status, await translated.text()).toBe(200);
     expect(costOf(translated)).toBe(10 * NANO_PER_OUT + 2 * 10_000_000);
@@ -267,7 +321,14 @@ describe('web searches reported in usage are priced', () => {
 
 describe('absurd usage reports never reach budget arithmetic as NaN or Infinity', () => {
   it('input and output tokens 1e308: the cost is capped, the counter stays finite and the budget refuses what follows', async () => {
-    await start(strictUpstream({ usage: (req) => (req.path.endsWith('/chat/completions') ? { prompt_tokens: 10, completion_tokens: 1e308 } : { input_tokens: 1e308, output_tokens: 1e308 }) }));
+    await start(
+      strictUpstream({
+        usage: (req) =>
+          req.path.endsWith('/chat/completions')
+            ? { prompt_tokens: 10, completion_tokens: 1e308 }
+            : { input_tokens: 1e308, output_tokens: 1e308 },
+      }),
+    );
     const res = await send('anthropic', BIG, { model: 'an/m', max_tokens: 10, messages: hi });
     expect(res.status, await res.text()).toBe(200);
     const spent = await settled('roomy', costOf(res));
@@ -292,7 +353,9 @@ describe('a concurrent burst of mixed requests against $1', () => {
       ['openai', { model: 'oa/m', n: 16, max_tokens: 300, messages: hi }],
     ];
     const started = Date.now();
-    const all = await Promise.all(Array.from({ length: 20 }, (_, i) => send(mix[i % mix.length][0], SMALL, mix[i % mix.length][1])));
+    const all = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => send(mix[i % mix.length][0], SMALL, mix[i % mix.length][1])),
+    );
     expect(Date.now() - started).toBeLessThan(20_000);
     const texts = await Promise.all(all.map((r) => r.text()));
     const served = all.filter((r) => r.status === 200);
@@ -301,6 +364,8 @@ describe('a concurrent burst of mixed requests against $1', () => {
     expect(spent, `spent $${spent / 1e9} of $1 (${served.length} served)`).toBeLessThanOrEqual(LIMIT_NANO);
     expect(spent).toBe(charged);
     expect(served.length).toBeGreaterThan(0);
-    all.forEach((r, i) => expect([200, 429], texts[i]).toContain(r.status));
+    all.forEach((r, i) => {
+      expect([200, 429], texts[i]).toContain(r.status);
+    });
   });
 });

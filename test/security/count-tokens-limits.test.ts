@@ -28,38 +28,34 @@ describe('count_tokens under a role rate limit of 2 requests per minute, 1 in fl
       body: JSON.stringify({ model: 'oa/m', messages: [{ role: 'user', content: 'how many tokens is this?' }] }),
     });
 
-  it(
-    '14 parallel calls all succeed, the burst allowance is a floor, past it a 429 in Anthropic format; chats keep their 2',
-    async () => {
-      // Counters are per minute window: one fresh gateway per try, within one window.
-      await withinOneMinute(async () => {
-        const { gw } = await fresh();
+  it('14 parallel calls all succeed, the burst allowance is a floor, past it a 429 in Anthropic format; chats keep their 2', async () => {
+    // Counters are per minute window: one fresh gateway per try, within one window.
+    await withinOneMinute(async () => {
+      const { gw } = await fresh();
 
-        const burst = await Promise.all(Array.from({ length: 14 }, count));
-        expect(burst.map((r) => r.status)).toEqual(Array(14).fill(200));
-        for (const r of burst) expect(((await r.json()) as { input_tokens: number }).input_tokens).toBeGreaterThan(0);
+      const burst = await Promise.all(Array.from({ length: 14 }, count));
+      expect(burst.map((r) => r.status)).toEqual(Array(14).fill(200));
+      for (const r of burst) expect(((await r.json()) as { input_tokens: number }).input_tokens).toBeGreaterThan(0);
 
-        for (let i = 14; i < COUNT_TOKENS_BURST; i++) expect((await count()).status).toBe(200);
-        const over = await count();
-        const body = (await over.json()) as { type: string; error: { type: string; message: string } };
-        expect(over.status).toBe(429);
-        expect(body.type).toBe('error');
-        expect(body.error.type).toBe('rate_limit_error');
-        expect(body.error.message).toMatch(/token-counting requests per minute/);
-        expect(over.headers.get('x-gateway-limit')).toBe('rate_limit=dev-limit');
-        expect(over.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+      for (let i = 14; i < COUNT_TOKENS_BURST; i++) expect((await count()).status).toBe(200);
+      const over = await count();
+      const body = (await over.json()) as { type: string; error: { type: string; message: string } };
+      expect(over.status).toBe(429);
+      expect(body.type).toBe('error');
+      expect(body.error.type).toBe('rate_limit_error');
+      expect(body.error.message).toMatch(/token-counting requests per minute/);
+      expect(over.headers.get('x-gateway-limit')).toBe('rate_limit=dev-limit');
+      expect(over.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
 
-        // Counting took nothing from the chat allowance: 2 chats per minute, then 429.
-        for (let i = 0; i < 2; i++) {
-          const chat = await post(gw.url, 'anthropic', bodyFor('anthropic', 'an'));
-          expect(chat.status).toBe(200);
-          await chat.arrayBuffer();
-        }
-        const third = await post(gw.url, 'anthropic', bodyFor('anthropic', 'an'));
-        expect(third.status).toBe(429);
-        expect(((await third.json()) as { error: { message: string } }).error.message).not.toMatch(/token-counting/);
-      });
-    },
-    150_000,
-  );
+      // Counting took nothing from the chat allowance: 2 chats per minute, then 429.
+      for (let i = 0; i < 2; i++) {
+        const chat = await post(gw.url, 'anthropic', bodyFor('anthropic', 'an'));
+        expect(chat.status).toBe(200);
+        await chat.arrayBuffer();
+      }
+      const third = await post(gw.url, 'anthropic', bodyFor('anthropic', 'an'));
+      expect(third.status).toBe(429);
+      expect(((await third.json()) as { error: { message: string } }).error.message).not.toMatch(/token-counting/);
+    });
+  }, 150_000);
 });

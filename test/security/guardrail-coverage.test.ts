@@ -36,7 +36,9 @@ afterEach(async () => {
 });
 
 /** `rule`: one YAML guardrail list item. Roles: dev (defaults), locked (server_tools: deny), mcp (mcp_servers: allow). */
-async function start(rule = `  - { id: no-bird, applies_to: input, check: { type: keywords, words: [${WORD}] }, action: block }`): Promise<RunningGateway> {
+async function start(
+  rule = `  - { id: no-bird, applies_to: input, check: { type: keywords, words: [${WORD}] }, action: block }`,
+): Promise<RunningGateway> {
   gw = await startGateway(
     loadTestConfig(`
 server: { host: 127.0.0.1, port: 0, body_limit: 1mb, shutdown_grace_ms: 1000 }
@@ -72,7 +74,11 @@ type Json = Record<string, unknown>;
 
 function post(ep: Endpoint, body: Json, key = KEY): Promise<Response> {
   return ep === 'openai'
-    ? fetch(`${gw!.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'oai/m', ...body }) })
+    ? fetch(`${gw!.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'oai/m', ...body }),
+      })
     : fetch(`${gw!.url}/v1/messages`, {
         method: 'POST',
         headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
@@ -85,15 +91,83 @@ const schema = (description: string) => ({ type: 'object', properties: { q: { ty
 
 /** One body per place a text can hide, per endpoint (the upstream of the same format gets it as sent). */
 const OPENAI: Array<[string, Json]> = [
-  ['second content part', { messages: [user([{ type: 'text', text: 'hi' }, { type: 'text', text: `about ${WORD}` }])] }],
-  ['tool-call arguments (JSON string)', { messages: [user('go'), { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: `{"q":"${WORD}"}` } }] }, { role: 'tool', tool_call_id: 'c1', content: 'ok' }] }],
-  ['tool-call arguments (object)', { messages: [user('go'), { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: { q: WORD } } }] }, { role: 'tool', tool_call_id: 'c1', content: 'ok' }] }],
-  ['tool description', { messages: [user('hi')], tools: [{ type: 'function', function: { name: 'f', description: `find the ${WORD}`, parameters: schema('q') } }] }],
-  ['tool name', { messages: [user('hi')], tools: [{ type: 'function', function: { name: WORD, parameters: schema('q') } }] }],
-  ['tool schema', { messages: [user('hi')], tools: [{ type: 'function', function: { name: 'f', parameters: schema(`a ${WORD}`) } }] }],
+  [
+    'second content part',
+    {
+      messages: [
+        user([
+          { type: 'text', text: 'hi' },
+          { type: 'text', text: `about ${WORD}` },
+        ]),
+      ],
+    },
+  ],
+  [
+    'tool-call arguments (JSON string)',
+    {
+      messages: [
+        user('go'),
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: `{"q":"${WORD}"}` } }],
+        },
+        { role: 'tool', tool_call_id: 'c1', content: 'ok' },
+      ],
+    },
+  ],
+  [
+    'tool-call arguments (object)',
+    {
+      messages: [
+        user('go'),
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: { q: WORD } } }],
+        },
+        { role: 'tool', tool_call_id: 'c1', content: 'ok' },
+      ],
+    },
+  ],
+  [
+    'tool description',
+    {
+      messages: [user('hi')],
+      tools: [{ type: 'function', function: { name: 'f', description: `find the ${WORD}`, parameters: schema('q') } }],
+    },
+  ],
+  [
+    'tool name',
+    { messages: [user('hi')], tools: [{ type: 'function', function: { name: WORD, parameters: schema('q') } }] },
+  ],
+  [
+    'tool schema',
+    { messages: [user('hi')], tools: [{ type: 'function', function: { name: 'f', parameters: schema(`a ${WORD}`) } }] },
+  ],
   ['message name', { messages: [{ role: 'user', name: WORD, content: 'hi' }] }],
-  ['system content parts', { messages: [{ role: 'system', content: [{ type: 'text', text: 'be brief' }, { type: 'text', text: WORD }] }, user('hi')] }],
-  ['response_format json_schema', { messages: [user('hi')], response_format: { type: 'json_schema', json_schema: { name: 'out', schema: schema(WORD) } } }],
+  [
+    'system content parts',
+    {
+      messages: [
+        {
+          role: 'system',
+          content: [
+            { type: 'text', text: 'be brief' },
+            { type: 'text', text: WORD },
+          ],
+        },
+        user('hi'),
+      ],
+    },
+  ],
+  [
+    'response_format json_schema',
+    {
+      messages: [user('hi')],
+      response_format: { type: 'json_schema', json_schema: { name: 'out', schema: schema(WORD) } },
+    },
+  ],
   ['unknown top-level string field', { messages: [user('hi')], x_note: `the ${WORD}` }],
   ['zero-width space inside the word', { messages: [user('blue\u200Bbird')] }],
   ['fullwidth letters', { messages: [user('ｂｌｕｅｂｉｒｄ')] }],
@@ -101,22 +175,82 @@ const OPENAI: Array<[string, Json]> = [
 ];
 
 const ANTHROPIC: Array<[string, Json]> = [
-  ['second content part', { messages: [user([{ type: 'text', text: 'hi' }, { type: 'text', text: `about ${WORD}` }])] }],
-  ['tool_use input (object)', { messages: [user('go'), { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'f', input: { q: WORD } }] }, user([{ type: 'tool_result', tool_use_id: 't1', content: 'ok' }])] }],
-  ['tool description', { messages: [user('hi')], tools: [{ name: 'f', description: `find the ${WORD}`, input_schema: schema('q') }] }],
+  [
+    'second content part',
+    {
+      messages: [
+        user([
+          { type: 'text', text: 'hi' },
+          { type: 'text', text: `about ${WORD}` },
+        ]),
+      ],
+    },
+  ],
+  [
+    'tool_use input (object)',
+    {
+      messages: [
+        user('go'),
+        { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'f', input: { q: WORD } }] },
+        user([{ type: 'tool_result', tool_use_id: 't1', content: 'ok' }]),
+      ],
+    },
+  ],
+  [
+    'tool description',
+    { messages: [user('hi')], tools: [{ name: 'f', description: `find the ${WORD}`, input_schema: schema('q') }] },
+  ],
   ['tool name', { messages: [user('hi')], tools: [{ name: WORD, input_schema: schema('q') }] }],
   ['tool schema', { messages: [user('hi')], tools: [{ name: 'f', input_schema: schema(`a ${WORD}`) }] }],
-  ['system blocks', { system: [{ type: 'text', text: 'be brief' }, { type: 'text', text: WORD }], messages: [user('hi')] }],
-  ['output_format schema (a field the gateway does not know)', { messages: [user('hi')], output_format: { type: 'json_schema', schema: schema(WORD) } }],
+  [
+    'system blocks',
+    {
+      system: [
+        { type: 'text', text: 'be brief' },
+        { type: 'text', text: WORD },
+      ],
+      messages: [user('hi')],
+    },
+  ],
+  [
+    'output_format schema (a field the gateway does not know)',
+    { messages: [user('hi')], output_format: { type: 'json_schema', schema: schema(WORD) } },
+  ],
   ['unknown top-level string field', { messages: [user('hi')], x_note: `the ${WORD}` }],
-  ['server tool settings', { messages: [user('hi')], tools: [{ type: 'web_search_20250305', name: 'web_search', allowed_domains: [`${WORD}.example`] }] }],
-  ['an earlier server tool result', {
-    messages: [
-      user('news?'),
-      { role: 'assistant', content: [{ type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'news' } }, { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: [{ type: 'web_search_result', url: 'https://n.example', title: `${WORD} sighted`, encrypted_content: 'EqgfCioIARgBIiQ3' }] }] },
-      user('more'),
-    ],
-  }],
+  [
+    'server tool settings',
+    {
+      messages: [user('hi')],
+      tools: [{ type: 'web_search_20250305', name: 'web_search', allowed_domains: [`${WORD}.example`] }],
+    },
+  ],
+  [
+    'an earlier server tool result',
+    {
+      messages: [
+        user('news?'),
+        {
+          role: 'assistant',
+          content: [
+            { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'news' } },
+            {
+              type: 'web_search_tool_result',
+              tool_use_id: 'srvtoolu_1',
+              content: [
+                {
+                  type: 'web_search_result',
+                  url: 'https://n.example',
+                  title: `${WORD} sighted`,
+                  encrypted_content: 'EqgfCioIARgBIiQ3',
+                },
+              ],
+            },
+          ],
+        },
+        user('more'),
+      ],
+    },
+  ],
   ['zero-width space inside the word', { messages: [user('blue\u200Bbird')] }],
   ['fullwidth letters', { messages: [user('ｂｌｕｅｂｉｒｄ')] }],
   ['soft hyphen inside the word', { messages: [user('blue\u00ADbird')] }],
@@ -126,7 +260,10 @@ async function expectBlocked(ep: Endpoint, res: Response): Promise<void> {
   const body = await res.json();
   expect(res.status, JSON.stringify(body)).toBe(400);
   const message = 'The request was blocked by guardrail "no-bird".';
-  if (ep === 'openai') expect(body).toEqual({ error: { message, type: 'invalid_request_error', param: 'guardrail:no-bird', code: 'guardrail_blocked' } });
+  if (ep === 'openai')
+    expect(body).toEqual({
+      error: { message, type: 'invalid_request_error', param: 'guardrail:no-bird', code: 'guardrail_blocked' },
+    });
   else expect(body).toEqual({ type: 'error', error: { type: 'invalid_request_error', message } });
   expect(upstream.calls).toHaveLength(0);
 }
@@ -142,18 +279,30 @@ describe('a block rule sees every text the model receives', () => {
   });
   it('/v1/messages: an MCP server the role may use is read too', async () => {
     await start();
-    await expectBlocked('anthropic', await post('anthropic', { messages: [user('hi')], mcp_servers: [{ type: 'url', url: 'https://mcp.example', name: WORD }] }, KEY_MCP));
+    await expectBlocked(
+      'anthropic',
+      await post(
+        'anthropic',
+        { messages: [user('hi')], mcp_servers: [{ type: 'url', url: 'https://mcp.example', name: WORD }] },
+        KEY_MCP,
+      ),
+    );
   });
-  it.each(['openai', 'anthropic'] as const)('%s: without the word anywhere, the same kinds of request are served', async (ep) => {
-    await start();
-    const clean = (ep === 'openai' ? OPENAI : ANTHROPIC).map(([, b]) => JSON.parse(JSON.stringify(b).replace(/blue[\u200b\u00ad]?bird|ｂｌｕｅｂｉｒｄ/gi, 'robin')) as Json);
-    for (const b of clean) {
-      const res = await post(ep, b, KEY_MCP);
-      expect(res.status, `${JSON.stringify(b)} → ${await res.clone().text()}`).toBe(200);
-      await res.text();
-    }
-    expect(upstream.calls).toHaveLength(clean.length);
-  });
+  it.each(['openai', 'anthropic'] as const)(
+    '%s: without the word anywhere, the same kinds of request are served',
+    async (ep) => {
+      await start();
+      const clean = (ep === 'openai' ? OPENAI : ANTHROPIC).map(
+        ([, b]) => JSON.parse(JSON.stringify(b).replace(/blue[\u200b\u00ad]?bird|ｂｌｕｅｂｉｒｄ/gi, 'robin')) as Json,
+      );
+      for (const b of clean) {
+        const res = await post(ep, b, KEY_MCP);
+        expect(res.status, `${JSON.stringify(b)} → ${await res.clone().text()}`).toBe(200);
+        await res.text();
+      }
+      expect(upstream.calls).toHaveLength(clean.length);
+    },
+  );
 });
 
 describe('a redaction reaches the upstream in every field, the rest of the request as sent', () => {
@@ -166,7 +315,11 @@ describe('a redaction reaches the upstream in every field, the rest of the reque
       x_note: `the ${WORD} note`,
       messages: [
         { role: 'user', name: WORD, content: 'call it' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: { q: WORD } } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: { q: WORD } } }],
+        },
         { role: 'tool', tool_call_id: 'c1', content: 'ok' },
         user('the blue\u200Bbird, not the wren'),
       ],
@@ -184,7 +337,11 @@ describe('a redaction reaches the upstream in every field, the rest of the reque
     expect(b.messages[1].tool_calls[0].function.arguments).toEqual({ q: '[REDACTED:keyword]' });
     // The disguised word is replaced as a whole, its zero-width space included; the rest stays.
     expect(b.messages[3].content).toBe('the [REDACTED:keyword], not the wren');
-    expect(b.tools[0].function).toEqual({ name: 'f', description: 'find the [REDACTED:keyword]', parameters: schema('q') });
+    expect(b.tools[0].function).toEqual({
+      name: 'f',
+      description: 'find the [REDACTED:keyword]',
+      parameters: schema('q'),
+    });
   });
 
   it('Anthropic → OpenAI (translated): the redacted tool definition and system block are what get translated', async () => {
@@ -223,7 +380,11 @@ describe('server tools and MCP servers: what runs on the gateway’s account, pe
     // The OpenAI endpoint says the same in its own format.
     const oai = await post('openai', { messages: [user('hi')], mcp_servers: MCP });
     expect(oai.status).toBe(403);
-    expect((await oai.json()).error).toMatchObject({ type: 'permission_error', param: 'mcp_servers', code: 'tool_not_allowed' });
+    expect((await oai.json()).error).toMatchObject({
+      type: 'permission_error',
+      param: 'mcp_servers',
+      code: 'tool_not_allowed',
+    });
     expect(upstream.calls).toHaveLength(0);
   });
 

@@ -17,7 +17,12 @@ export const ENDPOINTS: Endpoint[] = ['openai', 'anthropic'];
 export const PROVIDERS = ['oa', 'an'] as const;
 export type Provider = (typeof PROVIDERS)[number];
 /** The four caller × provider pairs: two pass-through, two translated. */
-export const PAIRS: Array<[Endpoint, Provider]> = [['openai', 'oa'], ['openai', 'an'], ['anthropic', 'oa'], ['anthropic', 'an']];
+export const PAIRS: Array<[Endpoint, Provider]> = [
+  ['openai', 'oa'],
+  ['openai', 'an'],
+  ['anthropic', 'oa'],
+  ['anthropic', 'an'],
+];
 
 export function securityConfigYaml(upstreamUrl: string, extra = '', failures = 3): string {
   return `
@@ -52,10 +57,20 @@ export interface SecurityRig {
 }
 
 /** `failures`: provider failures that open a model's circuit (high where tests fail streams on purpose). */
-export async function startRig(handler: MockHandler, o: { extra?: string; failures?: number } = {}): Promise<SecurityRig> {
+export async function startRig(
+  handler: MockHandler,
+  o: { extra?: string; failures?: number } = {},
+): Promise<SecurityRig> {
   const up = await startMockUpstream(handler);
   const gw = await startGateway(loadTestConfig(securityConfigYaml(up.url, o.extra, o.failures)));
-  return { gw, up, close: async () => { await gw.close(); await up.close(); } };
+  return {
+    gw,
+    up,
+    close: async () => {
+      await gw.close();
+      await up.close();
+    },
+  };
 }
 
 export function pathOf(ep: Endpoint): string {
@@ -71,7 +86,7 @@ export function headersFor(ep: Endpoint, extra: Record<string, string> = {}): Re
   };
 }
 
-export function bodyFor(ep: Endpoint, provider: Provider, o: { stream?: boolean; text?: string } = {}): string {
+export function bodyFor(_ep: Endpoint, provider: Provider, o: { stream?: boolean; text?: string } = {}): string {
   return JSON.stringify({
     model: `${provider}/m`,
     max_tokens: 200,
@@ -88,21 +103,37 @@ export function post(base: string, ep: Endpoint, body: string, extra: Record<str
  * Starts a streaming request over a raw socket, reads until `marker` has arrived (or the first
  * bytes when no marker), then destroys the connection: a user pressing Esc mid-stream.
  */
-export function abandonStream(base: string, ep: Endpoint, body: string, marker?: string, correlationId?: string): Promise<string> {
+export function abandonStream(
+  base: string,
+  ep: Endpoint,
+  body: string,
+  marker?: string,
+  correlationId?: string,
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const url = new URL(base + pathOf(ep));
-    const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: headersFor(ep, correlationId ? { 'x-correlation-id': correlationId } : {}), agent: false }, (res) => {
-      let got = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => {
-        got += c;
-        if (!marker || got.includes(marker)) {
-          req.destroy();
-          resolve(got);
-        }
-      });
-      res.on('end', () => reject(new Error(`stream ended before the marker ${marker}: ${got.slice(0, 300)}`)));
-    });
+    const req = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        headers: headersFor(ep, correlationId ? { 'x-correlation-id': correlationId } : {}),
+        agent: false,
+      },
+      (res) => {
+        let got = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          got += c;
+          if (!marker || got.includes(marker)) {
+            req.destroy();
+            resolve(got);
+          }
+        });
+        res.on('end', () => reject(new Error(`stream ended before the marker ${marker}: ${got.slice(0, 300)}`)));
+      },
+    );
     req.on('error', (e) => {
       if (!req.destroyed) reject(e);
     });
@@ -111,10 +142,23 @@ export function abandonStream(base: string, ep: Endpoint, body: string, marker?:
 }
 
 /** Sends a request and destroys the connection after `ms`, before any response. */
-export function abandonBeforeResponse(base: string, ep: Endpoint, body: string, ms: number, correlationId?: string): Promise<void> {
+export function abandonBeforeResponse(
+  base: string,
+  ep: Endpoint,
+  body: string,
+  ms: number,
+  correlationId?: string,
+): Promise<void> {
   return new Promise((resolve) => {
     const url = new URL(base + pathOf(ep));
-    const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: headersFor(ep, correlationId ? { 'x-correlation-id': correlationId } : {}), agent: false });
+    const req = request({
+      host: url.hostname,
+      port: url.port,
+      path: url.pathname,
+      method: 'POST',
+      headers: headersFor(ep, correlationId ? { 'x-correlation-id': correlationId } : {}),
+      agent: false,
+    });
     req.on('error', () => undefined);
     req.end(body);
     setTimeout(() => {
@@ -141,11 +185,19 @@ export async function eventually<T>(get: () => T | undefined, what: string, time
 /** Upstream stream bodies in each format, word by word. */
 export function openaiStream(words: string[], o: { usage?: boolean; done?: boolean; finish?: boolean } = {}): string[] {
   const head = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1700000000, model: 'gpt-4o-mini' };
-  const out = [`data: ${JSON.stringify({ ...head, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] })}\n\n`];
-  for (const w of words) out.push(`data: ${JSON.stringify({ ...head, choices: [{ index: 0, delta: { content: w }, finish_reason: null }] })}\n\n`);
-  if (o.finish !== false) out.push(`data: ${JSON.stringify({ ...head, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`);
+  const out = [
+    `data: ${JSON.stringify({ ...head, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] })}\n\n`,
+  ];
+  for (const w of words)
+    out.push(
+      `data: ${JSON.stringify({ ...head, choices: [{ index: 0, delta: { content: w }, finish_reason: null }] })}\n\n`,
+    );
+  if (o.finish !== false)
+    out.push(`data: ${JSON.stringify({ ...head, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`);
   if (o.usage !== false && o.finish !== false) {
-    out.push(`data: ${JSON.stringify({ ...head, choices: [], usage: { prompt_tokens: 10, completion_tokens: words.length, total_tokens: 10 + words.length } })}\n\n`);
+    out.push(
+      `data: ${JSON.stringify({ ...head, choices: [], usage: { prompt_tokens: 10, completion_tokens: words.length, total_tokens: 10 + words.length } })}\n\n`,
+    );
   }
   if (o.done !== false) out.push('data: [DONE]\n\n');
   return out;
@@ -154,13 +206,29 @@ export function openaiStream(words: string[], o: { usage?: boolean; done?: boole
 export function anthropicStream(words: string[], o: { stop?: boolean } = {}): string[] {
   const ev = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
   const out = [
-    ev('message_start', { message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-test', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } } }),
+    ev('message_start', {
+      message: {
+        id: 'msg_1',
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-test',
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: 10, output_tokens: 1 },
+      },
+    }),
     ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
   ];
   for (const w of words) out.push(ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: w } }));
   if (o.stop !== false) {
     out.push(ev('content_block_stop', { index: 0 }));
-    out.push(ev('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: words.length } }));
+    out.push(
+      ev('message_delta', {
+        delta: { stop_reason: 'end_turn', stop_sequence: null },
+        usage: { output_tokens: words.length },
+      }),
+    );
     out.push(ev('message_stop', {}));
   }
   return out;
@@ -169,7 +237,8 @@ export function anthropicStream(words: string[], o: { stop?: boolean } = {}): st
 /** A handler answering each upstream path with a stream in its format. */
 export function streamingHandler(o: { words: string[]; delayMs?: number }): MockHandler {
   return (req) => {
-    if (req.path.endsWith('/chat/completions')) return { kind: 'sse', chunks: openaiStream(o.words), delayMs: o.delayMs };
+    if (req.path.endsWith('/chat/completions'))
+      return { kind: 'sse', chunks: openaiStream(o.words), delayMs: o.delayMs };
     return { kind: 'sse', chunks: anthropicStream(o.words), delayMs: o.delayMs };
   };
 }
@@ -178,13 +247,22 @@ export function streamingHandler(o: { words: string[]; delayMs?: number }): Mock
 export function jsonReply(path: string, text: string) {
   if (path.endsWith('/chat/completions')) {
     return {
-      id: 'chatcmpl-1', object: 'chat.completion', created: 1700000000, model: 'gpt-4o-mini',
+      id: 'chatcmpl-1',
+      object: 'chat.completion',
+      created: 1700000000,
+      model: 'gpt-4o-mini',
       choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
       usage: { prompt_tokens: 10, completion_tokens: 2, total_tokens: 12 },
     };
   }
   return {
-    id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-test', content: [{ type: 'text', text }],
-    stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 10, output_tokens: 2 },
+    id: 'msg_1',
+    type: 'message',
+    role: 'assistant',
+    model: 'claude-test',
+    content: [{ type: 'text', text }],
+    stop_reason: 'end_turn',
+    stop_sequence: null,
+    usage: { input_tokens: 10, output_tokens: 2 },
   };
 }

@@ -12,7 +12,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectLinearDoubling, healthLatencyDuring } from '../helpers/linear-time.js';
 import { loadConfigText } from '../../src/config/load.js';
-import { bodyFor, headersFor, jsonReply, openaiStream, post, securityConfigYaml, startRig, type SecurityRig } from './harness.js';
+import {
+  bodyFor,
+  headersFor,
+  jsonReply,
+  openaiStream,
+  post,
+  securityConfigYaml,
+  startRig,
+  type SecurityRig,
+} from './harness.js';
 
 /** GET /health must answer within this while a big request is being worked on. */
 const HEALTH_MS = 1_500;
@@ -33,12 +42,21 @@ function word(length: number): string {
 }
 
 /** Runs `send` at n and 2n characters (after a small warm-up: tokenizer ranks, JIT): health prompt at both, time linear. */
-async function expectLinearAndResponsive(rig: SecurityRig, n: number, send: (size: number) => Promise<void>): Promise<void> {
+async function expectLinearAndResponsive(
+  rig: SecurityRig,
+  n: number,
+  send: (size: number) => Promise<void>,
+): Promise<void> {
   await send(KB);
   const atN = await healthLatencyDuring(rig.gw.url, () => send(n));
-  expect(atN.healthMs, `GET /health took ${atN.healthMs.toFixed(0)} ms during a request of ${n} chars`).toBeLessThan(HEALTH_MS);
+  expect(atN.healthMs, `GET /health took ${atN.healthMs.toFixed(0)} ms during a request of ${n} chars`).toBeLessThan(
+    HEALTH_MS,
+  );
   const at2N = await healthLatencyDuring(rig.gw.url, () => send(2 * n));
-  expect(at2N.healthMs, `GET /health took ${at2N.healthMs.toFixed(0)} ms during a request of ${2 * n} chars`).toBeLessThan(HEALTH_MS);
+  expect(
+    at2N.healthMs,
+    `GET /health took ${at2N.healthMs.toFixed(0)} ms during a request of ${2 * n} chars`,
+  ).toBeLessThan(HEALTH_MS);
   expectLinearDoubling(atN.workMs, at2N.workMs);
 }
 
@@ -55,7 +73,7 @@ describe('private_key detector as an input guardrail', () => {
     '200 KB and 400 KB of BEGIN markers with no key after them: linear, /health prompt',
     async () => {
       await expectLinearAndResponsive(rig, 200 * KB, async (size) => {
-        const text = BEGIN.repeat(Math.ceil(size / BEGIN.length)) + 'x';
+        const text = `${BEGIN.repeat(Math.ceil(size / BEGIN.length))}x`;
         const res = await post(rig.gw.url, 'openai', bodyFor('openai', 'oa', { text }));
         expect(res.status).toBe(200);
         await res.arrayBuffer();
@@ -84,7 +102,11 @@ describe('redaction inside tool-call arguments', () => {
         const args = `{"x": ${KEY.repeat(Math.ceil(size / KEY.length))}1}`;
         const messages = [
           { role: 'user', content: 'go' },
-          { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: args } }] },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: args } }],
+          },
           { role: 'tool', tool_call_id: 'call_1', content: 'done' },
         ];
         const res = await post(rig.gw.url, 'openai', JSON.stringify({ model: 'oa/m', max_tokens: 20, messages }));
@@ -174,7 +196,9 @@ describe('output stream guard', () => {
         deltas.push(' and the text after it.');
         return { kind: 'sse', chunks: openaiStream(deltas) };
       },
-      { extra: `guardrails:\n  - { id: tokens-out, applies_to: output, check: { type: detectors, detectors: [email, phone, credit_card, iban, aws_access_key, private_key, bearer_token] }, action: redact }` },
+      {
+        extra: `guardrails:\n  - { id: tokens-out, applies_to: output, check: { type: detectors, detectors: [email, phone, credit_card, iban, aws_access_key, private_key, bearer_token] }, action: redact }`,
+      },
     );
   });
   afterAll(() => rig.close());
@@ -200,9 +224,18 @@ describe('output stream guard', () => {
 
 describe('guardrail regexes from the config', () => {
   it('one with catastrophic backtracking is refused at load, naming the rule path and why', () => {
-    const yaml = securityConfigYaml('http://127.0.0.1:9', `guardrails:\n  - { id: nested, applies_to: input, check: { type: regex, pattern: "(a+)+$" }, action: block }`);
+    const yaml = securityConfigYaml(
+      'http://127.0.0.1:9',
+      `guardrails:\n  - { id: nested, applies_to: input, check: { type: regex, pattern: "(a+)+$" }, action: block }`,
+    );
     const r = loadConfigText(yaml, 'gateway.yaml', {});
     expect(r.config).toBeUndefined();
-    expect(r.issues).toContainEqual(expect.objectContaining({ severity: 'error', path: 'guardrails[0].check.pattern', message: expect.stringMatching(/^catastrophic backtracking: .*exponential/) }));
+    expect(r.issues).toContainEqual(
+      expect.objectContaining({
+        severity: 'error',
+        path: 'guardrails[0].check.pattern',
+        message: expect.stringMatching(/^catastrophic backtracking: .*exponential/),
+      }),
+    );
   });
 });

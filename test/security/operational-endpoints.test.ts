@@ -81,7 +81,11 @@ describe('/metrics is not public by default', () => {
   it('with an admin key, /metrics on the main port answers only that key', async () => {
     const gw = await serve(mustLoad(yaml(`observability: { metrics: { admin_key: ${ADMIN_KEY} } }`)));
     try {
-      for (const headers of [{}, { authorization: `Bearer ${DEV_KEY}` }, { authorization: 'Bearer wrong-wrong-wrong' }] as Array<Record<string, string>>) {
+      for (const headers of [
+        {},
+        { authorization: `Bearer ${DEV_KEY}` },
+        { authorization: 'Bearer wrong-wrong-wrong' },
+      ] as Array<Record<string, string>>) {
         const res = await fetch(`${gw.url}/metrics`, { headers });
         const text = await res.text();
         expect(res.status).toBe(401);

@@ -17,8 +17,19 @@ import { RawConnection, ULID, type RawResponse } from './raw-http.js';
 let rig: SecurityRig;
 beforeAll(async () => {
   const up = await startMockUpstream((req) => ({ kind: 'json', body: jsonReply(req.path, 'ok') }));
-  const gw = await startGateway(loadTestConfig(securityConfigYaml(up.url).replace('shutdown_grace_ms: 1000 }', 'shutdown_grace_ms: 1000, body_limit: 1mb }')));
-  rig = { gw, up, close: async () => { await gw.close(); await up.close(); } };
+  const gw = await startGateway(
+    loadTestConfig(
+      securityConfigYaml(up.url).replace('shutdown_grace_ms: 1000 }', 'shutdown_grace_ms: 1000, body_limit: 1mb }'),
+    ),
+  );
+  rig = {
+    gw,
+    up,
+    close: async () => {
+      await gw.close();
+      await up.close();
+    },
+  };
 });
 afterAll(() => rig.close());
 
@@ -74,22 +85,28 @@ describe('requests the HTTP parser refuses get the contract', () => {
     expectOpenAiError(r, 400, 'invalid_request');
   });
 
-  it('headers over Node\'s 16 KB limit: 431 headers_too_large (OpenAI format)', async () => {
-    const { r } = await exchange(`POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\nx-big: ${'a'.repeat(20_000)}\r\ncontent-length: 2\r\n\r\n{}`);
+  it("headers over Node's 16 KB limit: 431 headers_too_large (OpenAI format)", async () => {
+    const { r } = await exchange(
+      `POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\nx-big: ${'a'.repeat(20_000)}\r\ncontent-length: 2\r\n\r\n{}`,
+    );
     expectOpenAiError(r, 431, 'headers_too_large');
   });
 
   it('headers over the limit with anthropic-version seen: 431 in the Anthropic format', async () => {
-    const { r } = await exchange(`GET /v1/models HTTP/1.1\r\nhost: 127.0.0.1\r\nanthropic-version: 2023-06-01\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    const { r } = await exchange(
+      `GET /v1/models HTTP/1.1\r\nhost: 127.0.0.1\r\nanthropic-version: 2023-06-01\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    );
     expectAnthropicError(r, 431, 'request_too_large');
   });
 
   it('Content-Length and Transfer-Encoding both: 400 (request smuggling shape refused)', async () => {
-    const { r } = await exchange(`POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${GW_KEY}\r\ncontent-length: 5\r\ntransfer-encoding: chunked\r\n\r\n0\r\n\r\n`);
+    const { r } = await exchange(
+      `POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${GW_KEY}\r\ncontent-length: 5\r\ntransfer-encoding: chunked\r\n\r\n0\r\n\r\n`,
+    );
     expectOpenAiError(r, 400, 'invalid_request');
   });
 
-  it('bad chunked framing in an authenticated upload: 400 with the request\'s own correlation id', async () => {
+  it("bad chunked framing in an authenticated upload: 400 with the request's own correlation id", async () => {
     const id = '01JBBBBBBBBBBBBBBBBBBBBBBB';
     const { r } = await exchange(
       `POST /v1/messages HTTP/1.1\r\nhost: 127.0.0.1\r\nx-api-key: ${GW_KEY}\r\nanthropic-version: 2023-06-01\r\nx-correlation-id: ${id}\r\n` +
@@ -97,7 +114,10 @@ describe('requests the HTTP parser refuses get the contract', () => {
     );
     expectAnthropicError(r, 400, 'invalid_request_error');
     expect(r.headers['x-correlation-id']).toBe(id);
-    const line = await eventually(() => requestLines(rig.gw.logs).find((l) => l.correlation_id === id), 'the request log line');
+    const line = await eventually(
+      () => requestLines(rig.gw.logs).find((l) => l.correlation_id === id),
+      'the request log line',
+    );
     expect(line).toMatchObject({ status: 400, error_code: 'invalid_request', fault: 'caller', key_id: 'dev' });
   });
 });
@@ -135,7 +155,18 @@ function bigPost(path: string, headers: Record<string, string>, total: number, c
       finish();
     }, 20_000);
     const req = request(
-      { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', agent: false, headers: { 'content-type': 'application/json', ...headers, ...(chunked ? {} : { 'content-length': String(total) }) } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        agent: false,
+        headers: {
+          'content-type': 'application/json',
+          ...headers,
+          ...(chunked ? {} : { 'content-length': String(total) }),
+        },
+      },
       (res) => {
         out.status = res.statusCode;
         let text = '';
@@ -191,7 +222,7 @@ describe('a refused upload still gets its answer read', () => {
   });
 
   it('10 MB POST over the limit with fetch: 413 with the JSON error', async () => {
-    const res = await fetch(rig.gw.url + '/v1/chat/completions', {
+    const res = await fetch(`${rig.gw.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${GW_KEY}`, 'content-type': 'application/json' },
       body: new Uint8Array(TEN_MB).fill(0x20),

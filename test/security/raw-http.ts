@@ -59,9 +59,12 @@ export class RawConnection {
     for (;;) {
       const final = this.responses().find((r) => r.status >= 200);
       if (final) return final;
-      if (Date.now() > until) throw new Error(`no response within ${ms} ms; received: ${JSON.stringify(this.received.slice(0, 300))}`);
+      if (Date.now() > until)
+        throw new Error(`no response within ${ms} ms; received: ${JSON.stringify(this.received.slice(0, 300))}`);
       if (this.closedAt !== undefined && Date.now() - this.closedAt > 200) {
-        throw new Error(`connection closed without a complete response; received: ${JSON.stringify(this.received.slice(0, 300))}`);
+        throw new Error(
+          `connection closed without a complete response; received: ${JSON.stringify(this.received.slice(0, 300))}`,
+        );
       }
       await sleep(10);
     }
@@ -102,7 +105,11 @@ export function parseResponses(raw: string): RawResponse[] {
     const bodyStart = end + 4;
     if (rest.length < bodyStart + length) return out;
     // latin1 in, utf8 out: the bodies are JSON.
-    out.push({ status, headers, body: Buffer.from(rest.slice(bodyStart, bodyStart + length), 'latin1').toString('utf8') });
+    out.push({
+      status,
+      headers,
+      body: Buffer.from(rest.slice(bodyStart, bodyStart + length), 'latin1').toString('utf8'),
+    });
     rest = rest.slice(bodyStart + length);
   }
 }
@@ -113,5 +120,11 @@ export const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 
 /** The request head of a POST, CRLF-terminated. */
 export function head(path: string, headers: Record<string, string | number>): string {
-  return `POST ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\n` + Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('') + '\r\n';
+  return (
+    `POST ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\n` +
+    Object.entries(headers)
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('') +
+    '\r\n'
+  );
 }

@@ -7,7 +7,18 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockReply } from '../helpers/mock-upstream.js';
-import { ANT_KEY, anthropicStream, bodyFor, GW_KEY, OAI_KEY, openaiStream, PAIRS, post, startRig, type SecurityRig } from './harness.js';
+import {
+  ANT_KEY,
+  anthropicStream,
+  bodyFor,
+  GW_KEY,
+  OAI_KEY,
+  openaiStream,
+  PAIRS,
+  post,
+  startRig,
+  type SecurityRig,
+} from './harness.js';
 
 /** Keys of several shapes: the configured ones (not credential-shaped), the caller's own, the gateway key. */
 const BYOK_KEY = 'my-own-provider-credential-77';
@@ -26,12 +37,26 @@ function echoing(path: string, when: string, sent: string): MockReply {
   if (when === 'first-event') {
     return openai
       ? { kind: 'sse', chunks: [`data: ${JSON.stringify({ error: { message: ECHO, type: 'server_error' } })}\n\n`] }
-      : { kind: 'sse', chunks: [`event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'api_error', message: ECHO } })}\n\n`] };
+      : {
+          kind: 'sse',
+          chunks: [
+            `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'api_error', message: ECHO } })}\n\n`,
+          ],
+        };
   }
   const head = (openai ? openaiStream([' hi']) : anthropicStream([' hi'])).slice(0, 3);
   return openai
-    ? { kind: 'sse', chunks: [...head, `data: ${JSON.stringify({ error: { message: ECHO, type: 'server_error' } })}\n\n`] }
-    : { kind: 'sse', chunks: [...head, `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'api_error', message: ECHO } })}\n\n`] };
+    ? {
+        kind: 'sse',
+        chunks: [...head, `data: ${JSON.stringify({ error: { message: ECHO, type: 'server_error' } })}\n\n`],
+      }
+    : {
+        kind: 'sse',
+        chunks: [
+          ...head,
+          `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'api_error', message: ECHO } })}\n\n`,
+        ],
+      };
 }
 
 function expectClean(text: string): void {
@@ -43,32 +68,50 @@ function expectClean(text: string): void {
 describe('secrets never reach a caller or a log', () => {
   let rig: SecurityRig;
   beforeAll(async () => {
-    rig = await startRig((req) => {
-      const sent = String(req.headers['x-api-key'] ?? req.headers.authorization ?? '').replace(/^Bearer /, '');
-      return echoing(req.path, JSON.stringify(req.body?.messages).match(/when:([a-z-]+)/)?.[1] ?? 'during', sent);
-    }, { failures: 1000 });
+    rig = await startRig(
+      (req) => {
+        const sent = String(req.headers['x-api-key'] ?? req.headers.authorization ?? '').replace(/^Bearer /, '');
+        return echoing(req.path, JSON.stringify(req.body?.messages).match(/when:([a-z-]+)/)?.[1] ?? 'during', sent);
+      },
+      { failures: 1000 },
+    );
   });
   afterAll(() => rig.close());
 
-  const LABEL: Record<string, string> = { before: 'in an HTTP error before the stream', 'first-event': "as the stream's first event", during: 'during the stream' };
+  const LABEL: Record<string, string> = {
+    before: 'in an HTTP error before the stream',
+    'first-event': "as the stream's first event",
+    during: 'during the stream',
+  };
   for (const when of ['before', 'first-event', 'during']) {
     for (const byok of [false, true]) {
-      it.each(PAIRS)(`%s caller → %s provider: keys echoed ${LABEL[when]}${byok ? ' (BYOK)' : ''}`, async (ep, provider) => {
-        const headers: Record<string, string> = byok ? { 'x-provider-api-key': BYOK_KEY } : {};
-        const res = await post(rig.gw.url, ep, bodyFor(ep, provider, { stream: true, text: `when:${when}` }), headers);
-        const text = await res.text();
-        expect(text).toContain('[REDACTED]');
-        expectClean(text);
-        expectClean(JSON.stringify([...res.headers]));
-      });
-      it.each(PAIRS)(`%s caller → %s provider: keys echoed in a non-stream error${byok ? ' (BYOK)' : ''}`, async (ep, provider) => {
-        const headers: Record<string, string> = byok ? { 'x-provider-api-key': BYOK_KEY } : {};
-        const res = await post(rig.gw.url, ep, bodyFor(ep, provider, { text: 'when:before' }), headers);
-        expect(res.status).toBe(400);
-        const text = await res.text();
-        expect(text).toContain('[REDACTED]');
-        expectClean(text);
-      });
+      it.each(PAIRS)(
+        `%s caller → %s provider: keys echoed ${LABEL[when]}${byok ? ' (BYOK)' : ''}`,
+        async (ep, provider) => {
+          const headers: Record<string, string> = byok ? { 'x-provider-api-key': BYOK_KEY } : {};
+          const res = await post(
+            rig.gw.url,
+            ep,
+            bodyFor(ep, provider, { stream: true, text: `when:${when}` }),
+            headers,
+          );
+          const text = await res.text();
+          expect(text).toContain('[REDACTED]');
+          expectClean(text);
+          expectClean(JSON.stringify([...res.headers]));
+        },
+      );
+      it.each(PAIRS)(
+        `%s caller → %s provider: keys echoed in a non-stream error${byok ? ' (BYOK)' : ''}`,
+        async (ep, provider) => {
+          const headers: Record<string, string> = byok ? { 'x-provider-api-key': BYOK_KEY } : {};
+          const res = await post(rig.gw.url, ep, bodyFor(ep, provider, { text: 'when:before' }), headers);
+          expect(res.status).toBe(400);
+          const text = await res.text();
+          expect(text).toContain('[REDACTED]');
+          expectClean(text);
+        },
+      );
     }
   }
 

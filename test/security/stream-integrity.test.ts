@@ -7,7 +7,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockReply } from '../helpers/mock-upstream.js';
 import { readSse } from '../helpers/sse.js';
-import { anthropicStream, bodyFor, openaiStream, PAIRS, post, startRig, type Endpoint, type SecurityRig } from './harness.js';
+import {
+  anthropicStream,
+  bodyFor,
+  openaiStream,
+  PAIRS,
+  post,
+  startRig,
+  type Endpoint,
+  type SecurityRig,
+} from './harness.js';
 
 /** The scenario is named by the caller's text; the upstream answers in its own path's format. */
 function scenario(path: string, text: string): MockReply {
@@ -16,12 +25,17 @@ function scenario(path: string, text: string): MockReply {
   const full = openai ? openaiStream(words) : anthropicStream(words);
   switch (text) {
     case 'not json': {
-      const bad = openai ? 'data: {"choices":[{"delta":{"content":"x"}\n\n' : 'event: content_block_delta\ndata: {"type":"content_block_delta",\n\n';
+      const bad = openai
+        ? 'data: {"choices":[{"delta":{"content":"x"}\n\n'
+        : 'event: content_block_delta\ndata: {"type":"content_block_delta",\n\n';
       return { kind: 'sse', chunks: [...full.slice(0, 3), bad, ...full.slice(3)] };
     }
     case 'no terminator':
       // Closed cleanly, but without [DONE] / finish_reason, or without message_stop.
-      return { kind: 'sse', chunks: openai ? openaiStream(words, { finish: false, done: false }) : anthropicStream(words, { stop: false }) };
+      return {
+        kind: 'sse',
+        chunks: openai ? openaiStream(words, { finish: false, done: false }) : anthropicStream(words, { stop: false }),
+      };
     case 'cut':
       return { kind: 'drop', chunks: full.slice(0, 3) };
     case 'provider error': {
@@ -35,12 +49,19 @@ function scenario(path: string, text: string): MockReply {
   }
 }
 
-function lastIsGatewayError(ep: Endpoint, events: Array<{ event?: string; data: string }>): { message: string; type: string } {
+function lastIsGatewayError(
+  ep: Endpoint,
+  events: Array<{ event?: string; data: string }>,
+): { message: string; type: string } {
   const last = events.at(-1)!;
   if (ep === 'openai') {
     expect(events.some((e) => e.data === '[DONE]')).toBe(false);
     const body = JSON.parse(last.data);
-    expect(body.error).toMatchObject({ type: expect.any(String), code: expect.any(String), message: expect.any(String) });
+    expect(body.error).toMatchObject({
+      type: expect.any(String),
+      code: expect.any(String),
+      message: expect.any(String),
+    });
     return body.error;
   }
   expect(events.some((e) => e.event === 'message_stop')).toBe(false);
@@ -53,7 +74,14 @@ function lastIsGatewayError(ep: Endpoint, events: Array<{ event?: string; data: 
 describe('same-format and translated streams are checked, not blindly relayed', () => {
   let rig: SecurityRig;
   beforeAll(async () => {
-    rig = await startRig((req) => scenario(req.path, String(req.body?.messages?.at(-1)?.content?.[0]?.text ?? req.body?.messages?.at(-1)?.content)), { failures: 1000 });
+    rig = await startRig(
+      (req) =>
+        scenario(
+          req.path,
+          String(req.body?.messages?.at(-1)?.content?.[0]?.text ?? req.body?.messages?.at(-1)?.content),
+        ),
+      { failures: 1000 },
+    );
   });
   afterAll(() => rig.close());
 
@@ -64,19 +92,25 @@ describe('same-format and translated streams are checked, not blindly relayed', 
     else expect(events.at(-1)!.event).toBe('message_stop');
   });
 
-  it.each(PAIRS)('%s caller → %s provider: an event that is not JSON ends the stream with the gateway\'s error', async (ep, provider) => {
-    const res = await post(rig.gw.url, ep, bodyFor(ep, provider, { stream: true, text: 'not json' }));
-    expect(res.status).toBe(200);
-    const err = lastIsGatewayError(ep, await readSse(res));
-    expect(err.message).toMatch(/not JSON|JSON/);
-  });
+  it.each(PAIRS)(
+    "%s caller → %s provider: an event that is not JSON ends the stream with the gateway's error",
+    async (ep, provider) => {
+      const res = await post(rig.gw.url, ep, bodyFor(ep, provider, { stream: true, text: 'not json' }));
+      expect(res.status).toBe(200);
+      const err = lastIsGatewayError(ep, await readSse(res));
+      expect(err.message).toMatch(/not JSON|JSON/);
+    },
+  );
 
-  it.each(PAIRS)('%s caller → %s provider: a stream that ends without its terminator is an error, never a clean end', async (ep, provider) => {
-    const res = await post(rig.gw.url, ep, bodyFor(ep, provider, { stream: true, text: 'no terminator' }));
-    expect(res.status).toBe(200);
-    const err = lastIsGatewayError(ep, await readSse(res));
-    expect(err.message).toMatch(/ended/);
-  });
+  it.each(PAIRS)(
+    '%s caller → %s provider: a stream that ends without its terminator is an error, never a clean end',
+    async (ep, provider) => {
+      const res = await post(rig.gw.url, ep, bodyFor(ep, provider, { stream: true, text: 'no terminator' }));
+      expect(res.status).toBe(200);
+      const err = lastIsGatewayError(ep, await readSse(res));
+      expect(err.message).toMatch(/ended/);
+    },
+  );
 
   it.each(PAIRS)('%s caller → %s provider: a stream cut after content is an error', async (ep, provider) => {
     const res = await post(rig.gw.url, ep, bodyFor(ep, provider, { stream: true, text: 'cut' }));
@@ -84,10 +118,13 @@ describe('same-format and translated streams are checked, not blindly relayed', 
     lastIsGatewayError(ep, await readSse(res));
   });
 
-  it.each(PAIRS)("%s caller → %s provider: the provider's in-stream error is re-rendered as the gateway's", async (ep, provider) => {
-    const res = await post(rig.gw.url, ep, bodyFor(ep, provider, { stream: true, text: 'provider error' }));
-    expect(res.status).toBe(200);
-    const err = lastIsGatewayError(ep, await readSse(res));
-    expect(err.message).toMatch(/^The upstream reported an error/);
-  });
+  it.each(PAIRS)(
+    "%s caller → %s provider: the provider's in-stream error is re-rendered as the gateway's",
+    async (ep, provider) => {
+      const res = await post(rig.gw.url, ep, bodyFor(ep, provider, { stream: true, text: 'provider error' }));
+      expect(res.status).toBe(200);
+      const err = lastIsGatewayError(ep, await readSse(res));
+      expect(err.message).toMatch(/^The upstream reported an error/);
+    },
+  );
 });

@@ -9,7 +9,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockUpstream } from '../helpers/mock-upstream.js';
 import { loadTestConfig, startGateway } from '../helpers/start-gateway.js';
-import { eventually, GW_KEY, jsonReply, requestLines, securityConfigYaml, startRig, type SecurityRig } from './harness.js';
+import {
+  eventually,
+  GW_KEY,
+  jsonReply,
+  requestLines,
+  securityConfigYaml,
+  startRig,
+  type SecurityRig,
+} from './harness.js';
 import { head, RawConnection, sleep, ULID } from './raw-http.js';
 
 const FOUR_MB = 4 * 1024 * 1024;
@@ -28,7 +36,7 @@ describe('401 from the headers, before the body', () => {
   it('no key, Content-Length 4 MB, a few body bytes sent: the 401 arrives (OpenAI format) and the connection is closed', async () => {
     const c = await RawConnection.open(rig.gw.url);
     try {
-      await c.write(head(CHAT, { 'content-type': 'application/json', 'content-length': FOUR_MB }) + '{"model":"oa/m",');
+      await c.write(`${head(CHAT, { 'content-type': 'application/json', 'content-length': FOUR_MB })}{"model":"oa/m",`);
       const r = await c.response(3000);
       expect(r.status).toBe(401);
       expect(r.headers['x-correlation-id']).toMatch(ULID);
@@ -46,13 +54,23 @@ describe('401 from the headers, before the body', () => {
   it('unknown key on /v1/messages: 401 in the Anthropic format, before the body', async () => {
     const c = await RawConnection.open(rig.gw.url);
     try {
-      await c.write(head(MESSAGES, { 'content-type': 'application/json', 'x-api-key': 'not-a-key-of-this-gateway', 'anthropic-version': '2023-06-01', 'content-length': FOUR_MB }) + '{"mo');
+      await c.write(
+        `${head(MESSAGES, {
+          'content-type': 'application/json',
+          'x-api-key': 'not-a-key-of-this-gateway',
+          'anthropic-version': '2023-06-01',
+          'content-length': FOUR_MB,
+        })}{"mo`,
+      );
       const r = await c.response(3000);
       expect(r.status).toBe(401);
       expect(r.headers['x-correlation-id']).toMatch(ULID);
       expect(JSON.parse(r.body)).toMatchObject({ type: 'error', error: { type: 'authentication_error' } });
       expect(await c.closed(6000)).toBeLessThan(6000);
-      const line = await eventually(() => requestLines(rig.gw.logs).find((l) => l.correlation_id === r.headers['x-correlation-id']), 'the log line');
+      const line = await eventually(
+        () => requestLines(rig.gw.logs).find((l) => l.correlation_id === r.headers['x-correlation-id']),
+        'the log line',
+      );
       expect(line).toMatchObject({ status: 401, error_code: 'invalid_api_key', fault: 'caller' });
     } finally {
       c.destroy();
@@ -63,7 +81,14 @@ describe('401 from the headers, before the body', () => {
     const body = JSON.stringify({ model: 'oa/m', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] });
     const bad = await RawConnection.open(rig.gw.url);
     try {
-      await bad.write(head(CHAT, { 'content-type': 'application/json', authorization: 'Bearer wrong-key-000000', expect: '100-continue', 'content-length': Buffer.byteLength(body) }));
+      await bad.write(
+        head(CHAT, {
+          'content-type': 'application/json',
+          authorization: 'Bearer wrong-key-000000',
+          expect: '100-continue',
+          'content-length': Buffer.byteLength(body),
+        }),
+      );
       const r = await bad.response(3000);
       expect(r.status).toBe(401);
       expect(r.headers['x-correlation-id']).toMatch(ULID);
@@ -75,8 +100,19 @@ describe('401 from the headers, before the body', () => {
     }
     const good = await RawConnection.open(rig.gw.url);
     try {
-      await good.write(head(CHAT, { 'content-type': 'application/json', authorization: `Bearer ${GW_KEY}`, expect: '100-continue', 'content-length': Buffer.byteLength(body) }));
-      await eventually(() => (good.received.startsWith('HTTP/1.1 100 Continue') ? true : undefined), '100 Continue', 3000);
+      await good.write(
+        head(CHAT, {
+          'content-type': 'application/json',
+          authorization: `Bearer ${GW_KEY}`,
+          expect: '100-continue',
+          'content-length': Buffer.byteLength(body),
+        }),
+      );
+      await eventually(
+        () => (good.received.startsWith('HTTP/1.1 100 Continue') ? true : undefined),
+        '100 Continue',
+        3000,
+      );
       await good.write(body);
       const r = await good.response(5000);
       expect(r.status).toBe(200);
@@ -102,7 +138,13 @@ describe('401 from the headers, before the body', () => {
       // Each sends its headers, then its body at ~2.5 MB/s, 64 KB every 25 ms (bounded: 4 MB or 8 s).
       await Promise.all(
         conns.map(async (c, i) => {
-          await c.write(head(CHAT, { 'content-type': 'application/json', ...(i % 2 ? { authorization: 'Bearer unknown-key-123456' } : {}), 'content-length': FOUR_MB }));
+          await c.write(
+            head(CHAT, {
+              'content-type': 'application/json',
+              ...(i % 2 ? { authorization: 'Bearer unknown-key-123456' } : {}),
+              'content-length': FOUR_MB,
+            }),
+          );
           let sent = 0;
           while (sent < FOUR_MB && c.closedAt === undefined && Date.now() - started < 8000) {
             await Promise.race([c.write(CHUNK), sleep(1000)]);
@@ -113,7 +155,9 @@ describe('401 from the headers, before the body', () => {
       );
       const grewMb = (peakArrayBuffers - base.arrayBuffers) / 1024 / 1024;
       const rssMb = (peakRss - base.rss) / 1024 / 1024;
-      console.log(`${N} slow unauthenticated 4 MB uploads: peak arrayBuffers +${grewMb.toFixed(1)} MB, peak rss +${rssMb.toFixed(1)} MB`);
+      console.log(
+        `${N} slow unauthenticated 4 MB uploads: peak arrayBuffers +${grewMb.toFixed(1)} MB, peak rss +${rssMb.toFixed(1)} MB`,
+      );
       // Buffering them would hold up to 200 MB; reading and dropping at most 1 MB each holds a few.
       expect(grewMb).toBeLessThan(80);
       for (const c of conns) {
@@ -132,7 +176,12 @@ describe('401 from the headers, before the body', () => {
 
 describe('server timeouts', () => {
   it('server.headers_timeout_ms, body_read_timeout_ms and request_timeout_ms are accepted (schema and normalise)', () => {
-    const cfg = loadTestConfig(securityConfigYaml('http://127.0.0.1:9').replace('shutdown_grace_ms: 1000 }', 'shutdown_grace_ms: 1000, headers_timeout_ms: 1500, body_read_timeout_ms: 2500, request_timeout_ms: 9000 }'));
+    const cfg = loadTestConfig(
+      securityConfigYaml('http://127.0.0.1:9').replace(
+        'shutdown_grace_ms: 1000 }',
+        'shutdown_grace_ms: 1000, headers_timeout_ms: 1500, body_read_timeout_ms: 2500, request_timeout_ms: 9000 }',
+      ),
+    );
     expect(cfg.server).toMatchObject({ headersTimeoutMs: 1500, bodyReadTimeoutMs: 2500, requestTimeoutMs: 9000 });
   });
 
@@ -140,9 +189,19 @@ describe('server timeouts', () => {
     let rig: SecurityRig;
     beforeAll(async () => {
       const up = await startMockUpstream(okHandler);
-      const yaml = securityConfigYaml(up.url).replace('shutdown_grace_ms: 1000 }', 'shutdown_grace_ms: 1000, headers_timeout_ms: 1000, body_read_timeout_ms: 1000, request_timeout_ms: 10000 }');
+      const yaml = securityConfigYaml(up.url).replace(
+        'shutdown_grace_ms: 1000 }',
+        'shutdown_grace_ms: 1000, headers_timeout_ms: 1000, body_read_timeout_ms: 1000, request_timeout_ms: 10000 }',
+      );
       const gw = await startGateway(loadTestConfig(yaml));
-      rig = { gw, up, close: async () => { await gw.close(); await up.close(); } };
+      rig = {
+        gw,
+        up,
+        close: async () => {
+          await gw.close();
+          await up.close();
+        },
+      };
     });
     afterAll(() => rig.close());
 
@@ -176,7 +235,14 @@ describe('server timeouts', () => {
         const c = await RawConnection.open(rig.gw.url);
         try {
           const t0 = Date.now();
-          await c.write(head(path, { 'content-type': 'application/json', authorization: `Bearer ${GW_KEY}`, ...extra, 'content-length': 5000 }) + '{"model":"oa/m","messages":[');
+          await c.write(
+            `${head(path, {
+              'content-type': 'application/json',
+              authorization: `Bearer ${GW_KEY}`,
+              ...extra,
+              'content-length': 5000,
+            })}{"model":"oa/m","messages":[`,
+          );
           const r = await c.response(5000);
           const ms = Date.now() - t0;
           expect(ms).toBeGreaterThanOrEqual(900);
@@ -186,7 +252,10 @@ describe('server timeouts', () => {
           const body = JSON.parse(r.body);
           if (format === 'openai') expect(body.error).toMatchObject({ code: 'request_timeout' });
           else expect(body).toMatchObject({ type: 'error', error: { type: 'timeout_error' } });
-          const line = await eventually(() => requestLines(rig.gw.logs).find((l) => l.correlation_id === r.headers['x-correlation-id']), 'the log line');
+          const line = await eventually(
+            () => requestLines(rig.gw.logs).find((l) => l.correlation_id === r.headers['x-correlation-id']),
+            'the log line',
+          );
           expect(line).toMatchObject({ status: 408, error_code: 'request_timeout', fault: 'caller', key_id: 'dev' });
           // The connection is not kept for the rest of a body that is not coming.
           expect(await c.closed(5000)).toBeLessThan(ms + 4000);
@@ -214,12 +283,31 @@ describe('a client that leaves during the upload', () => {
       const before = rig.gw.logs.length;
       const c = await RawConnection.open(rig.gw.url);
       const id = '01JAAAAAAAAAAAAAAAAAAAAAAA';
-      await c.write(head(path, { 'content-type': 'application/json', authorization: `Bearer ${GW_KEY}`, 'x-correlation-id': id, ...extra, 'content-length': 10_000 }) + '{"model":"oa/m","messages":[' + ' '.repeat(4000));
+      await c.write(
+        head(path, {
+          'content-type': 'application/json',
+          authorization: `Bearer ${GW_KEY}`,
+          'x-correlation-id': id,
+          ...extra,
+          'content-length': 10_000,
+        }) +
+          '{"model":"oa/m","messages":[' +
+          ' '.repeat(4000),
+      );
       await sleep(150);
       if (leave === 'destroyed') c.destroy();
       else c.socket.end();
-      const line = await eventually(() => requestLines(rig.gw.logs).find((l) => l.correlation_id === id), 'the log line');
-      expect(line).toMatchObject({ status: 499, error_code: 'client_disconnected', fault: 'caller', client_aborted: true, key_id: 'dev' });
+      const line = await eventually(
+        () => requestLines(rig.gw.logs).find((l) => l.correlation_id === id),
+        'the log line',
+      );
+      expect(line).toMatchObject({
+        status: 499,
+        error_code: 'client_disconnected',
+        fault: 'caller',
+        client_aborted: true,
+        key_id: 'dev',
+      });
       await sleep(100);
       const mine = rig.gw.logs.slice(before).map((l) => JSON.parse(l));
       expect(mine.filter((l) => l.level === 'error')).toEqual([]);

@@ -31,10 +31,22 @@ const SCENARIOS = {
   // A Claude-like concrete id: no mid-conversation system, but thinking / context_management / output_config.
   'plain-claude-id': { args: ['-p', 'Say hello', '--model', 'claude-sonnet-4-5', '--tools', 'Read,Bash'] },
   'tool-round-trip': {
-    args: ['-p', `Read the file ${PROJECT}/notes.txt and tell me what it says.`, '--model', 'team/claude', '--tools', 'Read,Bash', '--allowedTools', 'Read'],
+    args: [
+      '-p',
+      `Read the file ${PROJECT}/notes.txt and tell me what it says.`,
+      '--model',
+      'team/claude',
+      '--tools',
+      'Read,Bash',
+      '--allowedTools',
+      'Read',
+    ],
   },
   // A fixed thinking budget (thinking: enabled + budget_tokens) and a low effort.
-  thinking: { args: ['-p', 'Think, then say hello', '--model', 'claude-sonnet-4-5', '--tools', 'Read', '--effort', 'low'], env: { MAX_THINKING_TOKENS: '4096' } },
+  thinking: {
+    args: ['-p', 'Think, then say hello', '--model', 'claude-sonnet-4-5', '--tools', 'Read', '--effort', 'low'],
+    env: { MAX_THINKING_TOKENS: '4096' },
+  },
   // `/context` counts the system prompt, tools and messages piece by piece (14 calls in 2.1.197).
   'count-tokens': { args: ['-p', '/context', '--model', 'team/claude'] },
   // Gateway model discovery: GET /v1/models?limit=1000 at start-up. Skipped by the CLI when
@@ -72,7 +84,11 @@ if (!bin || !out) {
   process.exit(2);
 }
 const only = arg('only')?.split(',');
-const rec = await startRecorder({ secrets: [DUMMY_KEY], models: ['claude-sonnet-4-5', 'claude-opus-4-1', 'team/claude'], log: (l) => console.error(`  ${l}`) });
+const rec = await startRecorder({
+  secrets: [DUMMY_KEY],
+  models: ['claude-sonnet-4-5', 'claude-opus-4-1', 'team/claude'],
+  log: (l) => console.error(`  ${l}`),
+});
 try {
   for (const [name, s] of Object.entries(SCENARIOS)) {
     if (only && !only.includes(name)) continue;

@@ -69,7 +69,9 @@ function scrubHeaders(headers) {
 function textOf(content) {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
-  return content.map((b) => (b?.type === 'text' ? b.text : b?.type === 'tool_result' ? textOf(b.content) : '')).join('');
+  return content
+    .map((b) => (b?.type === 'text' ? b.text : b?.type === 'tool_result' ? textOf(b.content) : ''))
+    .join('');
 }
 
 /** What to answer, from the request alone. */
@@ -78,8 +80,14 @@ export function planFor(body) {
   const last = msgs.at(-1);
   const blocks = [];
   const thinking = body?.thinking?.type === 'enabled' || body?.thinking?.type === 'adaptive';
-  if (thinking) blocks.push({ type: 'thinking', thinking: 'The user wants a short answer. ', signature: 'c2lnbmF0dXJlLXJlY29yZGVyLWZha2U=' });
-  const results = last?.role === 'user' && Array.isArray(last.content) ? last.content.filter((b) => b?.type === 'tool_result') : [];
+  if (thinking)
+    blocks.push({
+      type: 'thinking',
+      thinking: 'The user wants a short answer. ',
+      signature: 'c2lnbmF0dXJlLXJlY29yZGVyLWZha2U=',
+    });
+  const results =
+    last?.role === 'user' && Array.isArray(last.content) ? last.content.filter((b) => b?.type === 'tool_result') : [];
   if (results.length > 0) {
     const said = textOf(results[0].content).replace(/\s+/g, ' ').trim().slice(0, 80);
     blocks.push({ type: 'text', text: `The tool returned: ${said}` });
@@ -94,7 +102,12 @@ export function planFor(body) {
     return { blocks, stop: 'tool_use' };
   }
   if (wanted && tools.has('Bash')) {
-    blocks.push({ type: 'tool_use', id: 'toolu_rec_01', name: 'Bash', input: { command: `cat ${wanted[1]}`, description: 'Show the file' } });
+    blocks.push({
+      type: 'tool_use',
+      id: 'toolu_rec_01',
+      name: 'Bash',
+      input: { command: `cat ${wanted[1]}`, description: 'Show the file' },
+    });
     return { blocks, stop: 'tool_use' };
   }
   // A structured-output side query (session titles and the like) gets a JSON object.
@@ -124,26 +137,58 @@ function messageJson(plan, model) {
 
 function messageSse(plan, model) {
   const ev = (d) => `event: ${d.type}\ndata: ${JSON.stringify(d)}\n\n`;
-  const out = [ev({ type: 'message_start', message: { ...messageJson({ blocks: [], stop: null }, model), stop_reason: null, usage: { ...USAGE_IN, output_tokens: 1 } } })];
+  const out = [
+    ev({
+      type: 'message_start',
+      message: {
+        ...messageJson({ blocks: [], stop: null }, model),
+        stop_reason: null,
+        usage: { ...USAGE_IN, output_tokens: 1 },
+      },
+    }),
+  ];
   out.push(ev({ type: 'ping' }));
   plan.blocks.forEach((b, index) => {
     if (b.type === 'text') {
       out.push(ev({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } }));
-      for (const piece of b.text.match(/\S+\s*/g) ?? [b.text]) out.push(ev({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } }));
+      for (const piece of b.text.match(/\S+\s*/g) ?? [b.text])
+        out.push(ev({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } }));
     } else if (b.type === 'thinking') {
-      out.push(ev({ type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } }));
+      out.push(
+        ev({ type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } }),
+      );
       out.push(ev({ type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: b.thinking } }));
       out.push(ev({ type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: b.signature } }));
     } else {
-      out.push(ev({ type: 'content_block_start', index, content_block: { type: 'tool_use', id: b.id, name: b.name, input: {} } }));
+      out.push(
+        ev({
+          type: 'content_block_start',
+          index,
+          content_block: { type: 'tool_use', id: b.id, name: b.name, input: {} },
+        }),
+      );
       const json = JSON.stringify(b.input);
       const cut = Math.floor(json.length / 2);
-      out.push(ev({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: json.slice(0, cut) } }));
-      out.push(ev({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: json.slice(cut) } }));
+      out.push(
+        ev({
+          type: 'content_block_delta',
+          index,
+          delta: { type: 'input_json_delta', partial_json: json.slice(0, cut) },
+        }),
+      );
+      out.push(
+        ev({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: json.slice(cut) } }),
+      );
     }
     out.push(ev({ type: 'content_block_stop', index }));
   });
-  out.push(ev({ type: 'message_delta', delta: { stop_reason: plan.stop, stop_sequence: null }, usage: { ...USAGE_IN, output_tokens: outTokens(plan.blocks) } }));
+  out.push(
+    ev({
+      type: 'message_delta',
+      delta: { stop_reason: plan.stop, stop_sequence: null },
+      usage: { ...USAGE_IN, output_tokens: outTokens(plan.blocks) },
+    }),
+  );
   out.push(ev({ type: 'message_stop' }));
   return out.join('');
 }
@@ -159,7 +204,8 @@ function answer(method, path, body, models) {
   if (method === 'POST' && route === '/v1/messages') {
     if (typeof body?.max_tokens !== 'number') return err(400, 'invalid_request_error', 'max_tokens: Field required');
     const plan = planFor(body);
-    if (body.stream === true) return { status: 200, sse: messageSse(plan, body.model), kind: plan.blocks.map((b) => b.type).join('+') };
+    if (body.stream === true)
+      return { status: 200, sse: messageSse(plan, body.model), kind: plan.blocks.map((b) => b.type).join('+') };
     return { status: 200, json: messageJson(plan, body.model), kind: plan.blocks.map((b) => b.type).join('+') };
   }
   if (method === 'POST' && route === '/v1/messages/count_tokens') {
@@ -171,7 +217,14 @@ function answer(method, path, body, models) {
 
 // ---------------------------------------------------------------- server
 
-export async function startRecorder({ dir, models = ['claude-sonnet-4-5', 'team/claude'], port = 0, secrets = [], replacements = [], log = () => {} } = {}) {
+export async function startRecorder({
+  dir,
+  models = ['claude-sonnet-4-5', 'team/claude'],
+  port = 0,
+  secrets = [],
+  replacements = [],
+  log = () => {},
+} = {}) {
   let outDir = dir;
   let n = 0;
   const requests = [];
@@ -188,17 +241,37 @@ export async function startRecorder({ dir, models = ['claude-sonnet-4-5', 'team/
     }
     const path = req.url ?? '/';
     const a = answer(req.method ?? '', path, body, models);
-    const scrubbedBody = body === undefined ? (raw ? scrubText(raw, subs, secrets) : null) : JSON.parse(scrubText(JSON.stringify(body), subs, secrets));
-    const rec = { method: req.method, path: scrubText(path, subs, secrets), headers: scrubHeaders(req.headers), body: scrubbedBody, answered: { status: a.status, ...(a.kind ? { content: a.kind } : {}) } };
+    const scrubbedBody =
+      body === undefined
+        ? raw
+          ? scrubText(raw, subs, secrets)
+          : null
+        : JSON.parse(scrubText(JSON.stringify(body), subs, secrets));
+    const rec = {
+      method: req.method,
+      path: scrubText(path, subs, secrets),
+      headers: scrubHeaders(req.headers),
+      body: scrubbedBody,
+      answered: { status: a.status, ...(a.kind ? { content: a.kind } : {}) },
+    };
     requests.push(rec);
     if (outDir) {
       mkdirSync(outDir, { recursive: true });
-      const name = `${String(++n).padStart(2, '0')}-${path.split('?')[0].replace(/^\/+/, '').replace(/[^A-Za-z0-9_]+/g, '-') || 'root'}.json`;
-      writeFileSync(join(outDir, name), JSON.stringify(rec, null, 2) + '\n');
+      const name = `${String(++n).padStart(2, '0')}-${
+        path
+          .split('?')[0]
+          .replace(/^\/+/, '')
+          .replace(/[^A-Za-z0-9_]+/g, '-') || 'root'
+      }.json`;
+      writeFileSync(join(outDir, name), `${JSON.stringify(rec, null, 2)}\n`);
     }
     log(`${req.method} ${path} → ${a.status}${a.kind ? ` ${a.kind}` : ''}`);
     if (a.sse !== undefined) {
-      res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'request-id': `req_rec_${n}` });
+      res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache',
+        'request-id': `req_rec_${n}`,
+      });
       res.end(a.sse);
     } else {
       res.writeHead(a.status, { 'content-type': 'application/json', 'request-id': `req_rec_${n}` });
@@ -234,7 +307,12 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     console.error('usage: record-upstream.mjs --out DIR [--port 0] [--models a,b]');
     process.exit(2);
   }
-  const rec = await startRecorder({ dir: out, port: Number(arg('port', '0')), models: arg('models', 'claude-sonnet-4-5,team/claude').split(','), log: (l) => console.error(l) });
+  const rec = await startRecorder({
+    dir: out,
+    port: Number(arg('port', '0')),
+    models: arg('models', 'claude-sonnet-4-5,team/claude').split(','),
+    log: (l) => console.error(l),
+  });
   console.log(rec.url);
   process.on('SIGINT', () => rec.close().then(() => process.exit(0)));
   process.on('SIGTERM', () => rec.close().then(() => process.exit(0)));

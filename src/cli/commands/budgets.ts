@@ -38,10 +38,21 @@ export function budgetsCommand(io: CliIO): Command {
       const c = colors(io);
       const lines = table(
         ['BUDGET', 'SCOPE', 'PERIOD', 'SPENT', 'LIMIT', 'REMAINING', 'RESETS', 'MODE'],
-        rows.map((r) => [r.id, r.scope, r.periodId, `$${r.spentUsd.toFixed(4)}`, `$${r.limitUsd}`, `$${r.remainingUsd.toFixed(4)}`, r.resetsAt ?? 'never', r.mode]),
+        rows.map((r) => [
+          r.id,
+          r.scope,
+          r.periodId,
+          `$${r.spentUsd.toFixed(4)}`,
+          `$${r.limitUsd}`,
+          `$${r.remainingUsd.toFixed(4)}`,
+          r.resetsAt ?? 'never',
+          r.mode,
+        ]),
       );
       io.out(c.bold(lines[0]));
-      rows.forEach((r, i) => io.out(r.remainingUsd <= 0 ? c.red(lines[i + 1]) : lines[i + 1]));
+      rows.forEach((r, i) => {
+        io.out(r.remainingUsd <= 0 ? c.red(lines[i + 1]) : lines[i + 1]);
+      });
     });
 }
 

@@ -33,7 +33,7 @@ export function countTokensCommand(io: CliIO): Command {
   return new Command('count-tokens')
     .description("count a request's input tokens for a model or alias, and whether it fits the context window")
     .argument('[file]', 'a request body (OpenAI or Anthropic JSON) or plain text; - or none reads stdin')
-    .option('-m, --model <model>', "model or alias to count for (default: the input's \"model\")")
+    .option('-m, --model <model>', 'model or alias to count for (default: the input\'s "model")')
     .option('-c, --config <file>', 'config file (default: $GATEWAY_CONFIG, ./gateway.yaml, ./gateway.example.yaml)')
     .option('--key <key>', "check that this gateway key's role may use the model")
     .option('--json', 'print the count as a JSON object')
@@ -61,7 +61,8 @@ export async function collectCount(file: string | undefined, opts: CountTokensOp
 
   const modelName = opts.model ?? input.model;
   if (modelName === undefined) usage(io, 'no model: pass --model, or put "model" in the input');
-  if (!resolveModel(config, modelName)) usage(io, `unknown model "${modelName}" in ${display} (list them with: gateway models)`);
+  if (!resolveModel(config, modelName))
+    usage(io, `unknown model "${modelName}" in ${display} (list them with: gateway models)`);
   if (opts.key !== undefined) checkKey(config, display, opts.key, modelName, io);
   warnIfUnavailable(config, modelName, io);
 
@@ -75,7 +76,8 @@ export async function collectCount(file: string | undefined, opts: CountTokensOp
   try {
     return countTokensLocal(config, modelName, chat);
   } catch (e) {
-    if (e instanceof GatewayError && e.code === 'model_not_found') usage(io, `unknown model "${modelName}" in ${display}`);
+    if (e instanceof GatewayError && e.code === 'model_not_found')
+      usage(io, `unknown model "${modelName}" in ${display}`);
     throw e;
   }
 }
@@ -96,7 +98,11 @@ function warnIfUnavailable(config: GatewayConfig, modelName: string, io: CliIO):
   if (provider.available) return;
   const why = provider.unavailableReason ? ` (${provider.unavailableReason})` : '';
   const via = model.id === modelName ? '' : ` (counted for ${model.id})`;
-  io.err(colors(io).yellow(`warning: provider "${provider.id}" is unavailable${why}: "${modelName}"${via} cannot be served until it is configured`));
+  io.err(
+    colors(io).yellow(
+      `warning: provider "${provider.id}" is unavailable${why}: "${modelName}"${via} cannot be served until it is configured`,
+    ),
+  );
 }
 
 async function readInput(file: string | undefined, io: CliIO): Promise<string> {
@@ -118,7 +124,6 @@ export type CountInput =
   | { kind: 'body'; body: Record<string, unknown>; model?: string; note?: string }
   | { kind: 'text'; text: string; model?: undefined; note?: string };
 
-
 /**
  * JSON with `messages` (or a bare array of messages) is a request body; anything that is not JSON
  * is plain text, one user message. JSON without `messages` is an error (it was meant as a body).
@@ -130,12 +135,20 @@ export function parseCountInput(raw: string): CountInput {
     parsed = JSON.parse(text);
   } catch (e) {
     const looksJson = /^\s*[{[]/.test(text);
-    return { kind: 'text', text, ...(looksJson ? { note: `the input is not valid JSON (${(e as Error).message}); counted as plain text` } : {}) };
+    return {
+      kind: 'text',
+      text,
+      ...(looksJson ? { note: `the input is not valid JSON (${(e as Error).message}); counted as plain text` } : {}),
+    };
   }
   if (Array.isArray(parsed)) return { kind: 'body', body: { messages: parsed } };
   if (!isObject(parsed)) return { kind: 'text', text };
   if (!Array.isArray(parsed.messages)) throw new Error("the input is JSON but has no 'messages' array");
-  return { kind: 'body', body: parsed, ...(typeof parsed.model === 'string' && parsed.model ? { model: parsed.model } : {}) };
+  return {
+    kind: 'body',
+    body: parsed,
+    ...(typeof parsed.model === 'string' && parsed.model ? { model: parsed.model } : {}),
+  };
 }
 
 /** Signs of an OpenAI chat body that an Anthropic one never has. */
@@ -155,7 +168,10 @@ function looksOpenai(body: Record<string, unknown>): boolean {
  * signs, else as Anthropic (which also takes plain user/assistant string messages); if that
  * decoder refuses it the other is tried, and if both do, the first one's error is thrown.
  */
-export function decodeCountInput(input: CountInput, model: string): { chat: ChatRequest; format: WireFormatId | 'text' } {
+export function decodeCountInput(
+  input: CountInput,
+  model: string,
+): { chat: ChatRequest; format: WireFormatId | 'text' } {
   if (input.kind === 'text') {
     const chat: ChatRequest = {
       model,
@@ -174,7 +190,9 @@ export function decodeCountInput(input: CountInput, model: string): { chat: Chat
     'openai-chat': () => openaiChat.decodeRequest(body, { forCounting: true }),
     'anthropic-messages': () => anthropicMessages.decodeRequest(body, { forCounting: true }),
   };
-  const order = looksOpenai(body) ? (['openai-chat', 'anthropic-messages'] as const) : (['anthropic-messages', 'openai-chat'] as const);
+  const order = looksOpenai(body)
+    ? (['openai-chat', 'anthropic-messages'] as const)
+    : (['anthropic-messages', 'openai-chat'] as const);
   let first: unknown;
   for (const format of order) {
     try {
@@ -193,6 +211,8 @@ export function printCount(count: TokenCount, opts: Pick<CountTokensOptions, 'js
   }
   const c = colors(io);
   const verdict = count.fits ? c.green('fits') : c.red('does not fit');
-  io.out(`${plural(count.inputTokens, 'token')}  (model ${count.model}, context window ${count.contextWindow}: ${verdict})`);
+  io.out(
+    `${plural(count.inputTokens, 'token')}  (model ${count.model}, context window ${count.contextWindow}: ${verdict})`,
+  );
   if (!count.exact) io.out(c.dim(`${APPROXIMATE_NOTE} (counted with ${count.encoding ?? 'o200k_base'})`));
 }

@@ -39,7 +39,8 @@ function usage(io: CliIO, message: string): never {
 export async function collectModels(opts: ModelsOptions, io: CliIO): Promise<ModelListEntry[]> {
   if (opts.key !== undefined && opts.role !== undefined) usage(io, '--key and --role cannot be used together');
   if (opts.url !== undefined) {
-    if (opts.role !== undefined) usage(io, "--role cannot be used with --url (the gateway lists what the key's role may use)");
+    if (opts.role !== undefined)
+      usage(io, "--role cannot be used with --url (the gateway lists what the key's role may use)");
     const key = opts.key ?? io.env.GATEWAY_KEY;
     if (!key) usage(io, '--url needs a gateway key: pass --key or set GATEWAY_KEY');
     return fetchModels(opts.url, key, io);
@@ -88,7 +89,10 @@ async function fetchModels(base: string, key: string, io: CliIO): Promise<ModelL
   if (!url) usage(io, `--url must be an http:// or https:// URL`);
   let res: Response;
   try {
-    res = await fetch(url, { headers: { authorization: `Bearer ${key}`, accept: 'application/json' }, signal: AbortSignal.timeout(15_000) });
+    res = await fetch(url, {
+      headers: { authorization: `Bearer ${key}`, accept: 'application/json' },
+      signal: AbortSignal.timeout(15_000),
+    });
   } catch (e) {
     // fetch hides the reason (ECONNREFUSED, DNS) in `cause`.
     const cause = (e as { cause?: { message?: string } }).cause?.message ?? (e as Error).message;
@@ -145,5 +149,7 @@ export function printModels(entries: readonly ModelListEntry[], opts: Pick<Model
   ]);
   const [header, ...lines] = table(['ID', 'KIND', 'PROVIDER', 'CONTEXT', 'TARGETS'], rows);
   io.out(c.bold(header));
-  lines.forEach((line, i) => io.out(entries[i].available ? line : c.dim(line)));
+  lines.forEach((line, i) => {
+    io.out(entries[i].available ? line : c.dim(line));
+  });
 }

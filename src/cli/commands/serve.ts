@@ -46,7 +46,11 @@ export function serveCommand(io: CliIO): Command {
     .description('start the gateway')
     .option('-c, --config <file>', 'config file (default: $GATEWAY_CONFIG, ./gateway.yaml, ./gateway.example.yaml)')
     .option('--host <host>', 'address to listen on (default: server.host from the config)')
-    .option('-p, --port <port>', 'port to listen on, 0 for any free port (default: server.port from the config)', parsePort)
+    .option(
+      '-p, --port <port>',
+      'port to listen on, 0 for any free port (default: server.port from the config)',
+      parsePort,
+    )
     .option('-w, --watch', 'reload the config when its file changes (SIGHUP always reloads)')
     .action(async (opts: ServeOptions) => {
       const running = await startServe(opts, io);
@@ -66,7 +70,9 @@ export async function startServe(opts: ServeOptions, io: CliIO): Promise<Running
   const port = opts.port ?? config.server.port;
   // ora writes to stderr itself; it also needs a known width (a 0-column pty makes it loop).
   const spinnerOk = io.isTTY && process.stderr.isTTY && (process.stderr.columns ?? 0) > 0;
-  const spinner = spinnerOk ? ora({ text: `starting gateway on ${host}:${port}`, stream: process.stderr }).start() : undefined;
+  const spinner = spinnerOk
+    ? ora({ text: `starting gateway on ${host}:${port}`, stream: process.stderr }).start()
+    : undefined;
   const log = config.observability.log;
   const file = !opts.logger && log.file ? fileWriter(log.file) : undefined;
   const logger =
@@ -92,14 +98,25 @@ export async function startServe(opts: ServeOptions, io: CliIO): Promise<Running
   spinner?.stop();
   printBanner(io, config, url, display, path);
   const reload = async (): Promise<boolean> => {
-    const next = await loadForCli(path, io).catch((e: unknown) => ({ config: undefined, issues: [], error: e as Error }));
+    const next = await loadForCli(path, io).catch((e: unknown) => ({
+      config: undefined,
+      issues: [],
+      error: e as Error,
+    }));
     if (!next.config) {
       const problems = next.issues.filter((i) => i.severity === 'error').map(formatIssue);
-      logger.log('error', 'config reload failed: keeping the current config', { file: display, problems, ...('error' in next ? { error: next.error.message } : {}) });
+      logger.log('error', 'config reload failed: keeping the current config', {
+        file: display,
+        problems,
+        ...('error' in next ? { error: next.error.message } : {}),
+      });
       return false;
     }
     const restartOnly = gateway.reload(next.config);
-    logger.log('info', 'config reloaded', { file: display, ...(restartOnly.length > 0 ? { needs_restart: restartOnly } : {}) });
+    logger.log('info', 'config reloaded', {
+      file: display,
+      ...(restartOnly.length > 0 ? { needs_restart: restartOnly } : {}),
+    });
     return true;
   };
   const watcher = opts.watch ? watchFile(path, reload, logger) : undefined;
@@ -175,13 +192,18 @@ function printBanner(io: CliIO, config: GatewayConfig, url: string, display: str
   const entries = listModels(config, pick.key.role);
   const model = (entries.find((e) => e.available) ?? entries[0]).id;
   const how = {
-    file: pick.kind === 'file' && pick.unsetVariable ? `the default in ${display}, as ${pick.unsetVariable} is unset` : `written in ${display}`,
+    file:
+      pick.kind === 'file' && pick.unsetVariable
+        ? `the default in ${display}, as ${pick.unsetVariable} is unset`
+        : `written in ${display}`,
     env: pick.kind === 'env' ? `with ${pick.variable} set as for the gateway` : '',
     unknown: 'with GATEWAY_KEY set to that key',
   }[pick.kind];
   const body = JSON.stringify({ model, messages: [{ role: 'user', content: 'Hello' }] });
   io.err(`try it with the key with id "${pick.key.id}" (role: ${pick.key.role}; ${how}):`);
-  io.err(`  curl ${local}/v1/chat/completions -H "Authorization: Bearer ${shellKey(pick)}" -H 'content-type: application/json' -d '${body}'`);
+  io.err(
+    `  curl ${local}/v1/chat/completions -H "Authorization: Bearer ${shellKey(pick)}" -H 'content-type: application/json' -d '${body}'`,
+  );
 }
 
 /** SIGINT/SIGTERM: close gracefully, then exit 0; a second signal exits at once. */

@@ -5,7 +5,7 @@
  */
 
 import { boundText, redactSecrets } from '../../observe/redact.js';
-import { GatewayError, upstreamStatusError, type ErrorKind } from '../../core/errors.js';
+import { type GatewayError, upstreamStatusError, type ErrorKind } from '../../core/errors.js';
 
 /** Anthropic error `type` per kind; 502/503 are chosen by kind (upstream → api_error, overloaded → overloaded_error). */
 const TYPE_BY_KIND: Record<ErrorKind, string> = {
@@ -59,5 +59,8 @@ export function upstreamStreamError(data: unknown): GatewayError {
   const e = (data as { error?: { type?: unknown; message?: unknown } } | null)?.error;
   const type = typeof e?.type === 'string' ? e.type : 'api_error';
   const detail = typeof e?.message === 'string' && e.message ? `: ${boundText(redactSecrets(e.message), 4000)}` : '';
-  return upstreamStatusError(`The upstream reported an error during the stream (${type})${detail}`, STATUS_BY_TYPE[type] ?? 500);
+  return upstreamStatusError(
+    `The upstream reported an error during the stream (${type})${detail}`,
+    STATUS_BY_TYPE[type] ?? 500,
+  );
 }

@@ -17,7 +17,12 @@ export { anthropicPassThrough } from './pass-through.js';
 export { decodeAnthropicRequest } from './request-decode.js';
 export { DEFAULT_MAX_TOKENS, EFFORT_BUDGET_TOKENS, encodeAnthropicRequest } from './request-encode.js';
 export { anthropicMessageId, decodeAnthropicResponse, encodeAnthropicResponse } from './response.js';
-export { anthropicStopReason, fromAnthropicStopReason, toAnthropicStopReason, type AnthropicStopReason } from './stop-reason.js';
+export {
+  anthropicStopReason,
+  fromAnthropicStopReason,
+  toAnthropicStopReason,
+  type AnthropicStopReason,
+} from './stop-reason.js';
 export { decodeAnthropicStream } from './stream-decode.js';
 export { AnthropicStreamEncoder, encodeAnthropicStream } from './stream-encode.js';
 export { partialUsageFromAnthropic, usageFromAnthropic, usageToAnthropic } from './usage.js';

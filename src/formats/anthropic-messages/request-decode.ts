@@ -7,7 +7,16 @@
  * @see https://docs.anthropic.com/en/api/messages
  */
 
-import type { ChatMessage, ChatRequest, ContentPart, ImageSource, ReasoningEffort, ResponseFormat, ToolChoice, ToolSpec } from '../../core/canonical.js';
+import type {
+  ChatMessage,
+  ChatRequest,
+  ContentPart,
+  ImageSource,
+  ReasoningEffort,
+  ResponseFormat,
+  ToolChoice,
+  ToolSpec,
+} from '../../core/canonical.js';
 import { invalid, isObject, optBoolean, optNumber, optObject, optString } from '../field-types.js';
 import { MAX_TOKENS_LIMIT } from '../output-cap.js';
 import type { DecodeOptions } from '../types.js';
@@ -16,8 +25,21 @@ export { invalid, isObject } from '../field-types.js';
 
 /** Top-level fields read below; any other field with a non-default value is a hint or `unmapped`. */
 const KNOWN = new Set([
-  'model', 'max_tokens', 'messages', 'system', 'tools', 'tool_choice', 'stop_sequences',
-  'temperature', 'top_p', 'top_k', 'stream', 'metadata', 'thinking', 'output_config', 'output_format',
+  'model',
+  'max_tokens',
+  'messages',
+  'system',
+  'tools',
+  'tool_choice',
+  'stop_sequences',
+  'temperature',
+  'top_p',
+  'top_k',
+  'stream',
+  'metadata',
+  'thinking',
+  'output_config',
+  'output_format',
 ]);
 
 /**
@@ -25,7 +47,15 @@ const KNOWN = new Set([
  * diagnostics, container reuse. They change how the provider serves the request, not what the
  * conversation means, so a translation drops them (listed in `x-gateway-dropped-fields`).
  */
-const HINTS = new Set(['cache_control', 'context_management', 'service_tier', 'speed', 'inference_geo', 'diagnostics', 'container']);
+const HINTS = new Set([
+  'cache_control',
+  'context_management',
+  'service_tier',
+  'speed',
+  'inference_geo',
+  'diagnostics',
+  'container',
+]);
 
 const EFFORTS: readonly ReasoningEffort[] = ['low', 'medium', 'high', 'xhigh', 'max'];
 
@@ -40,17 +70,24 @@ const DEFAULTS: Record<string, unknown> = { service_tier: 'auto', speed: 'standa
 
 function isDefault(field: string, v: unknown): boolean {
   // Own properties only: a caller's `__proto__` or `constructor` field is just an unknown field.
-  return v === undefined || v === null || (Array.isArray(v) && v.length === 0) || (Object.hasOwn(DEFAULTS, field) && DEFAULTS[field] === v);
+  return (
+    v === undefined ||
+    v === null ||
+    (Array.isArray(v) && v.length === 0) ||
+    (Object.hasOwn(DEFAULTS, field) && DEFAULTS[field] === v)
+  );
 }
 
 /** `opts.forCounting`: a /v1/messages/count_tokens body, which has no `max_tokens`. */
 export function decodeAnthropicRequest(body: unknown, opts: DecodeOptions = {}): ChatRequest {
   if (!isObject(body)) throw invalid('', 'The request body must be a JSON object.');
   const model = body.model;
-  if (typeof model !== 'string' || model.length === 0) throw invalid('model', "'model' is required and must be a string.");
+  if (typeof model !== 'string' || model.length === 0)
+    throw invalid('model', "'model' is required and must be a string.");
   // Unlike OpenAI, Anthropic has no default output limit: the caller must say.
   const maxTokens = optNumber(body, 'max_tokens', 1, MAX_TOKENS_LIMIT, true);
-  if (maxTokens === undefined && opts.forCounting !== true) throw invalid('max_tokens', "'max_tokens' is required and must be a positive integer.");
+  if (maxTokens === undefined && opts.forCounting !== true)
+    throw invalid('max_tokens', "'max_tokens' is required and must be a positive integer.");
   if (!Array.isArray(body.messages) || body.messages.length === 0) {
     throw invalid('messages', "'messages' is required and must be a non-empty array.");
   }
@@ -117,7 +154,8 @@ function decodeMessage(m: unknown, at: string, notes: Notes): ChatMessage | unde
   }
   const content = m.content;
   if (typeof content === 'string') return { role, content: [{ type: 'text', text: content }] };
-  if (!Array.isArray(content)) throw invalid(`${at}.content`, `'${at}.content' must be a string or an array of content blocks.`);
+  if (!Array.isArray(content))
+    throw invalid(`${at}.content`, `'${at}.content' must be a string or an array of content blocks.`);
   const parts: ContentPart[] = [];
   content.forEach((b, j) => {
     const p = `${at}.content[${j}]`;
@@ -174,8 +212,13 @@ function decodeBlock(b: unknown, p: string, role: 'user' | 'assistant', notes: N
     case 'tool_result': {
       onlyIn('user');
       if (typeof b.tool_use_id !== 'string') throw invalid(`${p}.tool_use_id`, `'${p}.tool_use_id' must be a string.`);
-      if (b.is_error !== undefined && typeof b.is_error !== 'boolean') throw invalid(`${p}.is_error`, `'${p}.is_error' must be a boolean.`);
-      const part: ContentPart = { type: 'tool_result', toolCallId: b.tool_use_id, content: decodeResultContent(b.content, `${p}.content`, notes) };
+      if (b.is_error !== undefined && typeof b.is_error !== 'boolean')
+        throw invalid(`${p}.is_error`, `'${p}.is_error' must be a boolean.`);
+      const part: ContentPart = {
+        type: 'tool_result',
+        toolCallId: b.tool_use_id,
+        content: decodeResultContent(b.content, `${p}.content`, notes),
+      };
       if (b.is_error === true) part.isError = true;
       return part;
     }
@@ -193,7 +236,8 @@ function decodeBlock(b: unknown, p: string, role: 'user' | 'assistant', notes: N
     case 'document':
     case 'search_result':
       // Documented, but with no canonical form yet: forwardable as sent, not translatable.
-      if (!isObject(b.source) && typeof b.source !== 'string') throw invalid(`${p}.source`, `'${p}.source' is required.`);
+      if (!isObject(b.source) && typeof b.source !== 'string')
+        throw invalid(`${p}.source`, `'${p}.source' is required.`);
       unmapped.push(p);
       return undefined;
     default:
@@ -211,7 +255,8 @@ function decodeBlock(b: unknown, p: string, role: 'user' | 'assistant', notes: N
  * which names an upload only Anthropic holds, or a newer one) is undefined: the provider judges it.
  */
 function decodeImageSource(s: unknown, p: string): ImageSource | undefined {
-  if (!isObject(s) || typeof s.type !== 'string') throw invalid(`${p}.type`, `'${p}' must be {type: "base64", media_type, data} or {type: "url", url}.`);
+  if (!isObject(s) || typeof s.type !== 'string')
+    throw invalid(`${p}.type`, `'${p}' must be {type: "base64", media_type, data} or {type: "url", url}.`);
   if (s.type === 'base64') {
     if (typeof s.media_type !== 'string') throw invalid(`${p}.media_type`, `'${p}.media_type' must be a string.`);
     if (typeof s.data !== 'string') throw invalid(`${p}.data`, `'${p}.data' must be a string.`);
@@ -232,7 +277,8 @@ function decodeResultContent(c: unknown, p: string, notes: Notes): ContentPart[]
   const out: ContentPart[] = [];
   c.forEach((b, k) => {
     const q = `${p}[${k}]`;
-    if (!isObject(b) || typeof b.type !== 'string') throw invalid(`${q}.type`, `'${q}' must be a content block with a 'type'.`);
+    if (!isObject(b) || typeof b.type !== 'string')
+      throw invalid(`${q}.type`, `'${q}' must be a content block with a 'type'.`);
     noteCacheControl(b, notes);
     if (b.type === 'text') {
       if (typeof b.text !== 'string') throw invalid(`${q}.text`, `'${q}.text' must be a string.`);
@@ -275,9 +321,12 @@ function decodeTools(tools: unknown, notes: Notes): ToolSpec[] {
       unmapped.push(p);
       return;
     }
-    if (typeof t.name !== 'string' || t.name.length === 0) throw invalid(`${p}.name`, `'${p}.name' must be a non-empty string.`);
-    if (!isObject(t.input_schema)) throw invalid(`${p}.input_schema`, `'${p}.input_schema' must be a JSON Schema object.`);
-    if (t.description !== undefined && typeof t.description !== 'string') throw invalid(`${p}.description`, `'${p}.description' must be a string.`);
+    if (typeof t.name !== 'string' || t.name.length === 0)
+      throw invalid(`${p}.name`, `'${p}.name' must be a non-empty string.`);
+    if (!isObject(t.input_schema))
+      throw invalid(`${p}.input_schema`, `'${p}.input_schema' must be a JSON Schema object.`);
+    if (t.description !== undefined && typeof t.description !== 'string')
+      throw invalid(`${p}.description`, `'${p}.description' must be a string.`);
     out.push({ name: t.name, description: t.description, parameters: t.input_schema });
   });
   return out;
@@ -287,7 +336,11 @@ function decodeToolChoice(tc: unknown, unmapped: string[]): { toolChoice?: ToolC
   if (tc === undefined || tc === null) return {};
   if (!isObject(tc)) throw invalid('tool_choice', "'tool_choice' must be an object.");
   const dp = tc.disable_parallel_tool_use;
-  if (dp !== undefined && typeof dp !== 'boolean') throw invalid('tool_choice.disable_parallel_tool_use', "'tool_choice.disable_parallel_tool_use' must be a boolean.");
+  if (dp !== undefined && typeof dp !== 'boolean')
+    throw invalid(
+      'tool_choice.disable_parallel_tool_use',
+      "'tool_choice.disable_parallel_tool_use' must be a boolean.",
+    );
   const parallelToolCalls = dp === true ? false : undefined;
   switch (tc.type) {
     case 'auto':
@@ -296,10 +349,12 @@ function decodeToolChoice(tc: unknown, unmapped: string[]): { toolChoice?: ToolC
     case 'any':
       return { toolChoice: { type: 'required' }, parallelToolCalls };
     case 'tool':
-      if (typeof tc.name !== 'string') throw invalid('tool_choice.name', "'tool_choice.name' is required when tool_choice.type is \"tool\".");
+      if (typeof tc.name !== 'string')
+        throw invalid('tool_choice.name', '\'tool_choice.name\' is required when tool_choice.type is "tool".');
       return { toolChoice: { type: 'tool', name: tc.name }, parallelToolCalls };
     default:
-      if (typeof tc.type !== 'string') throw invalid('tool_choice.type', "'tool_choice.type' must be one of auto, any, tool, none.");
+      if (typeof tc.type !== 'string')
+        throw invalid('tool_choice.type', "'tool_choice.type' must be one of auto, any, tool, none.");
       // A newer mode: the provider judges it.
       unmapped.push('tool_choice');
       return {};
@@ -324,12 +379,14 @@ function decodeReasoning(body: Record<string, unknown>, notes: Notes): ChatReque
   const out: NonNullable<ChatRequest['reasoning']> = { fields: [] };
   const t = body.thinking;
   if (t !== undefined && t !== null) {
-    if (!isObject(t) || typeof t.type !== 'string') throw invalid('thinking', "'thinking' must be an object with a 'type'.");
+    if (!isObject(t) || typeof t.type !== 'string')
+      throw invalid('thinking', "'thinking' must be an object with a 'type'.");
     optString(t, 'display', 'thinking.display');
     if (t.display !== undefined && t.display !== null) notes.hints.add('thinking.display');
     if (t.type === 'enabled') {
       const b = optNumber(t, 'budget_tokens', 1, MAX_TOKENS_LIMIT, true, 'thinking.budget_tokens');
-      if (b === undefined) throw invalid('thinking.budget_tokens', "'thinking.budget_tokens' must be a positive integer.");
+      if (b === undefined)
+        throw invalid('thinking.budget_tokens', "'thinking.budget_tokens' must be a positive integer.");
       out.budgetTokens = b;
       out.fields!.push('thinking');
     } else if (t.type === 'adaptive') {
@@ -369,7 +426,9 @@ function decodeOutputFormat(body: Record<string, unknown>, unmapped: string[]): 
     found = { type: 'json_schema', schema: f.schema };
   };
   if (config !== undefined) {
-    for (const k of Object.keys(config)) if (k !== 'effort' && k !== 'format' && config[k] !== undefined && config[k] !== null) unmapped.push(`output_config.${k}`);
+    for (const k of Object.keys(config))
+      if (k !== 'effort' && k !== 'format' && config[k] !== undefined && config[k] !== null)
+        unmapped.push(`output_config.${k}`);
     read(config.format, 'output_config.format');
   }
   read(body.output_format, 'output_format');

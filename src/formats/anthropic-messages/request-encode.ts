@@ -22,7 +22,6 @@ import type { EncodeTarget } from '../types.js';
 import { invalid, isObject } from './request-decode.js';
 import type { Json } from '../../core/json.js';
 
-
 /** `max_tokens` when the caller gave none (OpenAI callers may omit it; Anthropic requires it). */
 export const DEFAULT_MAX_TOKENS = DEFAULT_OUTPUT_CAP;
 export { EFFORT_BUDGET_TOKENS };
@@ -30,22 +29,36 @@ export { EFFORT_BUDGET_TOKENS };
 /** Anthropic's smallest thinking budget. */
 const MIN_THINKING_BUDGET = 1024;
 
-export function encodeAnthropicRequest(req: ChatRequest, target: EncodeTarget, dropped: string[] = []): Record<string, unknown> {
+export function encodeAnthropicRequest(
+  req: ChatRequest,
+  target: EncodeTarget,
+  dropped: string[] = [],
+): Record<string, unknown> {
   if (req.unmapped.length > 0) {
     throw invalid(req.unmapped[0], `${req.unmapped.join(', ')} cannot be translated to the Anthropic messages format.`);
   }
   if (req.temperature !== undefined && req.temperature > 1) {
-    throw invalid('temperature', 'temperature above 1 cannot be sent to an Anthropic-format model (its range is 0 to 1).');
+    throw invalid(
+      'temperature',
+      'temperature above 1 cannot be sent to an Anthropic-format model (its range is 0 to 1).',
+    );
   }
   dropped.push(...(req.hints ?? []));
   // Never above the model's own limit (Anthropic refuses it).
   const maxTokens = Math.min(anthropicMaxTokens(req, target.maxOutputTokens), target.maxOutputTokens ?? Infinity);
   const out: Json = { model: target.model, max_tokens: maxTokens };
   const messages = encodeMessages(req, dropped);
-  const system = encodeSystem([...req.system, ...req.messages.filter((m) => m.role === 'system').flatMap((m) => m.content)]);
+  const system = encodeSystem([
+    ...req.system,
+    ...req.messages.filter((m) => m.role === 'system').flatMap((m) => m.content),
+  ]);
   if (system !== undefined) out.system = system;
   out.messages = messages;
-  const tools: Json[] = req.tools.map((t) => ({ name: t.name, ...(t.description !== undefined ? { description: t.description } : {}), input_schema: t.parameters }));
+  const tools: Json[] = req.tools.map((t) => ({
+    name: t.name,
+    ...(t.description !== undefined ? { description: t.description } : {}),
+    input_schema: t.parameters,
+  }));
   let choice = tools.length > 0 ? encodeToolChoice(req.toolChoice, req.parallelToolCalls) : undefined;
   if (req.responseFormat) {
     const native = encodeOutputFormat(req.responseFormat, target, dropped);
@@ -78,13 +91,25 @@ export function encodeAnthropicRequest(req: ChatRequest, target: EncodeTarget, d
 }
 
 /** The thinking budget to send, or undefined (the caller's reasoning, if any, named in `dropped`). */
-function thinkingFor(req: ChatRequest, target: EncodeTarget, maxTokens: number, messages: Json[], choice: Json | undefined, dropped: string[]): number | undefined {
+function thinkingFor(
+  req: ChatRequest,
+  target: EncodeTarget,
+  maxTokens: number,
+  messages: Json[],
+  choice: Json | undefined,
+  dropped: string[],
+): number | undefined {
   const wanted = thinkingBudget(req);
   if (wanted === undefined) return undefined;
   // Thinking counts in max_tokens and must leave room for the answer.
   const budget = Math.min(wanted, maxTokens - 1);
   const forced = choice?.type === 'any' || choice?.type === 'tool';
-  if (!anthropicModelThinks(target.model, target.reasoning) || budget < MIN_THINKING_BUDGET || forced || continuesToolLoopWithoutThinking(messages)) {
+  if (
+    !anthropicModelThinks(target.model, target.reasoning) ||
+    budget < MIN_THINKING_BUDGET ||
+    forced ||
+    continuesToolLoopWithoutThinking(messages)
+  ) {
     dropped.push(...(req.reasoning?.fields ?? ['reasoning']));
     return undefined;
   }
@@ -106,7 +131,8 @@ function continuesToolLoopWithoutThinking(messages: Json[]): boolean {
  * it accepts (every object closed); undefined otherwise (the forced tool answers instead).
  */
 function encodeOutputFormat(f: ResponseFormat, target: EncodeTarget, dropped: string[]): Json | undefined {
-  if (f.type !== 'json_schema' || !anthropicModelHasOutputFormat(target.model) || !isClosedSchema(f.schema)) return undefined;
+  if (f.type !== 'json_schema' || !anthropicModelHasOutputFormat(target.model) || !isClosedSchema(f.schema))
+    return undefined;
   if (f.description !== undefined) dropped.push('response_format.json_schema.description');
   return { type: 'json_schema', schema: f.schema };
 }
@@ -115,13 +141,26 @@ function encodeOutputFormat(f: ResponseFormat, target: EncodeTarget, dropped: st
  * Structured output through a tool the model must call (structured-output.ts turns the call back
  * into JSON text). With the caller's own tools, the model must call one of them or the output tool.
  */
-function addOutputTool(f: ResponseFormat, tools: Json[], choice: Json | undefined, parallel: boolean | undefined): Json {
+function addOutputTool(
+  f: ResponseFormat,
+  tools: Json[],
+  choice: Json | undefined,
+  parallel: boolean | undefined,
+): Json {
   if (tools.some((t) => t.name === OUTPUT_TOOL_NAME)) {
-    throw invalid('tools', `A tool named "${OUTPUT_TOOL_NAME}" cannot be combined with structured output on this model (the gateway uses that name to carry it).`);
+    throw invalid(
+      'tools',
+      `A tool named "${OUTPUT_TOOL_NAME}" cannot be combined with structured output on this model (the gateway uses that name to carry it).`,
+    );
   }
   const hadTools = tools.length > 0;
-  const description = f.type === 'json_schema' && f.description !== undefined ? f.description : 'Give the answer as this JSON object.';
-  tools.push({ name: OUTPUT_TOOL_NAME, description, input_schema: f.type === 'json_schema' ? f.schema : { type: 'object' } });
+  const description =
+    f.type === 'json_schema' && f.description !== undefined ? f.description : 'Give the answer as this JSON object.';
+  tools.push({
+    name: OUTPUT_TOOL_NAME,
+    description,
+    input_schema: f.type === 'json_schema' ? f.schema : { type: 'object' },
+  });
   const keep = parallel === false ? { disable_parallel_tool_use: true } : {};
   if (choice?.type === 'tool') return choice;
   if (hadTools && choice?.type !== 'none') return { type: 'any', ...keep };
@@ -130,10 +169,16 @@ function addOutputTool(f: ResponseFormat, tools: Json[], choice: Json | undefine
 
 /** A lone text part becomes the plain string form, which every Anthropic-compatible host accepts. */
 function encodeSystem(system: ContentPart[]): string | Json[] | undefined {
-  const blocks = system.map((p, i) => {
-    if (p.type !== 'text') throw invalid('system', `system part ${i} (${p.type}) cannot be sent to an Anthropic-format model; only text can.`);
-    return p.text;
-  }).filter((t) => t.length > 0);
+  const blocks = system
+    .map((p, i) => {
+      if (p.type !== 'text')
+        throw invalid(
+          'system',
+          `system part ${i} (${p.type}) cannot be sent to an Anthropic-format model; only text can.`,
+        );
+      return p.text;
+    })
+    .filter((t) => t.length > 0);
   if (blocks.length === 0) return undefined;
   if (blocks.length === 1) return blocks[0];
   return blocks.map((text) => ({ type: 'text', text }));
@@ -156,9 +201,14 @@ function encodeMessages(req: ChatRequest, dropped: string[]): Json[] {
     if (last && last.role === role) last.content.push(...blocks);
     else out.push({ role, content: blocks });
   });
-  if (out.length === 0) throw invalid('messages', 'The conversation has no content that can be sent to an Anthropic-format model.');
+  if (out.length === 0)
+    throw invalid('messages', 'The conversation has no content that can be sent to an Anthropic-format model.');
   for (const m of out) {
-    if (m.role === 'user') m.content = [...m.content.filter((b) => b.type === 'tool_result'), ...m.content.filter((b) => b.type !== 'tool_result')];
+    if (m.role === 'user')
+      m.content = [
+        ...m.content.filter((b) => b.type === 'tool_result'),
+        ...m.content.filter((b) => b.type !== 'tool_result'),
+      ];
   }
   return out;
 }
@@ -188,7 +238,10 @@ function encodePart(part: ContentPart, at: string, dropped: string[]): Json[] {
 
 function encodeImage(part: Extract<ContentPart, { type: 'image' }>): Json {
   const s = part.source;
-  return { type: 'image', source: s.kind === 'url' ? { type: 'url', url: s.url } : { type: 'base64', media_type: s.mediaType, data: s.data } };
+  return {
+    type: 'image',
+    source: s.kind === 'url' ? { type: 'url', url: s.url } : { type: 'base64', media_type: s.mediaType, data: s.data },
+  };
 }
 
 /** Tool input must be a JSON object upstream; arguments from other formats are JSON text. */
@@ -200,7 +253,8 @@ function parseArguments(part: Extract<ContentPart, { type: 'tool_call' }>, at: s
   } catch {
     input = undefined;
   }
-  if (!isObject(input)) throw invalid(at, `Tool call "${part.name}" (${part.id}) in ${at} has arguments that are not a JSON object.`);
+  if (!isObject(input))
+    throw invalid(at, `Tool call "${part.name}" (${part.id}) in ${at} has arguments that are not a JSON object.`);
   return input;
 }
 
@@ -208,7 +262,10 @@ function encodeResultContent(parts: ContentPart[], at: string): string | Json[] 
   const blocks = parts.flatMap((p): Json[] => {
     if (p.type === 'text') return p.text.length > 0 ? [{ type: 'text', text: p.text }] : [];
     if (p.type === 'image') return [encodeImage(p)];
-    throw invalid(at, `A tool result in ${at} contains ${p.type} content, which an Anthropic tool result cannot carry.`);
+    throw invalid(
+      at,
+      `A tool result in ${at} contains ${p.type} content, which an Anthropic tool result cannot carry.`,
+    );
   });
   if (blocks.length === 0) return undefined;
   if (blocks.length === 1 && blocks[0].type === 'text') return blocks[0].text as string;
@@ -232,6 +289,7 @@ function encodeToolChoice(choice: ToolChoice | undefined, parallel: boolean | un
       break;
   }
   // Anthropic spells "no parallel calls" on tool_choice; "none" has nothing to parallelise.
-  if (parallel === false && out?.type !== 'none') out = { ...(out ?? { type: 'auto' }), disable_parallel_tool_use: true };
+  if (parallel === false && out?.type !== 'none')
+    out = { ...(out ?? { type: 'auto' }), disable_parallel_tool_use: true };
   return out;
 }

@@ -16,7 +16,6 @@ import { fromAnthropicStopReason } from './stop-reason.js';
 import { combineUsage, partialUsageFromAnthropic } from './usage.js';
 import type { Json } from '../../core/json.js';
 
-
 export async function* decodeAnthropicStream(sse: AsyncIterable<SseMessage>): AsyncGenerator<StreamEvent> {
   let startUsage: Partial<Usage> = {};
   let deltaUsage: Partial<Usage> = {};
@@ -57,15 +56,21 @@ export async function* decodeAnthropicStream(sse: AsyncIterable<SseMessage>): As
           yield { type: 'block_start', index, block: { kind: 'text' } };
           if (nonEmpty(b.text)) yield { type: 'block_delta', index, delta: { kind: 'text', text: b.text } };
         } else if (b.type === 'tool_use') {
-          yield { type: 'block_start', index, block: { kind: 'tool_call', id: String(b.id ?? ''), name: String(b.name ?? '') } };
+          yield {
+            type: 'block_start',
+            index,
+            block: { kind: 'tool_call', id: String(b.id ?? ''), name: String(b.name ?? '') },
+          };
           // The start carries `input: {}`; the real input follows as input_json_delta fragments.
           if (isObject(b.input) && Object.keys(b.input).length > 0) {
             yield { type: 'block_delta', index, delta: { kind: 'tool_arguments', json: JSON.stringify(b.input) } };
           }
         } else if (b.type === 'thinking') {
           yield { type: 'block_start', index, block: { kind: 'reasoning' } };
-          if (nonEmpty(b.thinking)) yield { type: 'block_delta', index, delta: { kind: 'reasoning', text: b.thinking } };
-          if (nonEmpty(b.signature)) yield { type: 'block_delta', index, delta: { kind: 'signature', signature: b.signature } };
+          if (nonEmpty(b.thinking))
+            yield { type: 'block_delta', index, delta: { kind: 'reasoning', text: b.thinking } };
+          if (nonEmpty(b.signature))
+            yield { type: 'block_delta', index, delta: { kind: 'signature', signature: b.signature } };
         } else {
           skipped.add(index);
         }
@@ -75,10 +80,14 @@ export async function* decodeAnthropicStream(sse: AsyncIterable<SseMessage>): As
         if (skipped.has(index)) break;
         const d = isObject(data.delta) ? data.delta : {};
         // Empty fragments (Anthropic opens tool input with `partial_json: ""`) carry nothing.
-        if (d.type === 'text_delta' && nonEmpty(d.text)) yield { type: 'block_delta', index, delta: { kind: 'text', text: d.text } };
-        else if (d.type === 'input_json_delta' && nonEmpty(d.partial_json)) yield { type: 'block_delta', index, delta: { kind: 'tool_arguments', json: d.partial_json } };
-        else if (d.type === 'thinking_delta' && nonEmpty(d.thinking)) yield { type: 'block_delta', index, delta: { kind: 'reasoning', text: d.thinking } };
-        else if (d.type === 'signature_delta' && nonEmpty(d.signature)) yield { type: 'block_delta', index, delta: { kind: 'signature', signature: d.signature } };
+        if (d.type === 'text_delta' && nonEmpty(d.text))
+          yield { type: 'block_delta', index, delta: { kind: 'text', text: d.text } };
+        else if (d.type === 'input_json_delta' && nonEmpty(d.partial_json))
+          yield { type: 'block_delta', index, delta: { kind: 'tool_arguments', json: d.partial_json } };
+        else if (d.type === 'thinking_delta' && nonEmpty(d.thinking))
+          yield { type: 'block_delta', index, delta: { kind: 'reasoning', text: d.thinking } };
+        else if (d.type === 'signature_delta' && nonEmpty(d.signature))
+          yield { type: 'block_delta', index, delta: { kind: 'signature', signature: d.signature } };
         // citations_delta and delta types added later: nothing canonical to carry them.
         break;
       }

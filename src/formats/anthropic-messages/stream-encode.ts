@@ -86,7 +86,15 @@ export class AnthropicStreamEncoder {
         for (const b of this.queue) if (!b.closed && b.kind !== 'tool_call') this.retire(b);
         this.retired.delete(ev.index);
         const bs = ev.block;
-        const b: Block = { canon: ev.index, kind: bs.kind, id: bs.kind === 'tool_call' ? bs.id : '', name: bs.kind === 'tool_call' ? bs.name : '', pending: '', signature: '', closed: false };
+        const b: Block = {
+          canon: ev.index,
+          kind: bs.kind,
+          id: bs.kind === 'tool_call' ? bs.id : '',
+          name: bs.kind === 'tool_call' ? bs.name : '',
+          pending: '',
+          signature: '',
+          closed: false,
+        };
         const reused = this.live.get(ev.index);
         if (reused) reused.closed = true; // an index started twice: the earlier block is over
         this.queue.push(b);
@@ -201,7 +209,10 @@ export class AnthropicStreamEncoder {
         b.pending = '';
       }
       if (!b.closed) break;
-      if (b.signature.length > 0) out += this.open(b) + sse('content_block_delta', { index: b.out, delta: { type: 'signature_delta', signature: b.signature } });
+      if (b.signature.length > 0)
+        out +=
+          this.open(b) +
+          sse('content_block_delta', { index: b.out, delta: { type: 'signature_delta', signature: b.signature } });
       if (b.out !== undefined) out += sse('content_block_stop', { index: b.out });
       this.queue.shift();
     }
@@ -212,22 +223,29 @@ export class AnthropicStreamEncoder {
     if (b.out !== undefined) return '';
     b.out = this.nextOut++;
     const block =
-      b.kind === 'tool_call' ? { type: 'tool_use', id: b.id, name: b.name, input: {} }
-      : b.kind === 'reasoning' ? { type: 'thinking', thinking: '', signature: '' }
-      : { type: 'text', text: '' };
+      b.kind === 'tool_call'
+        ? { type: 'tool_use', id: b.id, name: b.name, input: {} }
+        : b.kind === 'reasoning'
+          ? { type: 'thinking', thinking: '', signature: '' }
+          : { type: 'text', text: '' };
     return sse('content_block_start', { index: b.out, content_block: block });
   }
 
   private delta(b: Block, s: string): string {
     const delta =
-      b.kind === 'tool_call' ? { type: 'input_json_delta', partial_json: s }
-      : b.kind === 'reasoning' ? { type: 'thinking_delta', thinking: s }
-      : { type: 'text_delta', text: s };
+      b.kind === 'tool_call'
+        ? { type: 'input_json_delta', partial_json: s }
+        : b.kind === 'reasoning'
+          ? { type: 'thinking_delta', thinking: s }
+          : { type: 'text_delta', text: s };
     return sse('content_block_delta', { index: b.out, delta });
   }
 }
 
-export async function* encodeAnthropicStream(events: AsyncIterable<StreamEvent>, req: ChatRequest): AsyncGenerator<string> {
+export async function* encodeAnthropicStream(
+  events: AsyncIterable<StreamEvent>,
+  req: ChatRequest,
+): AsyncGenerator<string> {
   const enc = new AnthropicStreamEncoder(req.model, () => estimateInputTokens(req));
   for await (const ev of events) {
     const out = enc.push(ev);

@@ -14,7 +14,6 @@ import { upstreamStreamError } from './errors.js';
 import { combineUsage, partialUsageFromAnthropic } from './usage.js';
 import type { Json } from '../../core/json.js';
 
-
 export class AnthropicStreamWatch implements StreamWatch {
   complete = false;
   usage: Usage | undefined;

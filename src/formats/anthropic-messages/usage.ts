@@ -80,7 +80,11 @@ export function deltaUsageToAnthropic(u: Partial<Usage>): AnthropicDeltaUsage {
     output_tokens: u.outputTokens ?? 0,
   };
   const t = u.serverToolUse;
-  if (t) out.server_tool_use = { web_search_requests: t.webSearchRequests ?? 0, web_fetch_requests: t.webFetchRequests ?? 0 };
+  if (t)
+    out.server_tool_use = {
+      web_search_requests: t.webSearchRequests ?? 0,
+      web_fetch_requests: t.webFetchRequests ?? 0,
+    };
   return out;
 }
 
@@ -116,6 +120,7 @@ export function estimateInputTokens(req: ChatRequest): number {
   };
   (req.system ?? []).forEach(part);
   for (const m of req.messages ?? []) m.content.forEach(part);
-  for (const t of req.tools ?? []) chars += t.name.length + (t.description?.length ?? 0) + JSON.stringify(t.parameters).length;
+  for (const t of req.tools ?? [])
+    chars += t.name.length + (t.description?.length ?? 0) + JSON.stringify(t.parameters).length;
   return chars === 0 ? 0 : Math.max(1, Math.ceil(chars / 4));
 }

@@ -18,7 +18,6 @@ import { fromOpenaiFinishReason } from './finish-reason.js';
 import { usageFromOpenai } from './usage.js';
 import { type Json, isObject } from '../../core/json.js';
 
-
 export async function* decodeOpenaiStream(sse: AsyncIterable<SseMessage>): AsyncGenerator<StreamEvent> {
   const decoder = new OpenaiChunkDecoder();
   for await (const msg of sse) {
@@ -69,7 +68,9 @@ export class OpenaiChunkDecoder {
     if (!this.started) this.start(chunk, out);
     if (isObject(chunk.usage)) this.usage = usageFromOpenai(chunk.usage) ?? this.usage;
     // The gateway never asks for n > 1; only the first choice counts.
-    const choice = Array.isArray(chunk.choices) ? chunk.choices.find((c) => isObject(c) && (c.index ?? 0) === 0) : undefined;
+    const choice = Array.isArray(chunk.choices)
+      ? chunk.choices.find((c) => isObject(c) && (c.index ?? 0) === 0)
+      : undefined;
     if (!isObject(choice)) return out;
     const delta = isObject(choice.delta) ? choice.delta : {};
 
@@ -84,7 +85,8 @@ export class OpenaiChunkDecoder {
       this.refused = true;
       this.flat('text', refusal, out);
     }
-    if (Array.isArray(delta.tool_calls)) for (const frag of delta.tool_calls) if (isObject(frag)) this.toolFragment(frag, out);
+    if (Array.isArray(delta.tool_calls))
+      for (const frag of delta.tool_calls) if (isObject(frag)) this.toolFragment(frag, out);
 
     if (typeof choice.finish_reason === 'string') this.finish = fromOpenaiFinishReason(choice.finish_reason);
     // vLLM names the matched stop string in `stop_reason`.
@@ -99,7 +101,9 @@ export class OpenaiChunkDecoder {
     for (const index of this.open) out.push({ type: 'block_stop', index });
     this.open.length = 0;
     this.current = undefined;
-    const finish: FinishReason = this.refused ? 'content_filter' : (this.finish ?? (this.tools.size > 0 ? 'tool_calls' : 'stop'));
+    const finish: FinishReason = this.refused
+      ? 'content_filter'
+      : (this.finish ?? (this.tools.size > 0 ? 'tool_calls' : 'stop'));
     out.push({
       type: 'message_stop',
       finish,
@@ -162,4 +166,3 @@ export class OpenaiChunkDecoder {
 function nonEmpty(v: unknown): string | undefined {
   return typeof v === 'string' && v.length > 0 ? v : undefined;
 }
-

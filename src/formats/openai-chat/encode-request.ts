@@ -7,7 +7,14 @@
  */
 
 import { createHash } from 'node:crypto';
-import type { ChatMessage, ChatRequest, ContentPart, ImageSource, ResponseFormat, ToolChoice } from '../../core/canonical.js';
+import type {
+  ChatMessage,
+  ChatRequest,
+  ContentPart,
+  ImageSource,
+  ResponseFormat,
+  ToolChoice,
+} from '../../core/canonical.js';
 import { openaiModelReasons } from '../model-traits.js';
 import { isOpenaiStrictSchema } from '../structured-output.js';
 import { invalid } from '../field-types.js';
@@ -32,7 +39,11 @@ export function encodeOpenaiRequest(req: ChatRequest, target: EncodeTarget, drop
   if (req.tools.length > 0) {
     body.tools = req.tools.map((t) => ({
       type: 'function',
-      function: { name: t.name, ...(t.description !== undefined ? { description: t.description } : {}), parameters: t.parameters },
+      function: {
+        name: t.name,
+        ...(t.description !== undefined ? { description: t.description } : {}),
+        parameters: t.parameters,
+      },
     }));
   }
   if (req.toolChoice) body.tool_choice = encodeToolChoice(req.toolChoice);
@@ -41,7 +52,11 @@ export function encodeOpenaiRequest(req: ChatRequest, target: EncodeTarget, drop
   // Never above the model's own limit (the reply cannot be longer anyway, and OpenAI refuses it).
   // Reasoning models take only `max_completion_tokens`; `max_tokens` is what every
   // OpenAI-compatible server knows.
-  if (req.maxTokens !== undefined) body[reasons ? 'max_completion_tokens' : 'max_tokens'] = Math.min(req.maxTokens, target.maxOutputTokens ?? Infinity);
+  if (req.maxTokens !== undefined)
+    body[reasons ? 'max_completion_tokens' : 'max_tokens'] = Math.min(
+      req.maxTokens,
+      target.maxOutputTokens ?? Infinity,
+    );
   // Reasoning models sample at their own temperature and refuse another one.
   if (req.temperature !== undefined) {
     if (reasons && req.temperature !== 1) dropped.push('temperature');
@@ -52,7 +67,8 @@ export function encodeOpenaiRequest(req: ChatRequest, target: EncodeTarget, drop
     else body.top_p = req.topP;
   }
   if (req.stop !== undefined && req.stop.length > 0) body.stop = req.stop;
-  if (req.user !== undefined) body.user = req.user.length > MAX_USER_LENGTH ? createHash('sha256').update(req.user).digest('hex') : req.user;
+  if (req.user !== undefined)
+    body.user = req.user.length > MAX_USER_LENGTH ? createHash('sha256').update(req.user).digest('hex') : req.user;
   if (req.reasoning) {
     // A model that does not reason refuses reasoning_effort: the caller's thinking is dropped.
     if (!reasons) dropped.push(...(req.reasoning.fields ?? ['reasoning']));
@@ -115,7 +131,8 @@ function encodeMessages(req: ChatRequest, dropped: string[]): Json[] {
 
 function encodeSystem(content: ContentPart[], at: string): Json {
   const parts = content.map((p, i) => {
-    if (p.type !== 'text') throw invalid(`${at}[${i}]`, `A system prompt part of type '${p.type}' cannot be sent to an OpenAI chat model.`);
+    if (p.type !== 'text')
+      throw invalid(`${at}[${i}]`, `A system prompt part of type '${p.type}' cannot be sent to an OpenAI chat model.`);
     return { type: 'text' as const, text: p.text };
   });
   return { role: 'system', content: parts.length === 1 ? parts[0].text : parts };
@@ -154,7 +171,10 @@ function toolResultText(content: ContentPart[], at: string): string {
   return content
     .map((c, k) => {
       if (c.type === 'text') return c.text;
-      throw invalid(`${at}.content[${k}]`, `Tool result '${at}' contains ${c.type === 'image' ? 'an image' : `a '${c.type}' part`}; OpenAI chat tool messages carry text only.`);
+      throw invalid(
+        `${at}.content[${k}]`,
+        `Tool result '${at}' contains ${c.type === 'image' ? 'an image' : `a '${c.type}' part`}; OpenAI chat tool messages carry text only.`,
+      );
     })
     .join('\n');
 }
@@ -169,12 +189,16 @@ function encodeAssistantTurn(m: ChatMessage, at: string, dropped: string[]): Jso
   const toolCalls: Json[] = [];
   m.content.forEach((part, j) => {
     if (part.type === 'text') text += part.text;
-    else if (part.type === 'tool_call') toolCalls.push({ id: part.id, type: 'function', function: { name: part.name, arguments: part.arguments } });
+    else if (part.type === 'tool_call')
+      toolCalls.push({ id: part.id, type: 'function', function: { name: part.name, arguments: part.arguments } });
     else if (part.type === 'reasoning') {
       const name = part.redacted !== undefined ? 'messages.redacted_thinking' : 'messages.thinking';
       if (!dropped.includes(name)) dropped.push(name);
     } else {
-      throw invalid(`${at}.content[${j}]`, `An assistant message part of type '${part.type}' cannot be sent to an OpenAI chat model.`);
+      throw invalid(
+        `${at}.content[${j}]`,
+        `An assistant message part of type '${part.type}' cannot be sent to an OpenAI chat model.`,
+      );
     }
   });
   const msg: Json = { role: 'assistant', content: text.length === 0 && toolCalls.length > 0 ? null : text };

@@ -1,4 +1,4 @@
-import { GatewayError, upstreamStatusError, type ErrorKind } from '../../core/errors.js';
+import { type GatewayError, upstreamStatusError, type ErrorKind } from '../../core/errors.js';
 import { boundText, redactSecrets } from '../../observe/redact.js';
 import { sseData } from '../../sse/encode.js';
 
@@ -34,19 +34,21 @@ export function openaiErrorMessage(body: unknown): string | undefined {
 }
 
 /** Upstream error `type`/`code` strings whose HTTP status is known. */
-const STATUS_BY_TYPE = new Map<unknown, number>(Object.entries({
-  invalid_request_error: 400,
-  authentication_error: 401,
-  invalid_api_key: 401,
-  permission_error: 403,
-  not_found_error: 404,
-  rate_limit_error: 429,
-  rate_limit_exceeded: 429,
-  insufficient_quota: 429,
-  server_error: 500,
-  api_error: 500,
-  overloaded_error: 503,
-}));
+const STATUS_BY_TYPE = new Map<unknown, number>(
+  Object.entries({
+    invalid_request_error: 400,
+    authentication_error: 401,
+    invalid_api_key: 401,
+    permission_error: 403,
+    not_found_error: 404,
+    rate_limit_error: 429,
+    rate_limit_exceeded: 429,
+    insufficient_quota: 429,
+    server_error: 500,
+    api_error: 500,
+    overloaded_error: 503,
+  }),
+);
 
 /**
  * An upstream's in-stream `{"error": {...}}` → GatewayError('upstream_error'). The status comes
@@ -54,10 +56,15 @@ const STATUS_BY_TYPE = new Map<unknown, number>(Object.entries({
  * The upstream's message is kept (credential-shaped text redacted, length bounded).
  */
 export function upstreamStreamError(error: unknown): GatewayError {
-  const e = (typeof error === 'object' && error !== null ? error : {}) as { message?: unknown; type?: unknown; code?: unknown };
+  const e = (typeof error === 'object' && error !== null ? error : {}) as {
+    message?: unknown;
+    type?: unknown;
+    code?: unknown;
+  };
   let status = 502;
   if (typeof e.code === 'number' && e.code >= 400 && e.code <= 599) status = e.code;
   else status = STATUS_BY_TYPE.get(e.type) ?? STATUS_BY_TYPE.get(e.code) ?? 502;
-  const detail = typeof e.message === 'string' && e.message.length > 0 ? `: ${boundText(redactSecrets(e.message), 4000)}` : '.';
+  const detail =
+    typeof e.message === 'string' && e.message.length > 0 ? `: ${boundText(redactSecrets(e.message), 4000)}` : '.';
   return upstreamStatusError(`The upstream reported an error mid-stream${detail}`, status);
 }

@@ -7,14 +7,31 @@
  * @see https://platform.openai.com/docs/api-reference/chat/create
  */
 
-import type { ChatMessage, ChatRequest, ContentPart, ReasoningEffort, ResponseFormat, ToolChoice, ToolSpec } from '../../core/canonical.js';
+import type {
+  ChatMessage,
+  ChatRequest,
+  ContentPart,
+  ReasoningEffort,
+  ResponseFormat,
+  ToolChoice,
+  ToolSpec,
+} from '../../core/canonical.js';
 import {
-  invalid, isFiniteNumber, isObject, isString, optArray, optArrayOf, optBoolean, optNumber, optObject, optRecordOf, optString,
+  invalid,
+  isFiniteNumber,
+  isObject,
+  isString,
+  optArray,
+  optArrayOf,
+  optBoolean,
+  optNumber,
+  optObject,
+  optRecordOf,
+  optString,
 } from '../field-types.js';
 import { MAX_CHOICES, MAX_TOKENS_LIMIT } from '../output-cap.js';
 import { findHintFields, findUnmappedFields } from './unmapped-fields.js';
 import type { Json } from '../../core/json.js';
-
 
 /**
  * Documented fields the canonical model does not carry, checked for their type only (pass-through
@@ -39,7 +56,8 @@ function checkOtherFields(body: Json): void {
   optString(body, 'verbosity');
   optArray(body, 'functions');
   const fc = body.function_call;
-  if (fc !== undefined && fc !== null && typeof fc !== 'string' && !isObject(fc)) throw invalid('function_call', "'function_call' must be a string or an object.");
+  if (fc !== undefined && fc !== null && typeof fc !== 'string' && !isObject(fc))
+    throw invalid('function_call', "'function_call' must be a string or an object.");
 }
 
 /** `max_completion_tokens` and the older `max_tokens`; both sent: the larger bounds the reply. */
@@ -52,19 +70,25 @@ function decodeMaxTokens(body: Json): number | undefined {
 export function decodeOpenaiRequest(body: unknown): ChatRequest {
   if (!isObject(body)) throw invalid('', 'The request body must be a JSON object.');
   const model = body.model;
-  if (typeof model !== 'string' || model.length === 0) throw invalid('model', "'model' is required and must be a string.");
+  if (typeof model !== 'string' || model.length === 0)
+    throw invalid('model', "'model' is required and must be a string.");
   if (!Array.isArray(body.messages) || body.messages.length === 0) {
     throw invalid('messages', "'messages' is required and must be a non-empty array.");
   }
   const unmapped = findUnmappedFields(body);
   const system: ContentPart[] = [];
   const messages: ChatMessage[] = [];
-  body.messages.forEach((m, i) => decodeMessage(m, `messages[${i}]`, system, messages, unmapped));
+  body.messages.forEach((m, i) => {
+    decodeMessage(m, `messages[${i}]`, system, messages, unmapped);
+  });
   const responseFormat = decodeResponseFormat(body, unmapped);
 
   const stream = optBoolean(body, 'stream') ?? false;
   const streamOptions = optObject(body, 'stream_options');
-  const includeUsage = streamOptions === undefined ? undefined : optBoolean(streamOptions, 'include_usage', 'stream_options.include_usage');
+  const includeUsage =
+    streamOptions === undefined
+      ? undefined
+      : optBoolean(streamOptions, 'include_usage', 'stream_options.include_usage');
   const maxTokens = decodeMaxTokens(body);
   const n = optNumber(body, 'n', 1, MAX_CHOICES, true);
   checkOtherFields(body);
@@ -72,7 +96,8 @@ export function decodeOpenaiRequest(body: unknown): ChatRequest {
   let stops: string[] | undefined;
   if (typeof stop === 'string') stops = [stop];
   else if (Array.isArray(stop) && stop.every((s) => typeof s === 'string')) stops = stop as string[];
-  else if (stop !== undefined && stop !== null) throw invalid('stop', "'stop' must be a string or an array of strings.");
+  else if (stop !== undefined && stop !== null)
+    throw invalid('stop', "'stop' must be a string or an array of strings.");
 
   const reasoning = decodeReasoningEffort(body.reasoning_effort, unmapped);
 
@@ -116,7 +141,8 @@ function decodeResponseFormat(body: Json, unmapped: string[]): ResponseFormat | 
     return undefined;
   }
   const js = optObject(f, 'json_schema', 'response_format.json_schema');
-  if (js === undefined) throw invalid('response_format.json_schema', "'response_format.json_schema' is required for type json_schema.");
+  if (js === undefined)
+    throw invalid('response_format.json_schema', "'response_format.json_schema' is required for type json_schema.");
   const name = optString(js, 'name', 'response_format.json_schema.name');
   const description = optString(js, 'description', 'response_format.json_schema.description');
   const strict = optBoolean(js, 'strict', 'response_format.json_schema.strict');
@@ -167,7 +193,8 @@ function decodeMessage(m: unknown, at: string, system: ContentPart[], out: ChatM
       out.push({ role: 'user', content: decodeContent(m.content, `${at}.content`, true, unmapped) });
       return;
     case 'assistant': {
-      const content = m.content === null || m.content === undefined ? [] : decodeContent(m.content, `${at}.content`, false, unmapped);
+      const content =
+        m.content === null || m.content === undefined ? [] : decodeContent(m.content, `${at}.content`, false, unmapped);
       if (Array.isArray(m.tool_calls)) {
         m.tool_calls.forEach((tc, j) => {
           const p = `${at}.tool_calls[${j}]`;
@@ -177,7 +204,9 @@ function decodeMessage(m: unknown, at: string, system: ContentPart[], out: ChatM
           }
           // Documented as a JSON string; some OpenAI-compatible servers (Ollama) send an object.
           const raw = fn.arguments;
-          const args = isObject(raw) ? JSON.stringify(raw) : (optString(fn, 'arguments', `${p}.function.arguments`) ?? '{}');
+          const args = isObject(raw)
+            ? JSON.stringify(raw)
+            : (optString(fn, 'arguments', `${p}.function.arguments`) ?? '{}');
           content.push({ type: 'tool_call', id: tc.id, name: fn.name, arguments: args });
         });
       } else if (m.tool_calls !== undefined && m.tool_calls !== null) {
@@ -187,11 +216,17 @@ function decodeMessage(m: unknown, at: string, system: ContentPart[], out: ChatM
       return;
     }
     case 'tool': {
-      if (typeof m.tool_call_id !== 'string') throw invalid(`${at}.tool_call_id`, `'${at}.tool_call_id' is required for a tool message.`);
-      const result: ContentPart = { type: 'tool_result', toolCallId: m.tool_call_id, content: decodeContent(m.content, `${at}.content`, false, unmapped) };
+      if (typeof m.tool_call_id !== 'string')
+        throw invalid(`${at}.tool_call_id`, `'${at}.tool_call_id' is required for a tool message.`);
+      const result: ContentPart = {
+        type: 'tool_result',
+        toolCallId: m.tool_call_id,
+        content: decodeContent(m.content, `${at}.content`, false, unmapped),
+      };
       // Consecutive tool results belong to one user turn in the canonical model.
       const last = out[out.length - 1];
-      if (last && last.role === 'user' && last.content.every((c) => c.type === 'tool_result')) last.content.push(result);
+      if (last && last.role === 'user' && last.content.every((c) => c.type === 'tool_result'))
+        last.content.push(result);
       else out.push({ role: 'user', content: [result] });
       return;
     }
@@ -223,7 +258,11 @@ function decodeContent(content: unknown, at: string, allowImages: boolean, unmap
         optString(image, 'detail', `${p}.image_url.detail`);
         if (!allowImages) break;
         const m = /^data:([^;,]+);base64,(.*)$/s.exec(url);
-        out.push(m ? { type: 'image', source: { kind: 'base64', mediaType: m[1], data: m[2] } } : { type: 'image', source: { kind: 'url', url } });
+        out.push(
+          m
+            ? { type: 'image', source: { kind: 'base64', mediaType: m[1], data: m[2] } }
+            : { type: 'image', source: { kind: 'url', url } },
+        );
         return;
       }
       case 'input_audio':
@@ -273,7 +312,12 @@ function decodeTools(tools: unknown, unmapped: string[]): ToolSpec[] {
 function decodeToolChoice(tc: unknown, unmapped: string[]): ToolChoice | undefined {
   if (tc === undefined || tc === null) return undefined;
   if (tc === 'auto' || tc === 'none' || tc === 'required') return { type: tc };
-  if (isObject(tc) && (tc.type === 'function' || tc.type === undefined) && isObject(tc.function) && typeof tc.function.name === 'string') {
+  if (
+    isObject(tc) &&
+    (tc.type === 'function' || tc.type === undefined) &&
+    isObject(tc.function) &&
+    typeof tc.function.name === 'string'
+  ) {
     return { type: 'tool', name: tc.function.name };
   }
   // Another mode (`allowed_tools`, a custom tool…): the provider judges it.
@@ -281,5 +325,8 @@ function decodeToolChoice(tc: unknown, unmapped: string[]): ToolChoice | undefin
     unmapped.push('tool_choice');
     return undefined;
   }
-  throw invalid('tool_choice', "'tool_choice' must be 'auto', 'none', 'required' or {type: 'function', function: {name}}.");
+  throw invalid(
+    'tool_choice',
+    "'tool_choice' must be 'auto', 'none', 'required' or {type: 'function', function: {name}}.",
+  );
 }

@@ -9,7 +9,6 @@ import { fromOpenaiFinishReason, toOpenaiFinishReason } from './finish-reason.js
 import { usageFromOpenai, usageToOpenai } from './usage.js';
 import { isObject } from '../../core/json.js';
 
-
 /** Canonical response → OpenAI `chat.completion` object. */
 export function encodeOpenaiResponse(res: ChatResponse) {
   let text = '';
@@ -18,7 +17,8 @@ export function encodeOpenaiResponse(res: ChatResponse) {
   for (const part of res.content) {
     if (part.type === 'text') text += part.text;
     else if (part.type === 'reasoning') reasoning += part.text;
-    else if (part.type === 'tool_call') toolCalls.push({ id: part.id, type: 'function', function: { name: part.name, arguments: part.arguments } });
+    else if (part.type === 'tool_call')
+      toolCalls.push({ id: part.id, type: 'function', function: { name: part.name, arguments: part.arguments } });
   }
   const message: Record<string, unknown> = {
     role: 'assistant',
@@ -59,7 +59,12 @@ export function decodeOpenaiResponse(body: unknown): ChatResponse {
     for (const tc of message.tool_calls) {
       const fn = isObject(tc) && isObject(tc.function) ? tc.function : undefined;
       if (!isObject(tc) || !fn || typeof fn.name !== 'string') continue;
-      content.push({ type: 'tool_call', id: typeof tc.id === 'string' ? tc.id : '', name: fn.name, arguments: typeof fn.arguments === 'string' ? fn.arguments : '' });
+      content.push({
+        type: 'tool_call',
+        id: typeof tc.id === 'string' ? tc.id : '',
+        name: fn.name,
+        arguments: typeof fn.arguments === 'string' ? fn.arguments : '',
+      });
     }
   }
 
@@ -79,4 +84,3 @@ export function decodeOpenaiResponse(body: unknown): ChatResponse {
 function nonEmpty(v: unknown): string | undefined {
   return typeof v === 'string' && v.length > 0 ? v : undefined;
 }
-

@@ -55,11 +55,15 @@ export class OpenaiStreamWatch implements StreamWatch {
 
   private choice(choice: unknown): void {
     if (typeof choice !== 'object' || choice === null) return;
-    const { delta, finish_reason: finish } = choice as { delta?: Record<string, unknown> | null; finish_reason?: unknown };
+    const { delta, finish_reason: finish } = choice as {
+      delta?: Record<string, unknown> | null;
+      finish_reason?: unknown;
+    };
     if (typeof finish === 'string' && finish.length > 0) this.finished = true;
     if (typeof delta !== 'object' || delta === null) return;
     if (typeof delta.content === 'string' && delta.content.length > 0) this.output.push(delta.content);
-    if (typeof delta.reasoning_content === 'string' && delta.reasoning_content.length > 0) this.output.push(delta.reasoning_content);
+    if (typeof delta.reasoning_content === 'string' && delta.reasoning_content.length > 0)
+      this.output.push(delta.reasoning_content);
     if (typeof delta.refusal === 'string' && delta.refusal.length > 0) this.output.push(delta.refusal);
     if (Array.isArray(delta.tool_calls)) {
       for (const call of delta.tool_calls) {

@@ -17,7 +17,10 @@ export interface OpenaiStreamOptions {
   includeUsage: boolean;
 }
 
-export async function* encodeOpenaiStream(events: AsyncIterable<StreamEvent>, opts: OpenaiStreamOptions): AsyncGenerator<string> {
+export async function* encodeOpenaiStream(
+  events: AsyncIterable<StreamEvent>,
+  opts: OpenaiStreamOptions,
+): AsyncGenerator<string> {
   let head = '';
   /** Canonical block index → OpenAI tool_calls index. */
   const toolIndex = new Map<number, number>();
@@ -35,7 +38,11 @@ export async function* encodeOpenaiStream(events: AsyncIterable<StreamEvent>, op
         if (ev.block.kind === 'tool_call') {
           const k = toolIndex.size;
           toolIndex.set(ev.index, k);
-          yield chunk({ tool_calls: [{ index: k, id: ev.block.id, type: 'function', function: { name: ev.block.name, arguments: '' } }] });
+          yield chunk({
+            tool_calls: [
+              { index: k, id: ev.block.id, type: 'function', function: { name: ev.block.name, arguments: '' } },
+            ],
+          });
         }
         break;
       case 'block_delta': {
@@ -46,7 +53,8 @@ export async function* encodeOpenaiStream(events: AsyncIterable<StreamEvent>, op
         } else if (d.kind === 'reasoning') {
           if (d.text) yield chunk({ reasoning_content: d.text });
         } else if (d.kind === 'tool_arguments') {
-          if (d.json) yield chunk({ tool_calls: [{ index: toolIndex.get(ev.index) ?? 0, function: { arguments: d.json } }] });
+          if (d.json)
+            yield chunk({ tool_calls: [{ index: toolIndex.get(ev.index) ?? 0, function: { arguments: d.json } }] });
         }
         // Signatures have no place in the chat format.
         break;

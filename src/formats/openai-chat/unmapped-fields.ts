@@ -6,7 +6,6 @@ import { type Json, isObject } from '../../core/json.js';
  * @see https://platform.openai.com/docs/api-reference/chat/create
  */
 
-
 /** Fields the canonical model carries (request.ts reads them). */
 const MAPPED = new Set([
   'model',
@@ -32,7 +31,16 @@ const MAPPED = new Set([
  * tags), `service_tier` (billing/latency tier), prompt-cache keys and retention, `safety_identifier`
  * (abuse monitoring), `prediction` (predicted output: speed only).
  */
-const HINTS = new Set(['store', 'metadata', 'service_tier', 'prompt_cache_key', 'prompt_cache_retention', 'prompt_cache_options', 'safety_identifier', 'prediction']);
+const HINTS = new Set([
+  'store',
+  'metadata',
+  'service_tier',
+  'prompt_cache_key',
+  'prompt_cache_retention',
+  'prompt_cache_options',
+  'safety_identifier',
+  'prediction',
+]);
 
 /** The hint fields `body` sends (with a value other than null). */
 export function findHintFields(body: Json): string[] {
@@ -65,4 +73,3 @@ export function findUnmappedFields(body: Json): string[] {
   }
   return out;
 }
-

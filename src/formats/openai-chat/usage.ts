@@ -19,7 +19,7 @@ export function usageFromOpenai(u: OpenaiUsage | null | undefined): Usage | unde
 }
 
 export function usageToOpenai(u: Usage) {
-  const cached = (u.cacheReadTokens ?? 0);
+  const cached = u.cacheReadTokens ?? 0;
   const prompt = u.inputTokens + cached + (u.cacheWriteTokens ?? 0);
   return {
     prompt_tokens: prompt,

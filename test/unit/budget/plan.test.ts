@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { COUNT_TOKENS_BURST, planCountLimits, planLimits, settlementOps, unreservedOps } from '../../../src/budget/plan.js';
+import {
+  COUNT_TOKENS_BURST,
+  planCountLimits,
+  planLimits,
+  settlementOps,
+  unreservedOps,
+} from '../../../src/budget/plan.js';
 import type { ChatRequest } from '../../../src/core/canonical.js';
 import { maxBilledOutputTokens } from '../../../src/formats/output-cap.js';
 import { resolveModel, type Candidate } from '../../../src/routing/resolve-model.js';
@@ -28,7 +34,8 @@ const input = (modelId: string, now: number, maxTokens?: number) => ({
   candidates: resolveModel(config, modelId)!.candidates,
   bodyBytes: 300,
   // As the limits stage computes it for the mock provider: the caller's limit, else the model's.
-  outputTokens: (c: Candidate) => maxBilledOutputTokens({ maxTokens } as ChatRequest, 'openai-chat', undefined, c.model.maxOutputTokens),
+  outputTokens: (c: Candidate) =>
+    maxBilledOutputTokens({ maxTokens } as ChatRequest, 'openai-chat', undefined, c.model.maxOutputTokens),
   now,
 });
 
@@ -53,7 +60,9 @@ describe('planLimits', () => {
     const plan = planLimits(input('p/cheap', Date.now()))!;
     const usage = { inputTokens: 40, outputTokens: 10 };
     const actual = 40 * 1000 + 10 * 2000;
-    expect(settlementOps(plan, actual, usage).map((o) => [o.key.split(':')[0] + ':' + o.key.split(':')[1], o.amount])).toEqual([
+    expect(
+      settlementOps(plan, actual, usage).map((o) => [`${o.key.split(':')[0]}:${o.key.split(':')[1]}`, o.amount]),
+    ).toEqual([
       ['budget:b', actual - plan.estimateNano],
       ['budget:w', actual - plan.estimateNano],
       ['rl:rl', 50 - plan.estimateTokens],
@@ -94,6 +103,8 @@ describe('planCountLimits', () => {
   });
 
   it('plans nothing for a caller no rate limit applies to', () => {
-    expect(planCountLimits({ config, principal: { keyId: 'other', role: 'none' }, modelId: 'p/cheap', now: Date.now() })).toBeUndefined();
+    expect(
+      planCountLimits({ config, principal: { keyId: 'other', role: 'none' }, modelId: 'p/cheap', now: Date.now() }),
+    ).toBeUndefined();
   });
 });

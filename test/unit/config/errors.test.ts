@@ -25,7 +25,9 @@ describe('YAML syntax errors', () => {
 
   it('reports duplicate keys', () => {
     const { issues } = loadConfigText('providers: {}\nproviders: {}\n', 'f.yaml', {});
-    expect(issues.map((i) => [i.line, i.col, i.message])).toEqual([[2, 1, 'YAML syntax error: Map keys must be unique']]);
+    expect(issues.map((i) => [i.line, i.col, i.message])).toEqual([
+      [2, 1, 'YAML syntax error: Map keys must be unique'],
+    ]);
   });
 });
 
@@ -43,7 +45,12 @@ describe('schema errors', () => {
     expect(errors((await load('schema-errors.yaml')).issues)).toEqual([
       [2, 9, 'server.port', 'must be an integer, got a string'],
       [3, 15, 'server.body_limit', 'must be a byte count such as 1048576, "512kb" or "4mb"'],
-      [5, 3, 'providers', 'invalid provider id "Local": use lowercase letters, digits, "_" and "-", starting with a letter or digit'],
+      [
+        5,
+        3,
+        'providers',
+        'invalid provider id "Local": use lowercase letters, digits, "_" and "-", starting with a letter or digit',
+      ],
       [10, 10, 'providers.openai.api', 'must be one of "openai", "anthropic", "mock" (did you mean "openai"?)'],
       [12, 30, 'providers.openai.models.gpt.context_window', 'must be >= 1'],
       [13, 3, 'providers.compat', 'missing required property "base_url" (required for api "openai")'],
@@ -52,7 +59,9 @@ describe('schema errors', () => {
   });
 
   it('an empty value points at its key; an empty file at 1:1', () => {
-    expect(errors(loadConfigText('providers:\n', 'f.yaml', {}).issues)).toEqual([[1, 1, 'providers', 'must be a map, got nothing']]);
+    expect(errors(loadConfigText('providers:\n', 'f.yaml', {}).issues)).toEqual([
+      [1, 1, 'providers', 'must be a map, got nothing'],
+    ]);
     expect(errors(loadConfigText('', 'f.yaml', {}).issues)).toEqual([[1, 1, '', 'must be a map, got nothing']]);
   });
 });
@@ -61,7 +70,12 @@ describe('semantic errors', () => {
   it('aliases: namespace collision, alias as target, unknown target/fallback, cycles', async () => {
     expect(errors((await load('aliases.yaml')).issues)).toEqual([
       [7, 3, 'aliases.local/fast', 'alias namespace "local" collides with provider id "local"'],
-      [11, 9, 'aliases.team/a.targets[0]', '"team/b" is an alias; targets must be concrete models (chain aliases with fallbacks)'],
+      [
+        11,
+        9,
+        'aliases.team/a.targets[0]',
+        '"team/b" is an alias; targets must be concrete models (chain aliases with fallbacks)',
+      ],
       [12, 9, 'aliases.team/a.targets[1]', 'unknown model "local/ecko" (did you mean "local/echo"?)'],
       [17, 9, 'aliases.team/b.fallbacks[0]', 'unknown model or alias "nowhere/model"'],
       [18, 9, 'aliases.team/b.fallbacks[1]', 'alias fallback cycle: team/a -> team/b -> team/a'],
@@ -70,7 +84,12 @@ describe('semantic errors', () => {
 
   it('roles and keys', async () => {
     expect(errors((await load('roles-keys.yaml')).issues)).toEqual([
-      [10, 9, 'roles.dev.models[1]', 'pattern "locl/*" matches nothing: "locl" is neither a provider id nor an alias namespace (did you mean "local"?)'],
+      [
+        10,
+        9,
+        'roles.dev.models[1]',
+        'pattern "locl/*" matches nothing: "locl" is neither a provider id nor an alias namespace (did you mean "local"?)',
+      ],
       [11, 9, 'roles.dev.models[2]', '"local/missing" matches no model or alias'],
       [16, 9, 'keys[1].id', 'duplicate key id "one" (also keys[0])'],
       [17, 10, 'keys[1].key', 'same key value as keys[0] ("one"); every key must be unique'],
@@ -85,7 +104,12 @@ describe('semantic errors', () => {
     expect(configured).toBe(false);
     expect(errors(issues)).toEqual([
       [12, 19, 'budgets[0].scope.key', 'unknown key id "desktop"'],
-      [15, 15, 'budgets[0].timezone', 'unknown time zone "Mars/Olympus" (use an IANA name such as "Europe/Berlin" or "UTC")'],
+      [
+        15,
+        15,
+        'budgets[0].timezone',
+        'unknown time zone "Mars/Olympus" (use an IANA name such as "Europe/Berlin" or "UTC")',
+      ],
       [17, 5, 'budgets[1].scope', 'must have exactly one of global, key, role, each_key_of_role'],
       [19, 13, 'budgets[1].period', 'must be one of "day", "week", "month", "total"'],
       [22, 22, 'guardrails[0].match.roles[0]', 'unknown role "devs" (did you mean "dev"?)'],
@@ -94,7 +118,12 @@ describe('semantic errors', () => {
       [26, 30, 'guardrails[1].check', 'unknown property "word" for a "keywords" check (did you mean "words"?)'],
     ]);
     expect(issues.filter((i) => i.severity === 'warning').map((i) => [i.line, i.col, i.path, i.message])).toEqual([
-      [16, 5, 'budgets[1]', "models in this budget's reach have no price and will count as costing nothing: local/echo"],
+      [
+        16,
+        5,
+        'budgets[1]',
+        "models in this budget's reach have no price and will count as costing nothing: local/echo",
+      ],
     ]);
   });
 
@@ -105,7 +134,12 @@ describe('semantic errors', () => {
       '  - { id: g, check: { type: max_input_tokens, limit: 10 }, action: redact }',
     ].join('\n');
     expect(errors(loadConfigText(text, 'f.yaml', {}).issues)).toEqual([
-      [3, 68, 'guardrails[0].action', 'action "redact" needs a regex, keywords or detectors check, not "max_input_tokens"'],
+      [
+        3,
+        68,
+        'guardrails[0].action',
+        'action "redact" needs a regex, keywords or detectors check, not "max_input_tokens"',
+      ],
     ]);
   });
 });
@@ -131,7 +165,8 @@ describe('reporting', () => {
 
 describe('routing settings', () => {
   it('bounds, backoff order, failure lists, cooldown and timeouts, alias overrides', async () => {
-    const listHelp = 'is not a failure class or status: use connect, timeout, 5xx, auth, or a status among 408, 409, 425, 429, 500-599';
+    const listHelp =
+      'is not a failure class or status: use connect, timeout, 5xx, auth, or a status among 408, 409, 425, 429, 500-599';
     const noAuthRetry = 'a rejected credential does not get better by retrying: use "auth" in fallback_on only';
     expect(errors((await load('routing.yaml')).issues)).toEqual([
       [2, 17, 'routing.max_attempts', 'must be >= 1'],
@@ -148,7 +183,8 @@ describe('routing settings', () => {
   });
 
   it('alias overrides apply over the routing defaults; model timeouts over the provider', () => {
-    const { config } = loadConfigText(`
+    const { config } = loadConfigText(
+      `
 routing: { max_attempts: 4, retry: { max_retries: 3 }, cooldown: { failures: 5 } }
 providers:
   p: { api: openai, base_url: "http://127.0.0.1:1/v1", timeouts: { connect_ms: 100, total_ms: 900 }, byok: optional,
@@ -157,10 +193,18 @@ aliases:
   a/b: { targets: [ p/m ], retry: { initial_backoff_ms: 7 }, fallback_on: [5xx], byok_fallback: configured_keys }
 roles: { r: { models: ["*"] } }
 keys: [ { id: k, key: "key-key-key-key", role: r } ]
-`, 'f.yaml', {});
+`,
+      'f.yaml',
+      {},
+    );
     expect(config!.routing).toMatchObject({ maxAttempts: 4, retry: { maxRetries: 3, initialBackoffMs: 250 } });
     expect(config!.aliases.get('a/b')).toMatchObject({
-      routing: { maxAttempts: 4, retry: { maxRetries: 3, initialBackoffMs: 7 }, retryOn: ['connect', 'timeout', 429, '5xx'], fallbackOn: ['5xx'] },
+      routing: {
+        maxAttempts: 4,
+        retry: { maxRetries: 3, initialBackoffMs: 7 },
+        retryOn: ['connect', 'timeout', 429, '5xx'],
+        fallbackOn: ['5xx'],
+      },
       byokFallback: 'configured_keys',
     });
     const p = config!.providers.get('p')!;

@@ -54,7 +54,9 @@ keys:
 describe('interpolation in loadConfigText', () => {
   it('substitutes set variables and defaults', () => {
     const { config, issues } = loadConfigText(PROVIDERS, 'f.yaml', {
-      OPENAI_API_KEY: 'sk-abc', TEAM: 'core', GATEWAY_KEY: 'gw-key-12345',
+      OPENAI_API_KEY: 'sk-abc',
+      TEAM: 'core',
+      GATEWAY_KEY: 'gw-key-12345',
     });
     expect(issues).toEqual([]);
     const openai = config!.providers.get('openai')!;
@@ -64,10 +66,16 @@ describe('interpolation in loadConfigText', () => {
 
   it('an unset provider api_key is a warning and makes the provider unavailable', () => {
     const { config, issues } = loadConfigText(PROVIDERS, 'f.yaml', { TEAM: 'core', GATEWAY_KEY: 'gw-key-12345' });
-    expect(issues).toEqual([{
-      severity: 'warning', file: 'f.yaml', line: 5, col: 14, path: 'providers.openai.api_key',
-      message: 'environment variable OPENAI_API_KEY is not set; provider "openai" is unavailable',
-    }]);
+    expect(issues).toEqual([
+      {
+        severity: 'warning',
+        file: 'f.yaml',
+        line: 5,
+        col: 14,
+        path: 'providers.openai.api_key',
+        message: 'environment variable OPENAI_API_KEY is not set; provider "openai" is unavailable',
+      },
+    ]);
     const openai = config!.providers.get('openai')!;
     expect(openai.available).toBe(false);
     expect(openai.unavailableReason).toBe('environment variable OPENAI_API_KEY is not set');
@@ -86,7 +94,10 @@ describe('interpolation in loadConfigText', () => {
 
   it('validates interpolated values after substitution', () => {
     const { issues } = loadConfigText(PROVIDERS, 'f.yaml', {
-      OPENAI_BASE: 'not a url', OPENAI_API_KEY: 'sk-abc', TEAM: 'core', GATEWAY_KEY: 'short',
+      OPENAI_BASE: 'not a url',
+      OPENAI_API_KEY: 'sk-abc',
+      TEAM: 'core',
+      GATEWAY_KEY: 'short',
     });
     expect(issues.map((i) => [i.line, i.col, i.message])).toEqual([
       [4, 15, 'must be an http:// or https:// URL'],

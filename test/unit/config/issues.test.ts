@@ -27,7 +27,9 @@ describe('paths', () => {
     expect(formatPath(['roles', 'dev', 'models', 2])).toBe('roles.dev.models[2]');
     expect(formatPath(['keys', 0, 'key'])).toBe('keys[0].key');
     expect(formatPath(['aliases', 'team/fast'])).toBe('aliases.team/fast');
-    expect(formatPath(['providers', 'openai', 'models', 'gpt-3.5-turbo'])).toBe('providers.openai.models["gpt-3.5-turbo"]');
+    expect(formatPath(['providers', 'openai', 'models', 'gpt-3.5-turbo'])).toBe(
+      'providers.openai.models["gpt-3.5-turbo"]',
+    );
   });
 
   it('decodes JSON pointers, telling array indices from numeric keys', () => {

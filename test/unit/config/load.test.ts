@@ -16,13 +16,22 @@ describe('loadConfig: valid full config', async () => {
 
   it('reports no issue for a valid file but the alias reaching beyond the role', () => {
     expect(issues).toEqual([
-      expect.objectContaining({ severity: 'warning', path: 'roles.developer.models[0]', message: expect.stringContaining('team/fast → claude/claude-3-5-haiku') }),
+      expect.objectContaining({
+        severity: 'warning',
+        path: 'roles.developer.models[0]',
+        message: expect.stringContaining('team/fast → claude/claude-3-5-haiku'),
+      }),
     ]);
   });
 
   it('normalises server settings (body limit suffix in KiB)', () => {
     expect(config.source).toBe(fixture('valid/full.yaml'));
-    expect(config.server).toMatchObject({ host: '0.0.0.0', port: 8080, bodyLimitBytes: 512 * 1024, shutdownGraceMs: 2000 });
+    expect(config.server).toMatchObject({
+      host: '0.0.0.0',
+      port: 8080,
+      bodyLimitBytes: 512 * 1024,
+      shutdownGraceMs: 2000,
+    });
   });
 
   it('normalises providers with defaults, trimmed base URLs and resolved keys', () => {
@@ -60,10 +69,17 @@ describe('loadConfig: valid full config', async () => {
       timeouts: { connectMs: 5000, firstByteMs: 60_000, totalMs: 600_000 },
     });
     expect([...config.models.keys()]).toEqual([
-      'openai/gpt-4o-mini', 'claude/claude-3-5-haiku', 'local/echo', 'local/meta-llama/llama-3',
+      'openai/gpt-4o-mini',
+      'claude/claude-3-5-haiku',
+      'local/echo',
+      'local/meta-llama/llama-3',
     ]);
     const llama = config.models.get('local/meta-llama/llama-3')!;
-    expect([llama.provider, llama.name, llama.upstreamName]).toEqual(['local', 'meta-llama/llama-3', 'meta-llama/llama-3']);
+    expect([llama.provider, llama.name, llama.upstreamName]).toEqual([
+      'local',
+      'meta-llama/llama-3',
+      'meta-llama/llama-3',
+    ]);
   });
 
   it('normalises aliases (string targets, default weight and strategy)', () => {
@@ -72,7 +88,10 @@ describe('loadConfig: valid full config', async () => {
       namespace: 'team',
       name: 'fast',
       strategy: 'weighted',
-      targets: [{ model: 'openai/gpt-4o-mini', weight: 3 }, { model: 'claude/claude-3-5-haiku', weight: 1 }],
+      targets: [
+        { model: 'openai/gpt-4o-mini', weight: 3 },
+        { model: 'claude/claude-3-5-haiku', weight: 1 },
+      ],
       fallbacks: ['local/echo'],
       routing: DEFAULTS.routing,
       byokFallback: 'same_provider',
@@ -81,7 +100,12 @@ describe('loadConfig: valid full config', async () => {
   });
 
   it('hashes plain keys and decodes sha256: keys', () => {
-    expect(config.roles.get('developer')).toEqual({ id: 'developer', models: ['team/*', 'local/*', 'openai/gpt-4o-mini'], serverTools: 'allow', mcpServers: 'deny' });
+    expect(config.roles.get('developer')).toEqual({
+      id: 'developer',
+      models: ['team/*', 'local/*', 'openai/gpt-4o-mini'],
+      serverTools: 'allow',
+      mcpServers: 'deny',
+    });
     const [laptop, ci] = config.keys;
     expect(laptop.id).toBe('laptop');
     expect(laptop.role).toBe('developer');
@@ -92,19 +116,39 @@ describe('loadConfig: valid full config', async () => {
 
   it('normalises budgets and guardrails with defaults', () => {
     expect(config.budgets).toEqual([
-      { id: 'dev-monthly', scope: { kind: 'role', role: 'developer' }, limitUsd: 50, period: 'month', mode: 'enforce', timezone: 'UTC' },
-      { id: 'global-daily', scope: { kind: 'global' }, limitUsd: 10.5, period: 'day', mode: 'warn', timezone: 'Europe/Berlin' },
+      {
+        id: 'dev-monthly',
+        scope: { kind: 'role', role: 'developer' },
+        limitUsd: 50,
+        period: 'month',
+        mode: 'enforce',
+        timezone: 'UTC',
+      },
+      {
+        id: 'global-daily',
+        scope: { kind: 'global' },
+        limitUsd: 10.5,
+        period: 'day',
+        mode: 'warn',
+        timezone: 'Europe/Berlin',
+      },
     ]);
     expect(config.guardrails.map((g) => [g.id, g.appliesTo, g.action])).toEqual([
-      ['no-secrets', 'both', 'redact'], ['pii', 'output', 'log'], ['big', 'input', 'block'],
-      ['words', 'both', 'block'], ['hook', 'both', 'block'],
+      ['no-secrets', 'both', 'redact'],
+      ['pii', 'output', 'log'],
+      ['big', 'input', 'block'],
+      ['words', 'both', 'block'],
+      ['hook', 'both', 'block'],
     ]);
     expect(config.guardrails[0].match).toEqual({ roles: ['developer'], keys: ['laptop'], models: ['team/*'] });
     expect(config.guardrails[1].match).toEqual({});
     expect(config.guardrails[0].check).toEqual({ type: 'regex', pattern: 'sk-[A-Za-z0-9]{20,}', flags: 'i' });
     expect(config.guardrails[3].check).toEqual({ type: 'keywords', words: ['secret project'], caseSensitive: false });
     expect(config.guardrails[4].check).toEqual({
-      type: 'webhook', url: 'http://localhost:9000/check', timeoutMs: 2000, onError: 'fail_open',
+      type: 'webhook',
+      url: 'http://localhost:9000/check',
+      timeoutMs: 2000,
+      onError: 'fail_open',
     });
   });
 
@@ -130,11 +174,19 @@ describe('loadConfig: defaults and file handling', () => {
     const { config, issues } = await loadConfig(fixture('valid/minimal.yaml'), {});
     expect(issues).toEqual([]);
     expect(config!.server).toEqual({
-      host: '127.0.0.1', port: 4000, bodyLimitBytes: 4 * 1024 * 1024, shutdownGraceMs: 10_000,
-      headersTimeoutMs: 30_000, bodyReadTimeoutMs: 30_000, requestTimeoutMs: 120_000,
+      host: '127.0.0.1',
+      port: 4000,
+      bodyLimitBytes: 4 * 1024 * 1024,
+      shutdownGraceMs: 10_000,
+      headersTimeoutMs: 30_000,
+      bodyReadTimeoutMs: 30_000,
+      requestTimeoutMs: 120_000,
     });
     expect(config!.providers.get('local')).toMatchObject({
-      api: 'mock', available: true, byok: 'never', headers: {},
+      api: 'mock',
+      available: true,
+      byok: 'never',
+      headers: {},
       mock: { latencyMs: 0, chunkDelayMs: 0 },
       timeouts: { connectMs: 10_000, firstByteMs: 60_000, totalMs: 600_000 },
     });
@@ -145,7 +197,8 @@ describe('loadConfig: defaults and file handling', () => {
 
   it('accepts body_limit as bytes or with a suffix', () => {
     const base = 'providers: { l: { api: mock, models: { m: { context_window: 1 } } } }\n';
-    const limit = (v: string) => loadConfigText(`${base}server: { body_limit: ${v} }\n`, 'f.yaml', {}).config?.server.bodyLimitBytes;
+    const limit = (v: string) =>
+      loadConfigText(`${base}server: { body_limit: ${v} }\n`, 'f.yaml', {}).config?.server.bodyLimitBytes;
     expect(limit('1000')).toBe(1000);
     expect(limit('"4mb"')).toBe(4 * 1024 * 1024);
     expect(limit('2KB')).toBe(2048);

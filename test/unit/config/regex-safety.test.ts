@@ -25,11 +25,14 @@ describe('regexBacktrackingRisk', () => {
     expect(risk?.message).toContain('exponential');
   });
 
-  it.each(['\\s*x\\s*$', '[a-z]+@[a-z]+\\.com', '\\w+@example\\.com', '(a|b)*c'])('%s: warning (polynomial)', (pattern) => {
-    const risk = regexBacktrackingRisk(pattern, 'i');
-    expect(risk?.severity).toBe('warning');
-    expect(risk?.message).toMatch(/^matching time can grow with the square of the text's length/);
-  });
+  it.each(['\\s*x\\s*$', '[a-z]+@[a-z]+\\.com', '\\w+@example\\.com', '(a|b)*c'])(
+    '%s: warning (polynomial)',
+    (pattern) => {
+      const risk = regexBacktrackingRisk(pattern, 'i');
+      expect(risk?.severity).toBe('warning');
+      expect(risk?.message).toMatch(/^matching time can grow with the square of the text's length/);
+    },
+  );
 
   it.each([
     'sk-[A-Za-z0-9]{20,}',
@@ -77,8 +80,12 @@ guardrails:
   it('keeps a polynomial pattern with a warning, and an invalid one is still only "invalid"', () => {
     const warned = loadConfigText(yaml('[a-z]+@[a-z]+\\.com'), 'g.yaml', {});
     expect(warned.config).toBeDefined();
-    expect(warned.issues).toEqual([expect.objectContaining({ severity: 'warning', path: 'guardrails[1].check.pattern' })]);
+    expect(warned.issues).toEqual([
+      expect.objectContaining({ severity: 'warning', path: 'guardrails[1].check.pattern' }),
+    ]);
     const invalid = loadConfigText(yaml('(a+'), 'g.yaml', {});
-    expect(invalid.issues.filter((i) => i.path === 'guardrails[1].check.pattern').map((i) => i.message)).toEqual([expect.stringMatching(/^invalid regular expression/)]);
+    expect(invalid.issues.filter((i) => i.path === 'guardrails[1].check.pattern').map((i) => i.message)).toEqual([
+      expect.stringMatching(/^invalid regular expression/),
+    ]);
   });
 });

@@ -12,7 +12,10 @@ keys:
 
 describe('roles: server_tools and mcp_servers', () => {
   it('default to server tools allowed and MCP servers denied', () => {
-    expect(loadConfigText(yaml('{ models: ["*"] }'), 't.yaml', {}).config!.roles.get('dev')).toMatchObject({ serverTools: 'allow', mcpServers: 'deny' });
+    expect(loadConfigText(yaml('{ models: ["*"] }'), 't.yaml', {}).config!.roles.get('dev')).toMatchObject({
+      serverTools: 'allow',
+      mcpServers: 'deny',
+    });
   });
   it('take allow or deny', () => {
     const r = loadConfigText(yaml('{ models: ["*"], server_tools: deny, mcp_servers: allow }'), 't.yaml', {});

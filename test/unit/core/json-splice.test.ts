@@ -1,12 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { spliceTopLevel, topLevelSpans } from '../../../src/core/json-splice.js';
 
-const splice = (s: string, replace: Record<string, string>, insert?: Record<string, string>) => spliceTopLevel(Buffer.from(s), replace, insert).toString();
+const splice = (s: string, replace: Record<string, string>, insert?: Record<string, string>) =>
+  spliceTopLevel(Buffer.from(s), replace, insert).toString();
 
 describe('spliceTopLevel', () => {
   it('replaces only the top-level member, keeping every other byte', () => {
     const src = '{ "messages": [{"model": "inner"}], "model" : "a/b",\n "x": {"model": 1} }';
-    expect(splice(src, { model: '"b"' })).toBe('{ "messages": [{"model": "inner"}], "model" : "b",\n "x": {"model": 1} }');
+    expect(splice(src, { model: '"b"' })).toBe(
+      '{ "messages": [{"model": "inner"}], "model" : "b",\n "x": {"model": 1} }',
+    );
   });
   it('copes with escapes, braces inside strings and unicode', () => {
     const src = '{"note":"a \\" } { [ ] \\\\","model":"m","é":"ü"}';
@@ -14,8 +17,13 @@ describe('spliceTopLevel', () => {
     expect(JSON.parse(out)).toEqual({ note: 'a " } { [ ] \\', model: 'n', é: 'ü' });
   });
   it('inserts a member that is missing and replaces one that exists', () => {
-    expect(JSON.parse(splice('{"model":"m"}', {}, { stream_options: '{"include_usage":true}' }))).toEqual({ model: 'm', stream_options: { include_usage: true } });
-    expect(splice('{"stream_options":{"x":1},"model":"m"}', { stream_options: '{"x":1,"include_usage":true}' })).toBe('{"stream_options":{"x":1,"include_usage":true},"model":"m"}');
+    expect(JSON.parse(splice('{"model":"m"}', {}, { stream_options: '{"include_usage":true}' }))).toEqual({
+      model: 'm',
+      stream_options: { include_usage: true },
+    });
+    expect(splice('{"stream_options":{"x":1},"model":"m"}', { stream_options: '{"x":1,"include_usage":true}' })).toBe(
+      '{"stream_options":{"x":1,"include_usage":true},"model":"m"}',
+    );
     expect(splice('{}', {}, { a: '1' })).toBe('{"a":1}');
   });
   it('handles numbers, literals and escaped keys', () => {

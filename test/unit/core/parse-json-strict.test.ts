@@ -24,7 +24,7 @@ describe('parseJsonStrict: valid JSON', () => {
     ' \n\t{ "a" : [ 1 , -2.5e+3 , true , false , null , "s" ] , "b" : { } }\r\n',
     '{"s":"quote \\" backslash \\\\ and \\\\\\" both","t":"\\\\"}',
     '{"k\\"ey":1,"k\\\\ey":2}',
-    '{"long":"' + 'ab\\"cd\\\\'.repeat(500) + '","after":1}',
+    `{"long":"${'ab\\"cd\\\\'.repeat(500)}","after":1}`,
     '{"é":1,"e\\u0301":2,"emoji 😀":"ü"}',
     '{"a":{"a":{"a":1}},"b":[{"a":1},{"a":2}]}',
     '{"__proto__":{"x":1},"constructor":1,"toString":2,"hasOwnProperty":3}',
@@ -73,7 +73,11 @@ describe('parseJsonStrict: refusals', () => {
   });
 
   it('refuses nesting past the limit before parsing, whatever the rest', () => {
-    for (const text of ['['.repeat(MAX_JSON_DEPTH + 1) + ']'.repeat(MAX_JSON_DEPTH + 1), '['.repeat(100_000), `{"a":${'{"b":'.repeat(200)}`]) {
+    for (const text of [
+      '['.repeat(MAX_JSON_DEPTH + 1) + ']'.repeat(MAX_JSON_DEPTH + 1),
+      '['.repeat(100_000),
+      `{"a":${'{"b":'.repeat(200)}`,
+    ]) {
       const e = failure(text);
       expect(e.code).toBe('invalid_request');
       expect(e.status).toBe(400);
@@ -92,7 +96,13 @@ describe('parseJsonStrict: refusals', () => {
     expect(failure('{"\\u006dodel":"a","model":"b"}').param).toBe('model');
     expect(failure('{"é":1,"\\u00e9":2}').param).toBe('é');
     // Two different invalid UTF-8 sequences both decode to U+FFFD.
-    const bad = Buffer.concat([Buffer.from('{"a'), Buffer.from([0xff]), Buffer.from('":1,"a'), Buffer.from([0xfe]), Buffer.from('":2}')]);
+    const bad = Buffer.concat([
+      Buffer.from('{"a'),
+      Buffer.from([0xff]),
+      Buffer.from('":1,"a'),
+      Buffer.from([0xfe]),
+      Buffer.from('":2}'),
+    ]);
     expect(failure(bad).code).toBe('invalid_request');
     // Same text, different bytes only through escapes: still different keys.
     expect(() => parse('{"a\\\\":1,"a\\"":2}')).not.toThrow();
@@ -101,11 +111,22 @@ describe('parseJsonStrict: refusals', () => {
   it('names the path of a nested duplicate', () => {
     const body = {
       model: 'm',
-      messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: [{ type: 'text', text: 'a' }, { type: 'tool_use', id: 't', name: 'f', input: { deep: [{}, { x: 1 }] } }] }],
+      messages: [
+        { role: 'user', content: 'hi' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: 'a' },
+            { type: 'tool_use', id: 't', name: 'f', input: { deep: [{}, { x: 1 }] } },
+          ],
+        },
+      ],
     };
     const text = JSON.stringify(body).replace('{"x":1}', '{"x":1,"x":2}');
     expect(failure(text).param).toBe('messages[1].content[1].input.deep[1].x');
-    expect(failure(JSON.stringify(body).replace('"role":"user"', '"role":"user","role":"system"')).param).toBe('messages[0].role');
+    expect(failure(JSON.stringify(body).replace('"role":"user"', '"role":"user","role":"system"')).param).toBe(
+      'messages[0].role',
+    );
   });
 
   it('finds duplicates in any object: large ones, siblings, after nested objects', () => {
@@ -134,11 +155,30 @@ describe('parseJsonStrict: cost', () => {
   /** A chat-shaped body of about `kb` KB: texts with quotes and escapes, tool calls, schemas. */
   function chatBody(kb: number): Buffer {
     const para = 'The quick brown fox; "quoted" text, a \\ backslash and a\nnewline. ';
-    const tools = Array.from({ length: 10 }, (_, k) => ({ name: `T${k}`, description: para, input_schema: { type: 'object', properties: { a: { type: 'string', description: para }, b: { type: 'array', items: { type: 'number' } } } } }));
+    const tools = Array.from({ length: 10 }, (_, k) => ({
+      name: `T${k}`,
+      description: para,
+      input_schema: {
+        type: 'object',
+        properties: { a: { type: 'string', description: para }, b: { type: 'array', items: { type: 'number' } } },
+      },
+    }));
     const messages: unknown[] = [];
     for (let i = 0; JSON.stringify(messages).length < kb * 1024; i++) {
-      messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${i}`, content: para.repeat(8) }, { type: 'text', text: para }] });
-      messages.push({ role: 'assistant', content: [{ type: 'text', text: para.repeat(2) }, { type: 'tool_use', id: `t${i + 1}`, name: 'T1', input: { a: 'x', b: [1, 2] } }] });
+      messages.push({
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: `t${i}`, content: para.repeat(8) },
+          { type: 'text', text: para },
+        ],
+      });
+      messages.push({
+        role: 'assistant',
+        content: [
+          { type: 'text', text: para.repeat(2) },
+          { type: 'tool_use', id: `t${i + 1}`, name: 'T1', input: { a: 'x', b: [1, 2] } },
+        ],
+      });
     }
     return Buffer.from(JSON.stringify({ model: 'm', max_tokens: 100, tools, messages }));
   }

@@ -1,25 +1,64 @@
 import { describe, expect, it } from 'vitest';
-import { anthropicModelHasOutputFormat, anthropicModelThinks, openaiModelReasons } from '../../../src/formats/model-traits.js';
+import {
+  anthropicModelHasOutputFormat,
+  anthropicModelThinks,
+  openaiModelReasons,
+} from '../../../src/formats/model-traits.js';
 
 describe('model traits guessed from the upstream name', () => {
   it('OpenAI reasoning models: o-series and gpt-5, not the -chat variants; router prefixes looked through; config wins', () => {
-    for (const n of ['o1', 'o3-mini', 'o4-mini-2025-04-16', 'gpt-5', 'gpt-5-mini', 'gpt-5.1-codex', 'openai/gpt-5', 'GPT-5']) expect(openaiModelReasons(n), n).toBe(true);
-    for (const n of ['gpt-4o', 'gpt-4.1-mini', 'gpt-5-chat-latest', 'llama-3.1-70b', 'omni-moderation', 'deepseek-r1']) expect(openaiModelReasons(n), n).toBe(false);
+    for (const n of [
+      'o1',
+      'o3-mini',
+      'o4-mini-2025-04-16',
+      'gpt-5',
+      'gpt-5-mini',
+      'gpt-5.1-codex',
+      'openai/gpt-5',
+      'GPT-5',
+    ])
+      expect(openaiModelReasons(n), n).toBe(true);
+    for (const n of ['gpt-4o', 'gpt-4.1-mini', 'gpt-5-chat-latest', 'llama-3.1-70b', 'omni-moderation', 'deepseek-r1'])
+      expect(openaiModelReasons(n), n).toBe(false);
     expect(openaiModelReasons('deepseek-r1', true)).toBe(true);
     expect(openaiModelReasons('gpt-5', false)).toBe(false);
   });
 
-  it('Claude thinking: 3.7 and later, and other hosts\' models', () => {
-    for (const n of ['claude-3-7-sonnet-20250219', 'claude-sonnet-4-5', 'claude-opus-4-1-20250805', 'claude-haiku-4-5', 'MiniMax-M2']) expect(anthropicModelThinks(n), n).toBe(true);
-    for (const n of ['claude-3-5-haiku-20241022', 'claude-3-opus-20240229', 'claude-2.1', 'claude-instant-1.2']) expect(anthropicModelThinks(n), n).toBe(false);
+  it("Claude thinking: 3.7 and later, and other hosts' models", () => {
+    for (const n of [
+      'claude-3-7-sonnet-20250219',
+      'claude-sonnet-4-5',
+      'claude-opus-4-1-20250805',
+      'claude-haiku-4-5',
+      'MiniMax-M2',
+    ])
+      expect(anthropicModelThinks(n), n).toBe(true);
+    for (const n of ['claude-3-5-haiku-20241022', 'claude-3-opus-20240229', 'claude-2.1', 'claude-instant-1.2'])
+      expect(anthropicModelThinks(n), n).toBe(false);
     expect(anthropicModelThinks('claude-3-5-haiku-20241022', true)).toBe(true);
   });
 
   it('native structured output: Opus 4.1, Claude 4.5 and later', () => {
-    for (const n of ['claude-sonnet-4-5', 'claude-sonnet-4-5-20250929', 'claude-haiku-4-5-20251001', 'claude-opus-4-1', 'claude-opus-4-6', 'claude-opus-5', 'anthropic/claude-sonnet-4-5']) {
+    for (const n of [
+      'claude-sonnet-4-5',
+      'claude-sonnet-4-5-20250929',
+      'claude-haiku-4-5-20251001',
+      'claude-opus-4-1',
+      'claude-opus-4-6',
+      'claude-opus-5',
+      'anthropic/claude-sonnet-4-5',
+    ]) {
       expect(anthropicModelHasOutputFormat(n), n).toBe(true);
     }
-    for (const n of ['claude-sonnet-4-20250514', 'claude-opus-4-20250514', 'claude-sonnet-4-1', 'claude-3-7-sonnet-20250219', 'claude-3-5-haiku-20241022', 'MiniMax-M2', 'claude-x']) {
+    for (const n of [
+      'claude-sonnet-4-20250514',
+      'claude-opus-4-20250514',
+      'claude-sonnet-4-1',
+      'claude-3-7-sonnet-20250219',
+      'claude-3-5-haiku-20241022',
+      'MiniMax-M2',
+      'claude-x',
+    ]) {
       expect(anthropicModelHasOutputFormat(n), n).toBe(false);
     }
   });

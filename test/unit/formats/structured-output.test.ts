@@ -2,25 +2,53 @@ import { describe, expect, it } from 'vitest';
 import type { ChatResponse, StreamEvent } from '../../../src/core/canonical.js';
 import { foldStream } from '../../../src/core/fold-stream.js';
 import {
-  isClosedSchema, isOpenaiStrictSchema, OUTPUT_TOOL_NAME, unwrapOutputToolEvents, unwrapOutputToolResponse,
+  isClosedSchema,
+  isOpenaiStrictSchema,
+  OUTPUT_TOOL_NAME,
+  unwrapOutputToolEvents,
+  unwrapOutputToolResponse,
 } from '../../../src/formats/structured-output.js';
 
-const closed = { type: 'object', properties: { a: { type: 'string' }, b: { type: 'object', properties: { c: { type: 'integer' } }, required: ['c'], additionalProperties: false } }, required: ['a', 'b'], additionalProperties: false };
+const closed = {
+  type: 'object',
+  properties: {
+    a: { type: 'string' },
+    b: { type: 'object', properties: { c: { type: 'integer' } }, required: ['c'], additionalProperties: false },
+  },
+  required: ['a', 'b'],
+  additionalProperties: false,
+};
 
 describe('schema checks', () => {
   it('closed: every object, nested ones, array items and $defs included', () => {
     expect(isClosedSchema(closed)).toBe(true);
     expect(isClosedSchema({ type: 'object', properties: {} })).toBe(false);
-    expect(isClosedSchema({ type: 'object', additionalProperties: false, properties: { l: { type: 'array', items: { type: 'object', properties: {} } } } })).toBe(false);
-    expect(isClosedSchema({ type: 'object', additionalProperties: false, $defs: { x: { type: 'object' } } })).toBe(false);
-    expect(isClosedSchema({ type: 'object', additionalProperties: false, properties: { u: { anyOf: [{ type: 'string' }, { type: 'object', additionalProperties: false }] } } })).toBe(true);
+    expect(
+      isClosedSchema({
+        type: 'object',
+        additionalProperties: false,
+        properties: { l: { type: 'array', items: { type: 'object', properties: {} } } },
+      }),
+    ).toBe(false);
+    expect(isClosedSchema({ type: 'object', additionalProperties: false, $defs: { x: { type: 'object' } } })).toBe(
+      false,
+    );
+    expect(
+      isClosedSchema({
+        type: 'object',
+        additionalProperties: false,
+        properties: { u: { anyOf: [{ type: 'string' }, { type: 'object', additionalProperties: false }] } },
+      }),
+    ).toBe(true);
     expect(isClosedSchema({ type: 'string' })).toBe(true);
   });
 
   it('OpenAI strict: closed and every property required', () => {
     expect(isOpenaiStrictSchema(closed)).toBe(true);
     expect(isOpenaiStrictSchema({ ...closed, required: ['a'] })).toBe(false);
-    expect(isOpenaiStrictSchema({ type: 'object', properties: { a: { type: 'string' } }, required: ['a'] })).toBe(false);
+    expect(isOpenaiStrictSchema({ type: 'object', properties: { a: { type: 'string' } }, required: ['a'] })).toBe(
+      false,
+    );
   });
 });
 
@@ -61,8 +89,19 @@ describe('the output tool turned back into JSON text', () => {
   });
 
   it('a whole response', () => {
-    const res: ChatResponse = { id: 'm', model: 'c', created: 1, finish: 'tool_calls', usage, content: [{ type: 'tool_call', id: 't', name: OUTPUT_TOOL_NAME, arguments: '{"a":1}' }] };
-    expect(unwrapOutputToolResponse(res)).toEqual({ ...res, finish: 'stop', content: [{ type: 'text', text: '{"a":1}' }] });
+    const res: ChatResponse = {
+      id: 'm',
+      model: 'c',
+      created: 1,
+      finish: 'tool_calls',
+      usage,
+      content: [{ type: 'tool_call', id: 't', name: OUTPUT_TOOL_NAME, arguments: '{"a":1}' }],
+    };
+    expect(unwrapOutputToolResponse(res)).toEqual({
+      ...res,
+      finish: 'stop',
+      content: [{ type: 'text', text: '{"a":1}' }],
+    });
     const plain: ChatResponse = { ...res, finish: 'stop', content: [{ type: 'text', text: 'hi' }] };
     expect(unwrapOutputToolResponse(plain)).toBe(plain);
   });

@@ -34,10 +34,10 @@ const LONG_INPUTS: Record<string, (n: number) => string> = {
   digits: (n) => repeated('1', n),
   'digit groups': (n) => repeated('0 12 ', n),
   'addresses glued by commas': (n) => repeated('a@b.co,', n),
-  'addresses after a URL': (n) => 'http://x/' + repeated('a@b.co,', n),
+  'addresses after a URL': (n) => `http://x/${repeated('a@b.co,', n)}`,
   'at signs': (n) => repeated('a@', n),
   'Bearer words': (n) => repeated('Bearer ', n),
-  'a Bearer token ending in =': (n) => 'Bearer ' + repeated('a', n, '==a'),
+  'a Bearer token ending in =': (n) => `Bearer ${repeated('a', n, '==a')}`,
   'IBAN starts': (n) => repeated('DE12 ', n),
   dashes: (n) => repeated('-', n, 'x'),
 };
@@ -99,7 +99,7 @@ describe('email: the URL check in one pass', () => {
   });
 
   it('looks back 2048 characters at most for the scheme', () => {
-    const far = 'http://h/' + 'x'.repeat(2100) + ',a@b.co';
+    const far = `http://h/${'x'.repeat(2100)},a@b.co`;
     expect(find(far)).toEqual(['a@b.co']);
   });
 

@@ -35,7 +35,16 @@ describe('normalisedForMatching', () => {
 
 describe('mapNormalised', () => {
   it('gives the same text as normalisedForMatching', () => {
-    for (const t of ['pass\u200Bword', 'ｐａｓｓｗｏｒｄ', 'cafe\u0301 ok', '\uFB01le', 'x\u0301\u0302y', '\u1112\u1161\u11ab 한', '😀\uFE0F ok', 'a\u0301\u200Bb']) {
+    for (const t of [
+      'pass\u200Bword',
+      'ｐａｓｓｗｏｒｄ',
+      'cafe\u0301 ok',
+      '\uFB01le',
+      'x\u0301\u0302y',
+      '\u1112\u1161\u11ab 한',
+      '😀\uFE0F ok',
+      'a\u0301\u200Bb',
+    ]) {
       expect(mapNormalised(t).text).toBe(normalisedForMatching(t) ?? t);
     }
   });
@@ -82,13 +91,22 @@ describe('pattern rules match on the normalised copy', () => {
     }
   });
   it('detectors and regexes see fullwidth digits and split secrets too; blocks are reported', () => {
-    const r = scanText(rules(guardrail('cc', detectors('credit_card'), 'block')), 'card ４１１１ １１１１ １１１１ １１１１');
+    const r = scanText(
+      rules(guardrail('cc', detectors('credit_card'), 'block')),
+      'card ４１１１ １１１１ １１１１ １１１１',
+    );
     expect(r.blockedBy).toBe('cc');
-    expect(scanText(rules(guardrail('aws', detectors('aws_access_key'), 'redact')), 'key AKIA\u200BIOSFODNN7EXAMPLE.').text).toBe('key [REDACTED:aws_access_key].');
-    expect(scanText(rules(guardrail('re', regex('TCK-[0-9]{6}'), 'redact')), 'see ＴＣＫ－１２３４５６ now').text).toBe('see [REDACTED:regex] now');
+    expect(
+      scanText(rules(guardrail('aws', detectors('aws_access_key'), 'redact')), 'key AKIA\u200BIOSFODNN7EXAMPLE.').text,
+    ).toBe('key [REDACTED:aws_access_key].');
+    expect(scanText(rules(guardrail('re', regex('TCK-[0-9]{6}'), 'redact')), 'see ＴＣＫ－１２３４５６ now').text).toBe(
+      'see [REDACTED:regex] now',
+    );
   });
   it('keywords written in compatibility forms in the config match their plain forms', () => {
-    expect(scanText(rules(guardrail('lig', keywords(['\uFB01le']), 'redact')), 'the file').text).toBe('the [REDACTED:keyword]');
+    expect(scanText(rules(guardrail('lig', keywords(['\uFB01le']), 'redact')), 'the file').text).toBe(
+      'the [REDACTED:keyword]',
+    );
   });
   it('inside JSON (tool-call arguments) the redaction keeps the JSON valid', () => {
     const r = scanCompleteText(bird, '{"q":"a blue\u200Bbird","n":1}', 'json');

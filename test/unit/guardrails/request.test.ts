@@ -22,7 +22,13 @@ function body(): RequestBody {
     max_tokens: 100,
     system: 'You help ops@example.com.',
     messages: [
-      { role: 'user', content: [{ type: 'text', text: 'My card is 4111 1111 1111 1111.' }, { type: 'image', source: { type: 'url', url: 'https://x/y.png' } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'My card is 4111 1111 1111 1111.' },
+          { type: 'image', source: { type: 'url', url: 'https://x/y.png' } },
+        ],
+      },
       {
         role: 'assistant',
         content: [
@@ -32,7 +38,10 @@ function body(): RequestBody {
       },
       {
         role: 'user',
-        content: [{ type: 'tool_result', tool_use_id: 'c1', content: [{ type: 'text', text: 'owner: carol@example.com' }] }, { type: 'text', text: 'thanks' }],
+        content: [
+          { type: 'tool_result', tool_use_id: 'c1', content: [{ type: 'text', text: 'owner: carol@example.com' }] },
+          { type: 'text', text: 'thanks' },
+        ],
       },
     ],
   };
@@ -49,7 +58,12 @@ describe('checkInput: pattern rules', () => {
   it('redacts every text the model reads into a new body and canonical view, leaving the original untouched', async () => {
     const req = request();
     const before = structuredClone(req);
-    const r = await checkInput(compile(guardrail('pii', detectors('email', 'credit_card'), 'redact')), scope, req, deps);
+    const r = await checkInput(
+      compile(guardrail('pii', detectors('email', 'credit_card'), 'redact')),
+      scope,
+      req,
+      deps,
+    );
     expect(r.changed).toBe(true);
     expect(r.blockedBy).toBeUndefined();
     expect(req).toEqual(before);
@@ -61,8 +75,17 @@ describe('checkInput: pattern rules', () => {
     // Reasoning is left alone (its signature covers the exact text); the image is shared as is.
     expect(b.messages[1].content[0]).toBe(orig.messages[1].content[0]);
     expect(b.messages[0].content[1]).toBe(orig.messages[0].content[1]);
-    expect(b.messages[1].content[1]).toEqual({ type: 'tool_use', id: 'c1', name: 'lookup', input: { email: '[REDACTED:email]', n: 1 } });
-    expect(b.messages[2].content[0]).toEqual({ type: 'tool_result', tool_use_id: 'c1', content: [{ type: 'text', text: 'owner: [REDACTED:email]' }] });
+    expect(b.messages[1].content[1]).toEqual({
+      type: 'tool_use',
+      id: 'c1',
+      name: 'lookup',
+      input: { email: '[REDACTED:email]', n: 1 },
+    });
+    expect(b.messages[2].content[0]).toEqual({
+      type: 'tool_result',
+      tool_use_id: 'c1',
+      content: [{ type: 'text', text: 'owner: [REDACTED:email]' }],
+    });
     // Unchanged parts are shared, not copied.
     expect(b.messages[2].content[1]).toBe(orig.messages[2].content[1]);
     // The canonical view is the redacted body's.
@@ -83,7 +106,12 @@ describe('checkInput: pattern rules', () => {
     expect(none.body).toBe(req.body);
   });
   it('blocks, naming the first blocking rule', async () => {
-    const r = await checkInput(compile(guardrail('cc', detectors('credit_card'), 'block'), guardrail('kw', keywords(['thanks']), 'block')), scope, request(), deps);
+    const r = await checkInput(
+      compile(guardrail('cc', detectors('credit_card'), 'block'), guardrail('kw', keywords(['thanks']), 'block')),
+      scope,
+      request(),
+      deps,
+    );
     expect(r.blockedBy).toBe('cc');
   });
   it('applies only rules for the input side and this scope', async () => {
@@ -103,7 +131,8 @@ describe('checkInput: pattern rules', () => {
 });
 
 describe('checkInput: max_input_tokens', () => {
-  const limit = (n: number, action: 'block' | 'log' | 'redact') => guardrail('tokens', { type: 'max_input_tokens', limit: n }, action);
+  const limit = (n: number, action: 'block' | 'log' | 'redact') =>
+    guardrail('tokens', { type: 'max_input_tokens', limit: n }, action);
 
   it('under the limit: nothing', async () => {
     expect((await checkInput(compile(limit(100_000, 'block')), scope, request(), deps)).hits).toEqual([]);
@@ -120,13 +149,18 @@ describe('checkInput: max_input_tokens', () => {
   });
   it('counts the redacted request, with an injected counter when given', async () => {
     const seen: ChatRequest[] = [];
-    const countTokens = (c: ChatRequest) => (seen.push(c), 10);
+    const countTokens = (c: ChatRequest) => {
+      seen.push(c);
+      return 10;
+    };
     const rules = compile(guardrail('pii', detectors('email'), 'redact'), limit(10, 'block'));
     const r = await checkInput(rules, scope, request(), { ...deps, countTokens });
     expect(r.blockedBy).toBeUndefined();
     expect(seen).toEqual([r.chat]);
     expect(JSON.stringify(seen[0])).not.toContain('ops@example.com');
-    expect((await checkInput(compile(limit(9, 'block')), scope, request(), { ...deps, countTokens })).blockedBy).toBe('tokens');
+    expect((await checkInput(compile(limit(9, 'block')), scope, request(), { ...deps, countTokens })).blockedBy).toBe(
+      'tokens',
+    );
   });
 });
 
@@ -142,7 +176,12 @@ describe('checkInput: webhooks', () => {
 
   it('allow: sends every text (after pattern redaction) and passes the request unchanged', async () => {
     hook.reply = json({ action: 'allow' });
-    const r = await checkInput(compile(guardrail('pii', detectors('credit_card'), 'redact'), guardrail('hook', webhook(hook.url), 'block')), scope, request(), deps);
+    const r = await checkInput(
+      compile(guardrail('pii', detectors('credit_card'), 'redact'), guardrail('hook', webhook(hook.url), 'block')),
+      scope,
+      request(),
+      deps,
+    );
     expect(r.blockedBy).toBeUndefined();
     expect(hook.calls).toHaveLength(1);
     const call = hook.calls[0]!;
@@ -165,7 +204,8 @@ describe('checkInput: webhooks', () => {
     expect(r.hits).toEqual([{ guardrailId: 'hook', action: 'block', label: 'webhook' }]);
   });
   it('redact with parts replaces each text in place', async () => {
-    hook.reply = (call, res) => json({ action: 'redact', parts: call.parts.map((p) => p.replace(/\w+@example\.com/g, '<who>')) })(call, res);
+    hook.reply = (call, res) =>
+      json({ action: 'redact', parts: call.parts.map((p) => p.replace(/\w+@example\.com/g, '<who>')) })(call, res);
     const req = request();
     const r = await checkInput(compile(guardrail('hook', webhook(hook.url), 'block')), scope, req, deps);
     expect(r.changed).toBe(true);
@@ -192,18 +232,36 @@ describe('checkInput: webhooks', () => {
   it('timeout: fail_open lets the request through and logs webhook_error', async () => {
     hook.reply = hang;
     const req = request();
-    const r = await checkInput(compile(guardrail('hook', webhook(hook.url, 100, 'fail_open'), 'block')), scope, req, deps);
-    expect(r).toEqual({ ...req, changed: false, hits: [{ guardrailId: 'hook', action: 'log', label: 'webhook_error' }] });
+    const r = await checkInput(
+      compile(guardrail('hook', webhook(hook.url, 100, 'fail_open'), 'block')),
+      scope,
+      req,
+      deps,
+    );
+    expect(r).toEqual({
+      ...req,
+      changed: false,
+      hits: [{ guardrailId: 'hook', action: 'log', label: 'webhook_error' }],
+    });
   });
   it('timeout: fail_closed blocks', async () => {
     hook.reply = hang;
-    const r = await checkInput(compile(guardrail('hook', webhook(hook.url, 100, 'fail_closed'), 'block')), scope, request(), deps);
+    const r = await checkInput(
+      compile(guardrail('hook', webhook(hook.url, 100, 'fail_closed'), 'block')),
+      scope,
+      request(),
+      deps,
+    );
     expect(r.blockedBy).toBe('hook');
     expect(r.hits).toEqual([{ guardrailId: 'hook', action: 'block', label: 'webhook_error' }]);
   });
   it('HTTP errors, bad JSON and unknown actions are errors too', async () => {
     const rules = compile(guardrail('hook', webhook(hook.url, 2000, 'fail_closed'), 'block'));
-    for (const reply of [json({ action: 'allow' }, 500), json({ verdict: 'ok' }), (_c: unknown, res: import('node:http').ServerResponse) => res.end('not json')]) {
+    for (const reply of [
+      json({ action: 'allow' }, 500),
+      json({ verdict: 'ok' }),
+      (_c: unknown, res: import('node:http').ServerResponse) => res.end('not json'),
+    ]) {
       hook.reply = reply;
       expect((await checkInput(rules, scope, request(), deps)).blockedBy).toBe('hook');
     }
@@ -211,13 +269,23 @@ describe('checkInput: webhooks', () => {
   it('an unreachable webhook follows on_error', async () => {
     const closed = await startWebhookServer();
     await closed.close();
-    const r = await checkInput(compile(guardrail('hook', webhook(closed.url, 1000, 'fail_open'), 'block')), scope, request(), deps);
+    const r = await checkInput(
+      compile(guardrail('hook', webhook(closed.url, 1000, 'fail_open'), 'block')),
+      scope,
+      request(),
+      deps,
+    );
     expect(r.hits).toEqual([{ guardrailId: 'hook', action: 'log', label: 'webhook_error' }]);
     expect(r.blockedBy).toBeUndefined();
   });
   it('is not called when a pattern rule already blocked', async () => {
     hook.reply = json({ action: 'allow' });
-    const r = await checkInput(compile(guardrail('cc', detectors('credit_card'), 'block'), guardrail('hook', webhook(hook.url), 'block')), scope, request(), deps);
+    const r = await checkInput(
+      compile(guardrail('cc', detectors('credit_card'), 'block'), guardrail('hook', webhook(hook.url), 'block')),
+      scope,
+      request(),
+      deps,
+    );
     expect(r.blockedBy).toBe('cc');
     expect(hook.calls).toHaveLength(0);
   });

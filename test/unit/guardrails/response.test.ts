@@ -12,7 +12,12 @@ function response(): ChatResponse {
     content: [
       { type: 'reasoning', text: 'mail a@example.com', signature: 's' },
       { type: 'text', text: 'Write to a@example.com.' },
-      { type: 'tool_call', id: 't1', name: 'send', arguments: '{"to":"a@example.com","body":"key AKIAIOSFODNN7EXAMPLE"}' },
+      {
+        type: 'tool_call',
+        id: 't1',
+        name: 'send',
+        arguments: '{"to":"a@example.com","body":"key AKIAIOSFODNN7EXAMPLE"}',
+      },
     ],
     finish: 'tool_calls',
     usage: { inputTokens: 3, outputTokens: 4 },
@@ -37,9 +42,18 @@ describe('checkOutput', () => {
     ]);
   });
   it('blocks; same object back when nothing matches; input-only rules ignored', async () => {
-    expect((await checkOutput(compile(guardrail('aws', detectors('aws_access_key'), 'block')), scope, response())).blockedBy).toBe('aws');
+    expect(
+      (await checkOutput(compile(guardrail('aws', detectors('aws_access_key'), 'block')), scope, response())).blockedBy,
+    ).toBe('aws');
     const res = response();
-    const r = await checkOutput(compile(guardrail('kw', keywords(['nothing']), 'block'), guardrail('in', detectors('email'), 'block', { appliesTo: 'input' })), scope, res);
+    const r = await checkOutput(
+      compile(
+        guardrail('kw', keywords(['nothing']), 'block'),
+        guardrail('in', detectors('email'), 'block', { appliesTo: 'input' }),
+      ),
+      scope,
+      res,
+    );
     expect(r).toEqual({ response: res, changed: false, hits: [] });
     expect(r.response).toBe(res);
   });
@@ -53,23 +67,43 @@ describe('checkOutput', () => {
 
     it('sees the redacted output texts, and can block or redact', async () => {
       hook.reply = json({ action: 'block' });
-      const rules = compile(guardrail('pii', detectors('email'), 'redact'), guardrail('hook', webhook(hook.url), 'block'));
+      const rules = compile(
+        guardrail('pii', detectors('email'), 'redact'),
+        guardrail('hook', webhook(hook.url), 'block'),
+      );
       const blocked = await checkOutput(rules, scope, response());
       expect(blocked.blockedBy).toBe('hook');
-      expect(hook.calls.at(-1)).toMatchObject({ direction: 'output', parts: ['Write to [REDACTED:email].', '{"to":"[REDACTED:email]","body":"key AKIAIOSFODNN7EXAMPLE"}'] });
+      expect(hook.calls.at(-1)).toMatchObject({
+        direction: 'output',
+        parts: ['Write to [REDACTED:email].', '{"to":"[REDACTED:email]","body":"key AKIAIOSFODNN7EXAMPLE"}'],
+      });
 
-      hook.reply = (call, res) => json({ action: 'redact', parts: call.parts.map((p) => p.replace('AKIAIOSFODNN7EXAMPLE', 'xxx')) })(call, res);
+      hook.reply = (call, res) =>
+        json({ action: 'redact', parts: call.parts.map((p) => p.replace('AKIAIOSFODNN7EXAMPLE', 'xxx')) })(call, res);
       const redacted = await checkOutput(rules, scope, response());
       expect(redacted.blockedBy).toBeUndefined();
-      expect((redacted.response.content[2] as { arguments: string }).arguments).toBe('{"to":"[REDACTED:email]","body":"key xxx"}');
-      expect(redacted.hits.map((h) => `${h.guardrailId}:${h.action}:${h.label}`)).toEqual(['pii:redact:email', 'hook:redact:webhook']);
+      expect((redacted.response.content[2] as { arguments: string }).arguments).toBe(
+        '{"to":"[REDACTED:email]","body":"key xxx"}',
+      );
+      expect(redacted.hits.map((h) => `${h.guardrailId}:${h.action}:${h.label}`)).toEqual([
+        'pii:redact:email',
+        'hook:redact:webhook',
+      ]);
     });
     it('timeouts follow on_error', async () => {
       hook.reply = hang;
-      const open = await checkOutput(compile(guardrail('hook', webhook(hook.url, 100, 'fail_open'), 'block')), scope, response());
+      const open = await checkOutput(
+        compile(guardrail('hook', webhook(hook.url, 100, 'fail_open'), 'block')),
+        scope,
+        response(),
+      );
       expect(open.blockedBy).toBeUndefined();
       expect(open.hits).toEqual([{ guardrailId: 'hook', action: 'log', label: 'webhook_error' }]);
-      const closed = await checkOutput(compile(guardrail('hook', webhook(hook.url, 100, 'fail_closed'), 'block')), scope, response());
+      const closed = await checkOutput(
+        compile(guardrail('hook', webhook(hook.url, 100, 'fail_closed'), 'block')),
+        scope,
+        response(),
+      );
       expect(closed.blockedBy).toBe('hook');
     });
   });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { compileGuardrail, patternRules, REGEX_MAX_SPAN, selectGuardrails, type PatternGuardrail } from '../../../src/guardrails/rules.js';
+import {
+  compileGuardrail,
+  patternRules,
+  REGEX_MAX_SPAN,
+  selectGuardrails,
+  type PatternGuardrail,
+} from '../../../src/guardrails/rules.js';
 import { compile, detectors, guardrail, keywords, regex, scope, webhook } from './rule-configs.js';
 
 const pattern = (g: ReturnType<typeof guardrail>): PatternGuardrail => compileGuardrail(g) as PatternGuardrail;
@@ -10,7 +16,10 @@ describe('compileGuardrail', () => {
     const r = pattern(guardrail('r', regex('ticket-(\\d+)', 'i'), 'redact'));
     expect(r.kind).toBe('pattern');
     expect(r.maxSpan).toBe(REGEX_MAX_SPAN);
-    expect(texts(r, 'TICKET-12 and ticket-7')).toEqual([['TICKET-12', 'regex'], ['ticket-7', 'regex']]);
+    expect(texts(r, 'TICKET-12 and ticket-7')).toEqual([
+      ['TICKET-12', 'regex'],
+      ['ticket-7', 'regex'],
+    ]);
     // Running twice gives the same answer (the shared regex's lastIndex is reset).
     expect(texts(r, 'ticket-1')).toEqual([['ticket-1', 'regex']]);
   });
@@ -27,15 +36,23 @@ describe('compileGuardrail', () => {
     ]);
   });
   it('keywords: case-sensitive when asked', () => {
-    expect(texts(pattern(guardrail('k', keywords(['Acme'], true), 'log')), 'acme Acme ACME')).toEqual([['Acme', 'keyword']]);
+    expect(texts(pattern(guardrail('k', keywords(['Acme'], true), 'log')), 'acme Acme ACME')).toEqual([
+      ['Acme', 'keyword'],
+    ]);
   });
   it('detectors: labelled with the detector, maxSpan the largest', () => {
     const r = pattern(guardrail('d', detectors('aws_access_key', 'email'), 'redact'));
-    expect(texts(r, 'AKIAIOSFODNN7EXAMPLE a@example.com')).toEqual([['AKIAIOSFODNN7EXAMPLE', 'aws_access_key'], ['a@example.com', 'email']]);
+    expect(texts(r, 'AKIAIOSFODNN7EXAMPLE a@example.com')).toEqual([
+      ['AKIAIOSFODNN7EXAMPLE', 'aws_access_key'],
+      ['a@example.com', 'email'],
+    ]);
     expect(r.maxSpan).toBe(185);
   });
   it('max_input_tokens and webhook keep what their checks need', () => {
-    expect(compileGuardrail(guardrail('t', { type: 'max_input_tokens', limit: 100 }, 'block'))).toMatchObject({ kind: 'max_input_tokens', limit: 100 });
+    expect(compileGuardrail(guardrail('t', { type: 'max_input_tokens', limit: 100 }, 'block'))).toMatchObject({
+      kind: 'max_input_tokens',
+      limit: 100,
+    });
     expect(compileGuardrail(guardrail('w', webhook('http://127.0.0.1:9/x', 300, 'fail_open'), 'block'))).toMatchObject({
       kind: 'webhook',
       url: 'http://127.0.0.1:9/x',
@@ -72,7 +89,9 @@ describe('matches and selectGuardrails', () => {
     expect(ids('input', { ...scope, modelId: 'openai/gpt-4o' })).toContain('models');
     expect(ids('input', { ...scope, modelId: 'team/fast' })).toContain('models');
     expect(ids('input', { ...scope, modelId: 'team/slow' })).not.toContain('models');
-    expect(ids('input', { ...scope, modelId: 'team/slow', reachableModelIds: ['local/echo', 'openai/gpt-4o'] })).toContain('models');
+    expect(
+      ids('input', { ...scope, modelId: 'team/slow', reachableModelIds: ['local/echo', 'openai/gpt-4o'] }),
+    ).toContain('models');
     expect(ids('input', { ...scope, modelId: 'openaix/gpt' })).not.toContain('models');
   });
   it('patternRules keeps only the synchronous text checks', () => {

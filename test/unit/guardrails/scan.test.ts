@@ -8,7 +8,10 @@ const rules = (...g: Parameters<typeof compile>) => patternRules(compile(...g));
 
 describe('scanText', () => {
   it('replaces each match with a labelled placeholder and reports hits without the text', () => {
-    const r = scanText(rules(guardrail('pii', detectors('email', 'credit_card'), 'redact')), 'mail a@example.com, card 4111 1111 1111 1111.');
+    const r = scanText(
+      rules(guardrail('pii', detectors('email', 'credit_card'), 'redact')),
+      'mail a@example.com, card 4111 1111 1111 1111.',
+    );
     expect(r.text).toBe('mail [REDACTED:email], card [REDACTED:credit_card].');
     expect(r.hits).toEqual([
       { guardrailId: 'pii', action: 'redact', label: 'email' },
@@ -31,8 +34,12 @@ describe('scanText', () => {
     expect(r.hits.map((h) => h.guardrailId)).toEqual(['re', 'cc']);
   });
   it('keeps touching matches apart', () => {
-    expect(scanText(rules(guardrail('k', keywords(['ab', 'cd']), 'redact')), 'ab cd').text).toBe('[REDACTED:keyword] [REDACTED:keyword]');
-    expect(scanText(rules(guardrail('r', regex('ab|cd'), 'redact')), 'abcd').text).toBe('[REDACTED:regex][REDACTED:regex]');
+    expect(scanText(rules(guardrail('k', keywords(['ab', 'cd']), 'redact')), 'ab cd').text).toBe(
+      '[REDACTED:keyword] [REDACTED:keyword]',
+    );
+    expect(scanText(rules(guardrail('r', regex('ab|cd'), 'redact')), 'abcd').text).toBe(
+      '[REDACTED:regex][REDACTED:regex]',
+    );
   });
   it('block wins over redact, which wins over log; every rule that matched is reported', () => {
     const r = scanText(
@@ -52,7 +59,10 @@ describe('scanText', () => {
       { guardrailId: 'blk2', action: 'block', label: 'keyword' },
     ]);
     // A log match under a redaction: the text is redacted, the log hit still shows.
-    const s = scanText(rules(guardrail('log', detectors('email'), 'log'), guardrail('red', regex('\\S+@\\S+'), 'redact')), 'to a@example.com');
+    const s = scanText(
+      rules(guardrail('log', detectors('email'), 'log'), guardrail('red', regex('\\S+@\\S+'), 'redact')),
+      'to a@example.com',
+    );
     expect(s.text).toBe('to [REDACTED:regex]');
     expect(s.hits.map((h) => h.action)).toEqual(['log', 'redact']);
   });
@@ -81,7 +91,11 @@ describe('scanText on JSON (tool-call arguments)', () => {
     expect(JSON.parse(r.text)).toEqual({ card: '[REDACTED:credit_card]', n: 1 });
   });
   it('a match across tokens redacts each token it touches, leaving the punctuation', () => {
-    const r = scanText(rules(guardrail('pw', regex('"password":\\s*"[^"]*"'), 'redact')), '{"password": "hunter2", "u": "x"}', 'json');
+    const r = scanText(
+      rules(guardrail('pw', regex('"password":\\s*"[^"]*"'), 'redact')),
+      '{"password": "hunter2", "u": "x"}',
+      'json',
+    );
     expect(JSON.parse(r.text)).toEqual({ '[REDACTED:regex]': '[REDACTED:regex]', u: 'x' });
   });
   it('a regex that starts inside an escape widens to the whole escape', () => {

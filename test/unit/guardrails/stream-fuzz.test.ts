@@ -18,14 +18,35 @@ function prng(seed: number): () => number {
 }
 
 const FRAGMENTS = [
-  'hello ', 'the answer is 42. ', 'call +1 (415) 555-0100 ', 'or 020 7946 0958, ', 'mail jane.doe@example.co.uk ', 'x@y.io',
-  'card 4111-1111-1111-1111 ', '5500000000000004', ' IBAN GB82 WEST 1234 5698 7654 32 ', 'AKIAIOSFODNN7EXAMPLE', ' Bearer abcdefghijklmnop0123456789 ',
+  'hello ',
+  'the answer is 42. ',
+  'call +1 (415) 555-0100 ',
+  'or 020 7946 0958, ',
+  'mail jane.doe@example.co.uk ',
+  'x@y.io',
+  'card 4111-1111-1111-1111 ',
+  '5500000000000004',
+  ' IBAN GB82 WEST 1234 5698 7654 32 ',
+  'AKIAIOSFODNN7EXAMPLE',
+  ' Bearer abcdefghijklmnop0123456789 ',
   '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj\n-----END PRIVATE KEY-----\n',
-  'secret ', 'secrets ', 'Top Secret! ', 'order 1234567890123 ', '2024-01-15 ', '😀 ', '\n', 'ticket-123 ', '"quoted" \\ back ',
+  'secret ',
+  'secrets ',
+  'Top Secret! ',
+  'order 1234567890123 ',
+  '2024-01-15 ',
+  '😀 ',
+  '\n',
+  'ticket-123 ',
+  '"quoted" \\ back ',
 ];
 
 const rules = compile(
-  guardrail('pii', detectors('email', 'phone', 'credit_card', 'iban', 'aws_access_key', 'private_key', 'bearer_token'), 'redact'),
+  guardrail(
+    'pii',
+    detectors('email', 'phone', 'credit_card', 'iban', 'aws_access_key', 'private_key', 'bearer_token'),
+    'redact',
+  ),
   guardrail('kw', keywords(['secret', 'top secret']), 'redact'),
   guardrail('re', regex('ticket-\\d+'), 'redact'),
   guardrail('log', regex('answer'), 'log'),
@@ -36,14 +57,24 @@ const BLOCKED = '<<blocked>>';
 
 async function streamed(pieces: string[], kind: 'text' | 'json'): Promise<string> {
   async function* src(): AsyncGenerator<StreamEvent> {
-    yield { type: 'block_start', index: 0, block: kind === 'text' ? { kind: 'text' } : { kind: 'tool_call', id: 't', name: 'f' } };
-    for (const p of pieces) yield { type: 'block_delta', index: 0, delta: kind === 'text' ? { kind: 'text', text: p } : { kind: 'tool_arguments', json: p } };
+    yield {
+      type: 'block_start',
+      index: 0,
+      block: kind === 'text' ? { kind: 'text' } : { kind: 'tool_call', id: 't', name: 'f' },
+    };
+    for (const p of pieces)
+      yield {
+        type: 'block_delta',
+        index: 0,
+        delta: kind === 'text' ? { kind: 'text', text: p } : { kind: 'tool_arguments', json: p },
+      };
     yield { type: 'block_stop', index: 0 };
   }
   let out = '';
   for await (const ev of guardStream(src(), rules, scope, () => {})) {
     if (ev.type === 'error') return out + BLOCKED;
-    if (ev.type === 'block_delta') out += ev.delta.kind === 'text' ? ev.delta.text : ev.delta.kind === 'tool_arguments' ? ev.delta.json : '';
+    if (ev.type === 'block_delta')
+      out += ev.delta.kind === 'text' ? ev.delta.text : ev.delta.kind === 'tool_arguments' ? ev.delta.json : '';
   }
   return out;
 }

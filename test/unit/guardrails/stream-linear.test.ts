@@ -30,7 +30,10 @@ function textEvents(deltas: readonly string[]): StreamEvent[] {
   ];
 }
 
-async function guardedText(rules: readonly CompiledGuardrail[], deltas: readonly string[]): Promise<{ text: string; emits: number }> {
+async function guardedText(
+  rules: readonly CompiledGuardrail[],
+  deltas: readonly string[],
+): Promise<{ text: string; emits: number }> {
   async function* source() {
     yield* textEvents(deltas);
   }
@@ -45,9 +48,16 @@ async function guardedText(rules: readonly CompiledGuardrail[], deltas: readonly
   return { text, emits };
 }
 
-const inPieces = (text: string, size: number): string[] => Array.from({ length: Math.ceil(text.length / size) }, (_, i) => text.slice(i * size, (i + 1) * size));
+const inPieces = (text: string, size: number): string[] =>
+  Array.from({ length: Math.ceil(text.length / size) }, (_, i) => text.slice(i * size, (i + 1) * size));
 
-const ALL = compile(guardrail('pii', detectors('email', 'phone', 'credit_card', 'iban', 'aws_access_key', 'private_key', 'bearer_token'), 'redact'));
+const ALL = compile(
+  guardrail(
+    'pii',
+    detectors('email', 'phone', 'credit_card', 'iban', 'aws_access_key', 'private_key', 'bearer_token'),
+    'redact',
+  ),
+);
 
 describe('guardStream: amortised linear', () => {
   it('a 200 KB bearer token in 32-character deltas is read a bounded number of times over', async () => {
@@ -62,7 +72,10 @@ describe('guardStream: amortised linear', () => {
 
   it('what a rule reads doubles, not quadruples, when a held private key doubles (up to 13 KB, inside the END search limit)', async () => {
     const readFor = async (lines: number) => {
-      const key = '-----BEGIN PRIVATE KEY-----\n' + 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n'.repeat(lines) + '-----END PRIVATE KEY-----';
+      const key =
+        '-----BEGIN PRIVATE KEY-----\n' +
+        'MIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n'.repeat(lines) +
+        '-----END PRIVATE KEY-----';
       const { rules, read } = counting(ALL);
       const out = await guardedText(rules, inPieces(`key: ${key} done`, 16));
       expect(out.text).toBe('key: [REDACTED:private_key] done');
@@ -76,7 +89,9 @@ describe('guardStream: amortised linear', () => {
     const stream = `mail jane.doe@example.com then Bearer ${'t'.repeat(50_000)} then AKIAIOSFODNN7EXAMPLE and 4111 1111 1111 1111.`;
     for (const size of [1, 7, 33]) {
       const out = await guardedText(ALL, inPieces(stream, size));
-      expect(out.text).toBe('mail [REDACTED:email] then Bearer [REDACTED:bearer_token] then [REDACTED:aws_access_key] and [REDACTED:credit_card].');
+      expect(out.text).toBe(
+        'mail [REDACTED:email] then Bearer [REDACTED:bearer_token] then [REDACTED:aws_access_key] and [REDACTED:credit_card].',
+      );
     }
   });
 

@@ -39,13 +39,24 @@ async function run(rules: CompiledGuardrail[], events: readonly StreamEvent[]) {
 }
 
 const textOf = (events: readonly StreamEvent[], index = 0): string =>
-  events.map((e) => (e.type === 'block_delta' && e.index === index ? (e.delta.kind === 'text' ? e.delta.text : e.delta.kind === 'tool_arguments' ? e.delta.json : '') : '')).join('');
+  events
+    .map((e) =>
+      e.type === 'block_delta' && e.index === index
+        ? e.delta.kind === 'text'
+          ? e.delta.text
+          : e.delta.kind === 'tool_arguments'
+            ? e.delta.json
+            : ''
+        : '',
+    )
+    .join('');
 const types = (events: readonly StreamEvent[]) => events.map((e) => e.type);
 
 /** Every way to cut `text` into 2 and into 3 pieces. */
 function* splits(text: string): Generator<string[]> {
   for (let i = 1; i < text.length; i++) yield [text.slice(0, i), text.slice(i)];
-  for (let i = 1; i < text.length; i++) for (let j = i + 1; j < text.length; j++) yield [text.slice(0, i), text.slice(i, j), text.slice(j)];
+  for (let i = 1; i < text.length; i++)
+    for (let j = i + 1; j < text.length; j++) yield [text.slice(0, i), text.slice(i, j), text.slice(j)];
 }
 
 const SECRETS = {
@@ -67,7 +78,9 @@ describe('guardStream: redaction across deltas', () => {
         expect(hits).toEqual([{ guardrailId: 'pii', action: 'redact', label }]);
         expect(types(out).slice(-2)).toEqual(['block_stop', 'message_stop']);
         // No emitted delta carries any piece of the secret.
-        for (const e of out) if (e.type === 'block_delta' && e.delta.kind === 'text') expect(secret.includes(e.delta.text) && e.delta.text.length > 3).toBe(false);
+        for (const e of out)
+          if (e.type === 'block_delta' && e.delta.kind === 'text')
+            expect(secret.includes(e.delta.text) && e.delta.text.length > 3).toBe(false);
       }
     });
 
@@ -112,20 +125,34 @@ describe('guardStream: redaction across deltas', () => {
     // And in single characters.
     const { out, hits } = await run(rules, textEvents([...text]));
     expect(textOf(out)).toBe(expected);
-    expect(hits.map((h) => h.label).sort()).toEqual(['aws_access_key', 'bearer_token', 'credit_card', 'email', 'iban', 'keyword', 'phone', 'regex'].sort());
+    expect(hits.map((h) => h.label).sort()).toEqual(
+      ['aws_access_key', 'bearer_token', 'credit_card', 'email', 'iban', 'keyword', 'phone', 'regex'].sort(),
+    );
   });
 
   it('tool-call arguments: every two-way split gives the one-piece JSON redaction, still valid JSON', async () => {
     const rules = compile(guardrail('pii', detectors('email', 'credit_card', 'aws_access_key'), 'redact'));
     // With a \u escape too (JSON.stringify would write é as is).
-    const args = JSON.stringify({ to: 'bob@example.com', card: 4111111111111111, note: 'line\nAKIAIOSFODNN7EXAMPLE\t\u00e9 "q"', n: -1.5e3 }).replace('é', '\\u00e9');
+    const args = JSON.stringify({
+      to: 'bob@example.com',
+      card: 4111111111111111,
+      note: 'line\nAKIAIOSFODNN7EXAMPLE\t\u00e9 "q"',
+      n: -1.5e3,
+    }).replace('é', '\\u00e9');
     expect(args).toContain('\\u00e9');
     const expected = scanText(patternRules(rules), args, 'json').text;
-    expect(JSON.parse(expected)).toEqual({ to: '[REDACTED:email]', card: '[REDACTED:credit_card]', note: 'line\n[REDACTED:aws_access_key]\t\u00e9 "q"', n: -1500 });
+    expect(JSON.parse(expected)).toEqual({
+      to: '[REDACTED:email]',
+      card: '[REDACTED:credit_card]',
+      note: 'line\n[REDACTED:aws_access_key]\t\u00e9 "q"',
+      n: -1500,
+    });
     const toolEvents = (pieces: readonly string[]): StreamEvent[] => [
       START,
       { type: 'block_start', index: 0, block: { kind: 'tool_call', id: 't', name: 'f' } },
-      ...pieces.map((json): StreamEvent => ({ type: 'block_delta', index: 0, delta: { kind: 'tool_arguments', json } })),
+      ...pieces.map(
+        (json): StreamEvent => ({ type: 'block_delta', index: 0, delta: { kind: 'tool_arguments', json } }),
+      ),
       { type: 'block_stop', index: 0 },
       STOP,
     ];
@@ -164,7 +191,10 @@ describe('guardStream: redaction across deltas', () => {
 describe('guardStream: pass-through and order', () => {
   it('returns the source itself when no output pattern rule applies', () => {
     const src = from(textEvents(['x']));
-    const rules = compile(guardrail('in', detectors('email'), 'block', { appliesTo: 'input' }), guardrail('other', detectors('email'), 'block', { match: { roles: ['ops'] } }));
+    const rules = compile(
+      guardrail('in', detectors('email'), 'block', { appliesTo: 'input' }),
+      guardrail('other', detectors('email'), 'block', { match: { roles: ['ops'] } }),
+    );
     expect(guardStream(src, rules, scope, () => {})).toBe(src);
   });
 
@@ -227,7 +257,11 @@ describe('guardStream: pass-through and order', () => {
     expect(out.slice(0, 5)).toEqual(events.slice(0, 5)); // reasoning untouched, in order
     expect(textOf(out, 1)).toBe('Sending to [REDACTED:email] now');
     const args = textOf(out, 2);
-    expect(JSON.parse(args)).toEqual({ to: '[REDACTED:email]', n: '[REDACTED:credit_card]', note: 'line\n[REDACTED:email]!' });
+    expect(JSON.parse(args)).toEqual({
+      to: '[REDACTED:email]',
+      n: '[REDACTED:credit_card]',
+      note: 'line\n[REDACTED:email]!',
+    });
     // Each block's deltas come before its block_stop; the stops keep their order.
     const stop2 = out.findIndex((e) => e.type === 'block_stop' && e.index === 2);
     const stop1 = out.findIndex((e) => e.type === 'block_stop' && e.index === 1);
@@ -241,7 +275,12 @@ describe('guardStream: pass-through and order', () => {
 
   it('flushes at message_stop when block_stop never came, and before an upstream error', async () => {
     const rules = compile(guardrail('pii', detectors('email'), 'redact'));
-    const noStop: StreamEvent[] = [START, { type: 'block_start', index: 0, block: { kind: 'text' } }, { type: 'block_delta', index: 0, delta: { kind: 'text', text: 'to a@example.com' } }, STOP];
+    const noStop: StreamEvent[] = [
+      START,
+      { type: 'block_start', index: 0, block: { kind: 'text' } },
+      { type: 'block_delta', index: 0, delta: { kind: 'text', text: 'to a@example.com' } },
+      STOP,
+    ];
     const a = await run(rules, noStop);
     expect(types(a.out)).toEqual(['message_start', 'block_start', 'block_delta', 'message_stop']);
     expect(textOf(a.out)).toBe('to [REDACTED:email]');
@@ -271,14 +310,17 @@ describe('guardStream: pass-through and order', () => {
     const { out } = await run(rules, textEvents(pieces));
     expect(textOf(out)).toBe('emoji 😀😀 and [REDACTED:keyword]');
     const lone = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-    for (const e of out) if (e.type === 'block_delta' && e.delta.kind === 'text') expect(lone.test(e.delta.text)).toBe(false);
+    for (const e of out)
+      if (e.type === 'block_delta' && e.delta.kind === 'text') expect(lone.test(e.delta.text)).toBe(false);
   });
 });
 
 describe('stream helpers', () => {
   it('hasOutputWebhook', () => {
     expect(hasOutputWebhook(compile(guardrail('w', webhook('http://127.0.0.1:9/'), 'block')), scope)).toBe(true);
-    expect(hasOutputWebhook(compile(guardrail('w', webhook('http://127.0.0.1:9/'), 'block', { appliesTo: 'input' })), scope)).toBe(false);
+    expect(
+      hasOutputWebhook(compile(guardrail('w', webhook('http://127.0.0.1:9/'), 'block', { appliesTo: 'input' })), scope),
+    ).toBe(false);
   });
   it('responseAsEvents replays a response as a stream', async () => {
     const events = await collect(
@@ -297,9 +339,16 @@ describe('stream helpers', () => {
     );
     expect(types(events)).toEqual([
       'message_start',
-      'block_start', 'block_delta', 'block_delta', 'block_stop',
-      'block_start', 'block_delta', 'block_stop',
-      'block_start', 'block_delta', 'block_stop',
+      'block_start',
+      'block_delta',
+      'block_delta',
+      'block_stop',
+      'block_start',
+      'block_delta',
+      'block_stop',
+      'block_start',
+      'block_delta',
+      'block_stop',
       'message_stop',
     ]);
     expect(textOf(events, 1)).toBe('hi');

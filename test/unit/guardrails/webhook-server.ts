@@ -18,10 +18,12 @@ export interface WebhookServer {
   close(): Promise<void>;
 }
 
-export const json = (body: unknown, status = 200): WebhookReply => (_call, res) => {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
-};
+export const json =
+  (body: unknown, status = 200): WebhookReply =>
+  (_call, res) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  };
 
 /** Never answers (for timeouts); the connection is dropped at close. */
 export const hang: WebhookReply = () => {};

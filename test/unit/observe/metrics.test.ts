@@ -66,7 +66,17 @@ function record(over: Partial<RequestRecord> = {}): RequestRecord {
 }
 
 function attempt(over: Partial<AttemptRecord> = {}): AttemptRecord {
-  return { provider: 'openai', model: 'openai/gpt-4o-mini', startMs: T0 + 5, firstByteMs: T0 + 100, endMs: T0 + 245, outcome: 'ok', status: 200, byok: false, ...over };
+  return {
+    provider: 'openai',
+    model: 'openai/gpt-4o-mini',
+    startMs: T0 + 5,
+    firstByteMs: T0 + 100,
+    endMs: T0 + 245,
+    outcome: 'ok',
+    status: 200,
+    byok: false,
+    ...over,
+  };
 }
 
 const ALLOW = {
@@ -79,30 +89,80 @@ describe('GatewayMetrics', () => {
     const m = new GatewayMetrics(ALLOW);
     m.onRequest(record(), { attempts: [attempt()], startEpochMs: T0 });
     m.onRequest(record(), { attempts: [attempt()], startEpochMs: T0 });
-    m.onRequest(record({ model: 'team/fast', provider: 'anthropic', served_model: 'anthropic/claude-haiku', status: 502, error_code: 'upstream_error', fault: 'provider' }), {
-      attempts: [attempt({ outcome: 'failed', status: 500, errorCode: 'upstream_error' })],
-      startEpochMs: T0,
-    });
+    m.onRequest(
+      record({
+        model: 'team/fast',
+        provider: 'anthropic',
+        served_model: 'anthropic/claude-haiku',
+        status: 502,
+        error_code: 'upstream_error',
+        fault: 'provider',
+      }),
+      {
+        attempts: [attempt({ outcome: 'failed', status: 500, errorCode: 'upstream_error' })],
+        startEpochMs: T0,
+      },
+    );
     const { samples, types } = parse((await m.render()).body);
     expect(types.get('gateway_requests_total')).toBe('counter');
-    expect(value(samples, 'gateway_requests_total', { endpoint: 'POST /v1/chat/completions', model: 'openai/gpt-4o-mini', provider: 'openai', status: '200', fault: 'none' })).toBe(2);
-    expect(value(samples, 'gateway_requests_total', { model: 'team/fast', provider: 'anthropic', status: '502', fault: 'provider' })).toBe(1);
+    expect(
+      value(samples, 'gateway_requests_total', {
+        endpoint: 'POST /v1/chat/completions',
+        model: 'openai/gpt-4o-mini',
+        provider: 'openai',
+        status: '200',
+        fault: 'none',
+      }),
+    ).toBe(2);
+    expect(
+      value(samples, 'gateway_requests_total', {
+        model: 'team/fast',
+        provider: 'anthropic',
+        status: '502',
+        fault: 'provider',
+      }),
+    ).toBe(1);
   });
 
   it('maps models and providers outside the configured set to "other", and absent ones to "none"', async () => {
     const m = new GatewayMetrics(ALLOW);
-    m.onRequest(record({ model: 'caller-invented/model-123', served_model: undefined, provider: 'rogue', input_tokens: 5, output_tokens: 0, cost_usd: undefined }), {
-      attempts: [attempt({ provider: 'rogue', model: 'x' })],
-      startEpochMs: T0,
-    });
-    m.onRequest(record({ model: undefined, provider: undefined, served_model: undefined, status: 401, error_code: 'invalid_api_key', fault: 'caller', input_tokens: undefined, output_tokens: undefined, cost_usd: undefined }), {
-      attempts: [],
-      startEpochMs: T0,
-    });
+    m.onRequest(
+      record({
+        model: 'caller-invented/model-123',
+        served_model: undefined,
+        provider: 'rogue',
+        input_tokens: 5,
+        output_tokens: 0,
+        cost_usd: undefined,
+      }),
+      {
+        attempts: [attempt({ provider: 'rogue', model: 'x' })],
+        startEpochMs: T0,
+      },
+    );
+    m.onRequest(
+      record({
+        model: undefined,
+        provider: undefined,
+        served_model: undefined,
+        status: 401,
+        error_code: 'invalid_api_key',
+        fault: 'caller',
+        input_tokens: undefined,
+        output_tokens: undefined,
+        cost_usd: undefined,
+      }),
+      {
+        attempts: [],
+        startEpochMs: T0,
+      },
+    );
     const { body } = await m.render();
     const { samples } = parse(body);
     expect(value(samples, 'gateway_requests_total', { model: 'other', provider: 'other', status: '200' })).toBe(1);
-    expect(value(samples, 'gateway_requests_total', { model: 'none', provider: 'none', status: '401', fault: 'caller' })).toBe(1);
+    expect(
+      value(samples, 'gateway_requests_total', { model: 'none', provider: 'none', status: '401', fault: 'caller' }),
+    ).toBe(1);
     expect(value(samples, 'gateway_tokens_total', { model: 'other', provider: 'other', kind: 'input' })).toBe(5);
     expect(value(samples, 'gateway_upstream_attempts_total', { provider: 'other', outcome: 'ok' })).toBe(1);
     expect(body).not.toContain('caller-invented');
@@ -111,7 +171,16 @@ describe('GatewayMetrics', () => {
 
   it('counts tokens by kind and cost by serving model and provider', async () => {
     const m = new GatewayMetrics(ALLOW);
-    const r = record({ model: 'team/fast', provider: 'anthropic', served_model: 'anthropic/claude-haiku', input_tokens: 1000, output_tokens: 50, cache_read_tokens: 300, cache_write_tokens: 7, cost_usd: 0.25 });
+    const r = record({
+      model: 'team/fast',
+      provider: 'anthropic',
+      served_model: 'anthropic/claude-haiku',
+      input_tokens: 1000,
+      output_tokens: 50,
+      cache_read_tokens: 300,
+      cache_write_tokens: 7,
+      cost_usd: 0.25,
+    });
     m.onRequest(r, { attempts: [], startEpochMs: T0 });
     m.onRequest(r, { attempts: [], startEpochMs: T0 });
     const { samples, types } = parse((await m.render()).body);
@@ -127,14 +196,25 @@ describe('GatewayMetrics', () => {
   it('observes durations in seconds: request, per-attempt upstream, time to first token (streams), overhead (sub-ms buckets)', async () => {
     const m = new GatewayMetrics(ALLOW);
     m.onRequest(record({ stream: true, latency_ms: 1500, ttft_ms: 300, overhead_ms: 0.3 }), {
-      attempts: [attempt({ outcome: 'failed', status: 503, startMs: T0 + 1, endMs: T0 + 201 }), attempt({ startMs: T0 + 250, endMs: T0 + 1450 })],
+      attempts: [
+        attempt({ outcome: 'failed', status: 503, startMs: T0 + 1, endMs: T0 + 201 }),
+        attempt({ startMs: T0 + 250, endMs: T0 + 1450 }),
+      ],
       startEpochMs: T0,
     });
-    m.onRequest(record({ stream: false, latency_ms: 40, ttft_ms: undefined, overhead_ms: 2 }), { attempts: [attempt({ startMs: T0, endMs: undefined, outcome: 'abandoned' })], startEpochMs: T0 });
+    m.onRequest(record({ stream: false, latency_ms: 40, ttft_ms: undefined, overhead_ms: 2 }), {
+      attempts: [attempt({ startMs: T0, endMs: undefined, outcome: 'abandoned' })],
+      startEpochMs: T0,
+    });
     const { samples, types } = parse((await m.render()).body);
     expect(types.get('gateway_request_duration_seconds')).toBe('histogram');
 
-    expect(value(samples, 'gateway_request_duration_seconds_count', { endpoint: 'POST /v1/chat/completions', stream: 'true' })).toBe(1);
+    expect(
+      value(samples, 'gateway_request_duration_seconds_count', {
+        endpoint: 'POST /v1/chat/completions',
+        stream: 'true',
+      }),
+    ).toBe(1);
     expect(value(samples, 'gateway_request_duration_seconds_sum', { stream: 'true' })).toBeCloseTo(1.5, 9);
     expect(value(samples, 'gateway_request_duration_seconds_bucket', { stream: 'true', le: '1' })).toBe(0);
     expect(value(samples, 'gateway_request_duration_seconds_bucket', { stream: 'true', le: '2.5' })).toBe(1);
@@ -142,7 +222,10 @@ describe('GatewayMetrics', () => {
 
     // One observation per attempt; an attempt without an end lasts to the request's end.
     expect(value(samples, 'gateway_upstream_duration_seconds_count', { provider: 'openai' })).toBe(3);
-    expect(value(samples, 'gateway_upstream_duration_seconds_sum', { provider: 'openai' })).toBeCloseTo(0.2 + 1.2 + 0.04, 6);
+    expect(value(samples, 'gateway_upstream_duration_seconds_sum', { provider: 'openai' })).toBeCloseTo(
+      0.2 + 1.2 + 0.04,
+      6,
+    );
     expect(value(samples, 'gateway_upstream_attempts_total', { provider: 'openai', outcome: 'failed' })).toBe(1);
     expect(value(samples, 'gateway_upstream_attempts_total', { provider: 'openai', outcome: 'ok' })).toBe(1);
     expect(value(samples, 'gateway_upstream_attempts_total', { provider: 'openai', outcome: 'abandoned' })).toBe(1);
@@ -151,10 +234,16 @@ describe('GatewayMetrics', () => {
     expect(value(samples, 'gateway_time_to_first_token_seconds_count', { provider: 'openai' })).toBe(1);
     expect(value(samples, 'gateway_time_to_first_token_seconds_sum', { provider: 'openai' })).toBeCloseTo(0.3, 9);
 
-    const overheadLe = find(samples, 'gateway_overhead_seconds_bucket').map((s) => Number(s.labels.le)).filter(Number.isFinite);
+    const overheadLe = find(samples, 'gateway_overhead_seconds_bucket')
+      .map((s) => Number(s.labels.le))
+      .filter(Number.isFinite);
     expect(overheadLe.some((le) => le < 0.001)).toBe(true);
-    expect(value(samples, 'gateway_overhead_seconds_bucket', { endpoint: 'POST /v1/chat/completions', le: '0.0005' })).toBe(1);
-    expect(value(samples, 'gateway_overhead_seconds_bucket', { endpoint: 'POST /v1/chat/completions', le: '0.0025' })).toBe(2);
+    expect(
+      value(samples, 'gateway_overhead_seconds_bucket', { endpoint: 'POST /v1/chat/completions', le: '0.0005' }),
+    ).toBe(1);
+    expect(
+      value(samples, 'gateway_overhead_seconds_bucket', { endpoint: 'POST /v1/chat/completions', le: '0.0025' }),
+    ).toBe(2);
     expect(value(samples, 'gateway_overhead_seconds_count', { endpoint: 'POST /v1/chat/completions' })).toBe(2);
   });
 
@@ -185,15 +274,25 @@ describe('GatewayMetrics', () => {
       { attempts: [], startEpochMs: T0 },
     );
     const { samples } = parse((await m.render()).body);
-    expect(value(samples, 'gateway_guardrail_actions_total', { guardrail: 'pii', action: 'redact', direction: 'input' })).toBe(2);
-    expect(value(samples, 'gateway_guardrail_actions_total', { guardrail: 'secrets', action: 'block', direction: 'output' })).toBe(1);
-    expect(value(samples, 'gateway_guardrail_actions_total', { guardrail: 'other', action: 'log', direction: 'input' })).toBe(1);
+    expect(
+      value(samples, 'gateway_guardrail_actions_total', { guardrail: 'pii', action: 'redact', direction: 'input' }),
+    ).toBe(2);
+    expect(
+      value(samples, 'gateway_guardrail_actions_total', { guardrail: 'secrets', action: 'block', direction: 'output' }),
+    ).toBe(1);
+    expect(
+      value(samples, 'gateway_guardrail_actions_total', { guardrail: 'other', action: 'log', direction: 'input' }),
+    ).toBe(1);
   });
 
   it('reads budgets and cooling targets at scrape time; setBudgetRemaining sets one budget', async () => {
     let cooling = ['openai/gpt-4o-mini', 'credential:anthropic'];
     let remaining = 7.5;
-    const m = new GatewayMetrics({ ...ALLOW, cooling: () => cooling, budgets: async () => [{ id: 'global-monthly', remainingUsd: remaining }] });
+    const m = new GatewayMetrics({
+      ...ALLOW,
+      cooling: () => cooling,
+      budgets: async () => [{ id: 'global-monthly', remainingUsd: remaining }],
+    });
     m.setBudgetRemaining('team-a', 12.25);
     let { samples, types } = parse((await m.render()).body);
     expect(types.get('gateway_budget_remaining_usd')).toBe('gauge');
@@ -245,7 +344,11 @@ describe('GatewayMetrics', () => {
 
   it('never exposes correlation ids, key ids or roles', async () => {
     const m = new GatewayMetrics(ALLOW);
-    m.onRequest(record(), { attempts: [attempt()], traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01', startEpochMs: T0 });
+    m.onRequest(record(), {
+      attempts: [attempt()],
+      traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+      startEpochMs: T0,
+    });
     const { body, contentType } = await m.render();
     expect(contentType).toMatch(/^text\/plain; version=0\.0\.4/);
     expect(body).not.toContain('01JCORRELATIONIDSECRET000');
@@ -282,13 +385,18 @@ describe('GatewayMetrics', () => {
     const { samples } = parse((await m.render()).body);
     expect(value(samples, 'gateway_requests_total', { model: 'team/fast', provider: 'openai' })).toBe(1);
     expect(value(samples, 'gateway_requests_total', { model: 'other', provider: 'other' })).toBe(1);
-    expect(value(samples, 'gateway_requests_total', { model: 'anthropic/claude-haiku', provider: 'anthropic' })).toBe(1);
+    expect(value(samples, 'gateway_requests_total', { model: 'anthropic/claude-haiku', provider: 'anthropic' })).toBe(
+      1,
+    );
   });
 
   it('never throws from onRequest, whatever the record holds', () => {
     const m = new GatewayMetrics(ALLOW);
     expect(() =>
-      m.onRequest({ ...record(), latency_ms: NaN, status: 0, cost_usd: -1, input_tokens: Infinity } as RequestRecord, { attempts: [attempt({ startMs: NaN })], startEpochMs: NaN }),
+      m.onRequest({ ...record(), latency_ms: NaN, status: 0, cost_usd: -1, input_tokens: Infinity } as RequestRecord, {
+        attempts: [attempt({ startMs: NaN })],
+        startEpochMs: NaN,
+      }),
     ).not.toThrow();
   });
 });

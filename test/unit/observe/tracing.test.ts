@@ -2,7 +2,14 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AttemptRecord, RequestRecord } from '../../../src/observe/record.js';
-import { OtlpTracing, parseTraceparent, SPAN_KIND_CLIENT, SPAN_KIND_SERVER, STATUS_ERROR, unixNano } from '../../../src/observe/tracing.js';
+import {
+  OtlpTracing,
+  parseTraceparent,
+  SPAN_KIND_CLIENT,
+  SPAN_KIND_SERVER,
+  STATUS_ERROR,
+  unixNano,
+} from '../../../src/observe/tracing.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../../helpers/otlp-receiver.js';
 
 const T0 = Date.UTC(2025, 0, 1, 12, 0, 0) + 0.25;
@@ -35,8 +42,27 @@ function record(over: Partial<RequestRecord> = {}): RequestRecord {
 }
 
 const ATTEMPTS: AttemptRecord[] = [
-  { provider: 'openai', model: 'openai/gpt-4o-mini', startMs: T0 + 2, firstByteMs: T0 + 150, endMs: T0 + 152, outcome: 'failed', status: 503, errorCode: 'upstream_error', byok: false },
-  { provider: 'anthropic', model: 'anthropic/claude-haiku', startMs: T0 + 200, firstByteMs: T0 + 390, endMs: T0 + 899, outcome: 'ok', status: 200, byok: false },
+  {
+    provider: 'openai',
+    model: 'openai/gpt-4o-mini',
+    startMs: T0 + 2,
+    firstByteMs: T0 + 150,
+    endMs: T0 + 152,
+    outcome: 'failed',
+    status: 503,
+    errorCode: 'upstream_error',
+    byok: false,
+  },
+  {
+    provider: 'anthropic',
+    model: 'anthropic/claude-haiku',
+    startMs: T0 + 200,
+    firstByteMs: T0 + 390,
+    endMs: T0 + 899,
+    outcome: 'ok',
+    status: 200,
+    byok: false,
+  },
 ];
 
 const PROVIDERS = new Map([
@@ -55,7 +81,11 @@ async function waitFor(cond: () => boolean, timeoutMs = 10_000): Promise<void> {
 
 describe('parseTraceparent', () => {
   it('accepts a valid header and reads the sampled flag', () => {
-    expect(parseTraceparent(`00-${TRACE_ID}-${PARENT_SPAN}-01`)).toEqual({ traceId: TRACE_ID, spanId: PARENT_SPAN, sampled: true });
+    expect(parseTraceparent(`00-${TRACE_ID}-${PARENT_SPAN}-01`)).toEqual({
+      traceId: TRACE_ID,
+      spanId: PARENT_SPAN,
+      sampled: true,
+    });
     expect(parseTraceparent(`00-${TRACE_ID}-${PARENT_SPAN}-00`)?.sampled).toBe(false);
     expect(parseTraceparent(` 00-${TRACE_ID}-${PARENT_SPAN}-01 `)?.traceId).toBe(TRACE_ID);
     // A later version may carry more fields.
@@ -89,7 +119,14 @@ describe('OtlpTracing', () => {
   let receiver: OtlpReceiver;
   const tracers: OtlpTracing[] = [];
   const tracer = (over: Partial<ConstructorParameters<typeof OtlpTracing>[0]> = {}) => {
-    const t = new OtlpTracing({ endpoint: receiver.tracesUrl, serviceName: 'gateway-test', serviceVersion: '9.9.9', providers: PROVIDERS, flushIntervalMs: 50, ...over });
+    const t = new OtlpTracing({
+      endpoint: receiver.tracesUrl,
+      serviceName: 'gateway-test',
+      serviceVersion: '9.9.9',
+      providers: PROVIDERS,
+      flushIntervalMs: 50,
+      ...over,
+    });
     tracers.push(t);
     return t;
   };
@@ -172,7 +209,12 @@ describe('OtlpTracing', () => {
     expect(second.name).toBe('chat anthropic/claude-haiku');
     expect(second.startTimeUnixNano).toBe(ns(T0 + 200));
     expect(second.endTimeUnixNano).toBe(ns(T0 + 899));
-    expect(second.attributes).toMatchObject({ 'gen_ai.provider.name': 'anthropic', 'gateway.attempt': 2, 'gateway.attempt.outcome': 'ok', 'http.response.status_code': 200 });
+    expect(second.attributes).toMatchObject({
+      'gen_ai.provider.name': 'anthropic',
+      'gateway.attempt': 2,
+      'gateway.attempt.outcome': 'ok',
+      'http.response.status_code': 200,
+    });
     expect(second.attributes['error.type']).toBeUndefined();
     expect(second.status.code).not.toBe(STATUS_ERROR);
     expect(second.events.find((e) => e.name === 'gateway.first_byte_received')!.timeUnixNano).toBe(ns(T0 + 390));
@@ -190,20 +232,38 @@ describe('OtlpTracing', () => {
   it('marks a failed request ERROR with error.type and the fault domain', async () => {
     const t = tracer();
     t.onRequest(
-      record({ status: 503, error_code: 'upstream_unavailable', fault: 'provider', served_model: undefined, provider: undefined, input_tokens: undefined, output_tokens: undefined, cost_usd: undefined, ttft_ms: undefined }),
+      record({
+        status: 503,
+        error_code: 'upstream_unavailable',
+        fault: 'provider',
+        served_model: undefined,
+        provider: undefined,
+        input_tokens: undefined,
+        output_tokens: undefined,
+        cost_usd: undefined,
+        ttft_ms: undefined,
+      }),
       { attempts: [ATTEMPTS[0]], startEpochMs: T0 },
     );
     const spans = await receiver.waitForSpans(2);
     const server = spans.find((s) => s.kind === SPAN_KIND_SERVER)!;
     expect(server.status).toMatchObject({ code: STATUS_ERROR, message: 'upstream_unavailable' });
-    expect(server.attributes).toMatchObject({ 'error.type': 'upstream_unavailable', 'gateway.fault': 'provider', 'http.response.status_code': 503 });
+    expect(server.attributes).toMatchObject({
+      'error.type': 'upstream_unavailable',
+      'gateway.fault': 'provider',
+      'http.response.status_code': 503,
+    });
     expect(server.attributes['gen_ai.usage.input_tokens']).toBeUndefined();
     expect(server.attributes['gen_ai.response.model']).toBeUndefined();
   });
 
   it('starts a new trace when there is no traceparent or it is malformed', async () => {
     const t = tracer();
-    t.onRequest(record({ correlation_id: 'a' }), { attempts: [ATTEMPTS[1]], traceparent: `00-${TRACE_ID}-nothexnothexnoth-01`, startEpochMs: T0 });
+    t.onRequest(record({ correlation_id: 'a' }), {
+      attempts: [ATTEMPTS[1]],
+      traceparent: `00-${TRACE_ID}-nothexnothexnoth-01`,
+      startEpochMs: T0,
+    });
     t.onRequest(record({ correlation_id: 'b' }), { attempts: [], startEpochMs: T0 });
     const spans = await receiver.waitForSpans(3);
     const servers = spans.filter((s) => s.kind === SPAN_KIND_SERVER);
@@ -222,9 +282,15 @@ describe('OtlpTracing', () => {
 
   it('names providers of unknown kind by their id, and non-chat endpoints by their route', async () => {
     const t = tracer();
-    t.onRequest(record({ provider: 'local', served_model: 'local/echo' }), { attempts: [{ ...ATTEMPTS[1], provider: 'local', model: 'local/echo' }], startEpochMs: T0 });
+    t.onRequest(record({ provider: 'local', served_model: 'local/echo' }), {
+      attempts: [{ ...ATTEMPTS[1], provider: 'local', model: 'local/echo' }],
+      startEpochMs: T0,
+    });
     t.onRequest(record({ provider: 'self-hosted', correlation_id: 'x' }), { attempts: [], startEpochMs: T0 });
-    t.onRequest(record({ endpoint: 'GET /v1/models', model: undefined, provider: undefined, correlation_id: 'm' }), { attempts: [], startEpochMs: T0 });
+    t.onRequest(record({ endpoint: 'GET /v1/models', model: undefined, provider: undefined, correlation_id: 'm' }), {
+      attempts: [],
+      startEpochMs: T0,
+    });
     const spans = await receiver.waitForSpans(4);
     const local = spans.find((s) => s.kind === SPAN_KIND_SERVER && s.attributes['gateway.provider'] === 'local')!;
     expect(local.attributes['gen_ai.provider.name']).toBe('mock');
@@ -238,13 +304,21 @@ describe('OtlpTracing', () => {
 
   it('drops the spans of a request whose caller did not sample its trace (parent-based), unless told not to', async () => {
     const t = tracer();
-    t.onRequest(record({ correlation_id: 'unsampled' }), { attempts: ATTEMPTS, traceparent: `00-${TRACE_ID}-${PARENT_SPAN}-00`, startEpochMs: T0 });
+    t.onRequest(record({ correlation_id: 'unsampled' }), {
+      attempts: ATTEMPTS,
+      traceparent: `00-${TRACE_ID}-${PARENT_SPAN}-00`,
+      startEpochMs: T0,
+    });
     t.onRequest(record({ correlation_id: 'sampled' }), { attempts: [], startEpochMs: T0 });
     await t.flush();
     expect(receiver.spans.map((s) => s.attributes['gateway.correlation_id'])).toEqual(['sampled']);
 
     const all = tracer({ respectParentSampling: false });
-    all.onRequest(record({ correlation_id: 'unsampled' }), { attempts: [], traceparent: `00-${TRACE_ID}-${PARENT_SPAN}-00`, startEpochMs: T0 });
+    all.onRequest(record({ correlation_id: 'unsampled' }), {
+      attempts: [],
+      traceparent: `00-${TRACE_ID}-${PARENT_SPAN}-00`,
+      startEpochMs: T0,
+    });
     await all.flush();
     expect(receiver.spans.find((s) => s.attributes['gateway.correlation_id'] === 'unsampled')?.traceId).toBe(TRACE_ID);
   });
@@ -256,7 +330,8 @@ describe('OtlpTracing', () => {
     await receiver.waitForSpans(20);
     await t.flush();
     expect(receiver.spans).toHaveLength(25);
-    for (const e of receiver.exports) expect(e.body.resourceSpans[0].scopeSpans[0].spans.length).toBeLessThanOrEqual(10);
+    for (const e of receiver.exports)
+      expect(e.body.resourceSpans[0].scopeSpans[0].spans.length).toBeLessThanOrEqual(10);
     expect(t.stats).toMatchObject({ exported: 25, failed: 0, dropped: 0 });
   });
 
@@ -287,7 +362,10 @@ describe('OtlpTracing', () => {
   it('a collector answering with an error is counted and logged once, never thrown', async () => {
     receiver.respondWith(503);
     const logged: Array<{ level: string; msg: string; fields?: Record<string, unknown> }> = [];
-    const t = tracer({ headers: { authorization: 'Bearer collector-token' }, logger: { log: (level, msg, fields) => logged.push({ level, msg, fields }) } });
+    const t = tracer({
+      headers: { authorization: 'Bearer collector-token' },
+      logger: { log: (level, msg, fields) => logged.push({ level, msg, fields }) },
+    });
     t.onRequest(record(), { attempts: [], startEpochMs: T0 });
     await t.flush();
     t.onRequest(record(), { attempts: [], startEpochMs: T0 });
@@ -311,7 +389,10 @@ describe('OtlpTracing', () => {
     await new Promise<void>((r) => probe.close(() => r()));
 
     const logged: string[] = [];
-    const t = tracer({ endpoint: `http://127.0.0.1:${port}/v1/traces`, logger: { log: (_l, msg) => logged.push(msg) } });
+    const t = tracer({
+      endpoint: `http://127.0.0.1:${port}/v1/traces`,
+      logger: { log: (_l, msg) => logged.push(msg) },
+    });
     expect(() => t.onRequest(record(), { attempts: ATTEMPTS, traceparent: 'garbage', startEpochMs: T0 })).not.toThrow();
     await expect(t.flush()).resolves.toBeUndefined();
     await waitFor(() => t.stats.failed === 3);
@@ -321,7 +402,12 @@ describe('OtlpTracing', () => {
 
   it('never throws from onRequest, whatever the record holds', () => {
     const t = tracer();
-    expect(() => t.onRequest({ ...record(), latency_ms: NaN } as RequestRecord, { attempts: [{ ...ATTEMPTS[0], startMs: NaN, endMs: undefined }], startEpochMs: NaN })).not.toThrow();
+    expect(() =>
+      t.onRequest({ ...record(), latency_ms: NaN } as RequestRecord, {
+        attempts: [{ ...ATTEMPTS[0], startMs: NaN, endMs: undefined }],
+        startEpochMs: NaN,
+      }),
+    ).not.toThrow();
   });
 
   it('refuses a non-http endpoint at construction', () => {

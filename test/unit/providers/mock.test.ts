@@ -5,8 +5,20 @@ import { foldStream } from '../../../src/core/fold-stream.js';
 import { decodeOpenaiRequest } from '../../../src/formats/openai-chat/request.js';
 import { mockEvents, mockReply } from '../../../src/providers/mock.js';
 
-const model = { id: 'local/echo', provider: 'local', name: 'echo', upstreamName: 'echo', contextWindow: 100, timeouts: { connectMs: 1000, firstByteMs: 1000, totalMs: 1000 } };
-const req = (extra: object = {}) => decodeOpenaiRequest({ model: 'local/echo', messages: [{ role: 'user', content: 'alpha beta gamma STOP delta' }], ...extra });
+const model = {
+  id: 'local/echo',
+  provider: 'local',
+  name: 'echo',
+  upstreamName: 'echo',
+  contextWindow: 100,
+  timeouts: { connectMs: 1000, firstByteMs: 1000, totalMs: 1000 },
+};
+const req = (extra: object = {}) =>
+  decodeOpenaiRequest({
+    model: 'local/echo',
+    messages: [{ role: 'user', content: 'alpha beta gamma STOP delta' }],
+    ...extra,
+  });
 
 describe('mock provider', () => {
   it('echoes the last user message, cut at a stop sequence', () => {
@@ -18,7 +30,13 @@ describe('mock provider', () => {
   it('emits a well-formed event sequence with usage', async () => {
     const events: StreamEvent[] = [];
     for await (const ev of mockEvents(req(), model, undefined, new CancelSignal())) events.push(ev);
-    expect(events.map((e) => e.type)).toEqual(['message_start', 'block_start', ...Array(5).fill('block_delta'), 'block_stop', 'message_stop']);
+    expect(events.map((e) => e.type)).toEqual([
+      'message_start',
+      'block_start',
+      ...Array(5).fill('block_delta'),
+      'block_stop',
+      'message_stop',
+    ]);
     async function* replay() {
       yield* events;
     }

@@ -41,8 +41,12 @@ describe('CredentialPlan', () => {
   });
 
   it('rejects a key nobody may take (400) and a missing key everyone requires (401)', () => {
-    expect(() => CredentialPlan.check(candidates('fixed/m'), 'sk-mine')).toThrow(expect.objectContaining({ code: 'provider_key_not_allowed', status: 400 }));
-    expect(() => CredentialPlan.check(candidates('own/m'), undefined)).toThrow(expect.objectContaining({ code: 'provider_key_required', status: 401 }));
+    expect(() => CredentialPlan.check(candidates('fixed/m'), 'sk-mine')).toThrow(
+      expect.objectContaining({ code: 'provider_key_not_allowed', status: 400 }),
+    );
+    expect(() => CredentialPlan.check(candidates('own/m'), undefined)).toThrow(
+      expect.objectContaining({ code: 'provider_key_required', status: 401 }),
+    );
     expect(() => CredentialPlan.check(candidates('t/spread'), 'sk-mine')).not.toThrow();
   });
 

@@ -5,7 +5,10 @@ import { classifyFailure, failureMatches, isProviderFault, parseRetryAfter } fro
 import { DEFAULTS } from '../../../src/config/normalise.js';
 
 const upstream = (status: number, retryAfterMs?: number) =>
-  new GatewayError('upstream_error', 'x', { status: status === 401 ? 502 : status, upstream: { status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) } });
+  new GatewayError('upstream_error', 'x', {
+    status: status === 401 ? 502 : status,
+    upstream: { status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) },
+  });
 
 describe('classifyFailure', () => {
   it('classifies transport failures, statuses and credential refusals', () => {
@@ -25,7 +28,13 @@ describe('classifyFailure', () => {
 describe('failureMatches with the default lists', () => {
   const { retryOn, fallbackOn } = DEFAULTS.routing;
   it('moves on for connection errors, timeouts, 429 and 5xx (529 included)', () => {
-    for (const f of [{ cls: 'connect' }, { cls: 'timeout' }, { cls: 'http', status: 429 }, { cls: 'http', status: 500 }, { cls: 'http', status: 529 }] as const) {
+    for (const f of [
+      { cls: 'connect' },
+      { cls: 'timeout' },
+      { cls: 'http', status: 429 },
+      { cls: 'http', status: 500 },
+      { cls: 'http', status: 529 },
+    ] as const) {
       expect(failureMatches(retryOn, f)).toBe(true);
       expect(failureMatches(fallbackOn, f)).toBe(true);
     }

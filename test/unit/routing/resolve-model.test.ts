@@ -47,7 +47,7 @@ describe('resolveModel', () => {
   });
   it('orders weighted targets so each comes first with probability weight / total', () => {
     let seed = 42;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     let yFirst = 0;
     const n = 3000;
     for (let i = 0; i < n; i++) if (resolveModel(config, 'ns/one', random)!.candidates[0].model.id === 'a/y') yFirst++;
@@ -64,7 +64,8 @@ aliases:
 roles: { r: { models: ["*"] } }
 keys: [ { id: k, key: "key-key-key-key", role: r } ]
 `);
-    for (let i = 0; i < 20; i++) expect(resolveModel(ordered, 'ns/o')!.candidates.map((c) => c.model.id)).toEqual(['a/y', 'a/x']);
+    for (let i = 0; i < 20; i++)
+      expect(resolveModel(ordered, 'ns/o')!.candidates.map((c) => c.model.id)).toEqual(['a/y', 'a/x']);
   });
   it('returns undefined for an unknown name', () => {
     expect(resolveModel(config, 'ns/three')).toBeUndefined();

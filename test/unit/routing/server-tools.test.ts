@@ -1,9 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { RoleConfig } from '../../../src/config/types.js';
-import { GatewayError } from '../../../src/core/errors.js';
+import type { GatewayError } from '../../../src/core/errors.js';
 import { checkAccountTools, isServerTool } from '../../../src/routing/server-tools.js';
 
-const role = (o: Partial<RoleConfig> = {}): RoleConfig => ({ id: 'r', models: ['*'], serverTools: 'allow', mcpServers: 'deny', ...o });
+const role = (o: Partial<RoleConfig> = {}): RoleConfig => ({
+  id: 'r',
+  models: ['*'],
+  serverTools: 'allow',
+  mcpServers: 'deny',
+  ...o,
+});
 const refusal = (r: RoleConfig, body: unknown): GatewayError | undefined => {
   try {
     checkAccountTools(r, body);
@@ -15,8 +21,25 @@ const refusal = (r: RoleConfig, body: unknown): GatewayError | undefined => {
 
 describe('isServerTool', () => {
   it('server-executed Anthropic tools (and unknown typed ones) are; plain and client-executed tools are not', () => {
-    for (const type of ['web_search_20250305', 'web_fetch_20250910', 'code_execution_20250522', 'mcp_toolset', 'something_new_20300101']) expect(isServerTool({ type }), type).toBe(true);
-    for (const t of [{ name: 'f' }, { type: 'custom' }, { type: 'function' }, { type: 'bash_20250124' }, { type: 'text_editor_20250728' }, { type: 'computer_20250124' }, { type: 'memory_20250818' }, null, 'x']) {
+    for (const type of [
+      'web_search_20250305',
+      'web_fetch_20250910',
+      'code_execution_20250522',
+      'mcp_toolset',
+      'something_new_20300101',
+    ])
+      expect(isServerTool({ type }), type).toBe(true);
+    for (const t of [
+      { name: 'f' },
+      { type: 'custom' },
+      { type: 'function' },
+      { type: 'bash_20250124' },
+      { type: 'text_editor_20250728' },
+      { type: 'computer_20250124' },
+      { type: 'memory_20250818' },
+      null,
+      'x',
+    ]) {
       expect(isServerTool(t), JSON.stringify(t)).toBe(false);
     }
   });
@@ -31,7 +54,11 @@ describe('checkAccountTools', () => {
     expect(refusal(role(), { mcp_servers: null })).toBeUndefined();
   });
   it('server tools: allowed by default, refused naming tools[i] when the role denies them', () => {
-    const tools = [{ name: 'f', input_schema: {} }, { type: 'bash_20250124', name: 'bash' }, { type: 'web_search_20250305', name: 'web_search' }];
+    const tools = [
+      { name: 'f', input_schema: {} },
+      { type: 'bash_20250124', name: 'bash' },
+      { type: 'web_search_20250305', name: 'web_search' },
+    ];
     expect(refusal(role(), { tools })).toBeUndefined();
     const e = refusal(role({ serverTools: 'deny' }), { tools });
     expect([e?.code, e?.param]).toEqual(['tool_not_allowed', 'tools[2]']);

@@ -32,7 +32,9 @@ describe('SseDecoder', () => {
     expect(decodeChunks([bytes.slice(0, 8), bytes.slice(8, cut), bytes.slice(cut)])[0].data).toBe('héllo 🙂');
   });
   it('skips comment lines and joins multi-line data with newlines', () => {
-    expect(decodeChunks([': keep-alive\n', 'data: line1\ndata: line2\n\n'])).toEqual([{ event: undefined, data: 'line1\nline2', id: undefined }]);
+    expect(decodeChunks([': keep-alive\n', 'data: line1\ndata: line2\n\n'])).toEqual([
+      { event: undefined, data: 'line1\nline2', id: undefined },
+    ]);
   });
   it('treats a field without a colon as an empty value and strips only one leading space', () => {
     expect(decodeChunks(['data\ndata:  two\n\n'])[0].data).toBe('\n two');

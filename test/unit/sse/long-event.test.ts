@@ -42,7 +42,10 @@ describe('SSE: one long event in 16 KB chunks', () => {
   it('decodes and splits it whole', () => {
     const text = event(1 << 20);
     const msgs = decodeAll(chunksOf(text));
-    expect(msgs.map((m) => [m.event, m.data.length])).toEqual([[undefined, 1 << 20], ['done', 2]]);
+    expect(msgs.map((m) => [m.event, m.data.length])).toEqual([
+      [undefined, 1 << 20],
+      ['done', 2],
+    ]);
     expect(splitAll(chunksOf(text)).join('')).toBe(text);
     // Nothing is released before the long event's blank line.
     expect(splitAll(chunksOf(text))[0]!.startsWith(`data: ${'x'.repeat(1 << 20)}\r\n\r\n`)).toBe(true);
@@ -64,7 +67,9 @@ describe('SseDecoder: byte-order mark', () => {
     const d = new SseDecoder();
     const bom = Buffer.from([0xef, 0xbb, 0xbf]);
     expect(d.push(bom.subarray(0, 2))).toEqual([]);
-    expect(d.push(Buffer.concat([bom.subarray(2), Buffer.from('data: x\n\n')]))).toEqual([{ event: undefined, data: 'x', id: undefined }]);
+    expect(d.push(Buffer.concat([bom.subarray(2), Buffer.from('data: x\n\n')]))).toEqual([
+      { event: undefined, data: 'x', id: undefined },
+    ]);
     const e = new SseDecoder();
     expect(e.push('\ufeffevent: a\ndata: y\n\n')).toEqual([{ event: 'a', data: 'y', id: undefined }]);
   });

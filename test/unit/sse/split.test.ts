@@ -47,7 +47,10 @@ describe('SseEventSplitter', () => {
 
   it('byte by byte, multi-byte characters and CRLFs split included', () => {
     const input = bytes(stream);
-    const { runs, tail } = split(input, Array.from({ length: input.length - 1 }, (_, i) => i + 1));
+    const { runs, tail } = split(
+      input,
+      Array.from({ length: input.length - 1 }, (_, i) => i + 1),
+    );
     expect(runs.join('') + tail).toBe(stream);
     expect(tail).toBe('data: tail');
   });

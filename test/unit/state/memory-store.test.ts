@@ -7,8 +7,18 @@ import { MemoryStore } from '../../../src/state/memory-store.js';
 describe('MemoryStore', () => {
   it('reserves all or nothing, naming the counter that refused', async () => {
     const s = new MemoryStore();
-    expect(await s.reserve([{ key: 'a', amount: 5, limit: 10 }, { key: 'b', amount: 5, limit: 10 }])).toEqual({ ok: true, values: [5, 5] });
-    expect(await s.reserve([{ key: 'a', amount: 1, limit: 10 }, { key: 'b', amount: 6, limit: 10 }])).toEqual({ ok: false, refused: 1, values: [5, 5] });
+    expect(
+      await s.reserve([
+        { key: 'a', amount: 5, limit: 10 },
+        { key: 'b', amount: 5, limit: 10 },
+      ]),
+    ).toEqual({ ok: true, values: [5, 5] });
+    expect(
+      await s.reserve([
+        { key: 'a', amount: 1, limit: 10 },
+        { key: 'b', amount: 6, limit: 10 },
+      ]),
+    ).toEqual({ ok: false, refused: 1, values: [5, 5] });
     expect(await s.get(['a', 'b', 'missing'])).toEqual([5, 5, 0]);
     // no limit: never refused (warn-mode budgets)
     expect((await s.reserve([{ key: 'a', amount: 100 }])).ok).toBe(true);
@@ -16,7 +26,9 @@ describe('MemoryStore', () => {
 
   it('lets exactly the limit through under concurrency', async () => {
     const s = new MemoryStore();
-    const results = await Promise.all(Array.from({ length: 300 }, () => s.reserve([{ key: 'rpm', amount: 1, limit: 100 }])));
+    const results = await Promise.all(
+      Array.from({ length: 300 }, () => s.reserve([{ key: 'rpm', amount: 1, limit: 100 }])),
+    );
     expect(results.filter((r) => r.ok)).toHaveLength(100);
     expect(await s.get(['rpm'])).toEqual([100]);
   });
@@ -36,7 +48,10 @@ describe('MemoryStore', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gw-state-'));
     const path = join(dir, 'state.json');
     const a = new MemoryStore({ path, flushMs: 60_000 });
-    await a.add([{ key: 'spend', amount: 123_456_789 }, { key: 'old', amount: 1, expiresAt: Date.now() - 1 }]);
+    await a.add([
+      { key: 'spend', amount: 123_456_789 },
+      { key: 'old', amount: 1, expiresAt: Date.now() - 1 },
+    ]);
     await a.flush();
     const saved = JSON.parse(readFileSync(path, 'utf8'));
     expect(saved.counters.spend.value).toBe(123_456_789);
@@ -59,7 +74,14 @@ describe('MemoryStore', () => {
 describe('MemoryStore reserve on one counter twice', () => {
   it('adds the ops up before checking, as RedisStore does', async () => {
     const s = new MemoryStore();
-    expect((await s.reserve([{ key: 'k', amount: 6, limit: 10 }, { key: 'k', amount: 6, limit: 10 }])).ok).toBe(false);
+    expect(
+      (
+        await s.reserve([
+          { key: 'k', amount: 6, limit: 10 },
+          { key: 'k', amount: 6, limit: 10 },
+        ])
+      ).ok,
+    ).toBe(false);
     expect(await s.get(['k'])).toEqual([0]);
   });
 });

@@ -21,7 +21,10 @@ describe('ReconcileQueue', () => {
     await q.add([{ key: 'a', amount: 3 }]);
     expect(await store.get(['a'])).toEqual([3]);
     store.down = true;
-    await q.add([{ key: 'a', amount: 4 }, { key: 'b', amount: -1 }]);
+    await q.add([
+      { key: 'a', amount: 4 },
+      { key: 'b', amount: -1 },
+    ]);
     expect(q.size).toBe(2);
     await q.flush(); // still down: nothing lost
     expect(q.size).toBe(2);
@@ -38,8 +41,14 @@ describe('ReconcileQueue', () => {
     store.down = true;
     const lines: string[] = [];
     const q = new ReconcileQueue(store, createLogger({ write: (l) => lines.push(l) }), 60_000, 3);
-    await q.add([{ key: 'x', amount: 1 }, { key: 'x', amount: 2 }]);
-    await q.add([{ key: 'x', amount: 4 }, { key: 'x', amount: 8 }]);
+    await q.add([
+      { key: 'x', amount: 1 },
+      { key: 'x', amount: 2 },
+    ]);
+    await q.add([
+      { key: 'x', amount: 4 },
+      { key: 'x', amount: 8 },
+    ]);
     expect(q.size).toBe(3);
     store.down = false;
     await q.close();

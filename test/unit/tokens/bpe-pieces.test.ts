@@ -12,7 +12,14 @@ import { countTextTokensLocally } from '../../../src/tokens/count-local.js';
 const AS_TEXT = { disallowedSpecial: new Set<string>() };
 
 function spec(upstreamName: string): ModelSpec {
-  return { id: `p/${upstreamName}`, provider: 'p', name: upstreamName, upstreamName, contextWindow: 128_000, timeouts: { connectMs: 1000, firstByteMs: 1000, totalMs: 1000 } };
+  return {
+    id: `p/${upstreamName}`,
+    provider: 'p',
+    name: upstreamName,
+    upstreamName,
+    contextWindow: 128_000,
+    timeouts: { connectMs: 1000, firstByteMs: 1000, totalMs: 1000 },
+  };
 }
 
 const ENGLISH = `It was the best of times, it was the worst of times, it was the age of wisdom, it was the age of
@@ -56,7 +63,7 @@ describe('bpePieces', () => {
   });
 
   it('never splits a surrogate pair', () => {
-    const text = 'x' + '😀'.repeat(500);
+    const text = `x${'😀'.repeat(500)}`;
     const pieces = bpePieces(text);
     expect(pieces.join('')).toBe(text);
     for (const p of pieces) expect(p).not.toMatch(/^[\udc00-\udfff]|[\ud800-\udbff]$/);

@@ -54,19 +54,39 @@ describe('countTokensLocal', () => {
   });
 
   it('picks the family from the upstream name, not the configured name', () => {
-    expect(countTokensLocal(config, 'oa/turbo', hello)).toMatchObject({ model: 'oa/turbo', encoding: 'cl100k_base', exact: true });
+    expect(countTokensLocal(config, 'oa/turbo', hello)).toMatchObject({
+      model: 'oa/turbo',
+      encoding: 'cl100k_base',
+      exact: true,
+    });
   });
 
   it('an alias counts for its first candidate whose provider is available, else its first', () => {
-    expect(countTokensLocal(config, 'team/smart', hello)).toMatchObject({ model: 'oa/turbo', contextWindow: 16385, encoding: 'cl100k_base' });
-    expect(countTokensLocal(config, 'team/offline', hello)).toMatchObject({ model: 'local/echo', contextWindow: 8192, exact: false });
+    expect(countTokensLocal(config, 'team/smart', hello)).toMatchObject({
+      model: 'oa/turbo',
+      contextWindow: 16385,
+      encoding: 'cl100k_base',
+    });
+    expect(countTokensLocal(config, 'team/offline', hello)).toMatchObject({
+      model: 'local/echo',
+      contextWindow: 8192,
+      exact: false,
+    });
     expect(countingCandidate(config, 'team/down').model.id).toBe('cloud/gpt-4o');
   });
 
   it('fits is inputTokens <= contextWindow', () => {
     expect(HELLO).toBe(9); // local/tiny's context window: exactly full still fits
-    expect(countTokensLocal(config, 'local/tiny', hello)).toMatchObject({ inputTokens: 9, contextWindow: 9, fits: true, exact: false });
-    const more = { ...hello, messages: [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'hello world!' }] }] };
+    expect(countTokensLocal(config, 'local/tiny', hello)).toMatchObject({
+      inputTokens: 9,
+      contextWindow: 9,
+      fits: true,
+      exact: false,
+    });
+    const more = {
+      ...hello,
+      messages: [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'hello world!' }] }],
+    };
     expect(countTokensLocal(config, 'local/tiny', more)).toMatchObject({ inputTokens: 10, fits: false });
   });
 

@@ -32,7 +32,11 @@ export async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
 /** Events as golden text: one JSON per line; `created` (a clock value) zeroed, errors reduced to code/status/message. */
 export function goldenEvents(events: StreamEvent[]): string {
   const lines = events.map((e) => {
-    if (e.type === 'error') return JSON.stringify({ type: 'error', error: { code: e.error.code, status: e.error.status, kind: e.error.kind, message: e.error.message } });
+    if (e.type === 'error')
+      return JSON.stringify({
+        type: 'error',
+        error: { code: e.error.code, status: e.error.status, kind: e.error.kind, message: e.error.message },
+      });
     if (e.type === 'message_start') return JSON.stringify({ ...e, created: 0 });
     return JSON.stringify(e);
   });

@@ -21,7 +21,10 @@ describe('decodeAnthropicRequest', () => {
     const r = decodeAnthropicRequest({
       model: 'claude-x',
       max_tokens: 1024,
-      system: [{ type: 'text', text: 'be brief', cache_control: { type: 'ephemeral' } }, { type: 'text', text: 'be kind' }],
+      system: [
+        { type: 'text', text: 'be brief', cache_control: { type: 'ephemeral' } },
+        { type: 'text', text: 'be kind' },
+      ],
       messages: [
         {
           role: 'user',
@@ -48,7 +51,14 @@ describe('decodeAnthropicRequest', () => {
           ],
         },
       ],
-      tools: [{ name: 'get_weather', description: 'Weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } }, cache_control: { type: 'ephemeral' } }],
+      tools: [
+        {
+          name: 'get_weather',
+          description: 'Weather',
+          input_schema: { type: 'object', properties: { city: { type: 'string' } } },
+          cache_control: { type: 'ephemeral' },
+        },
+      ],
       tool_choice: { type: 'any', disable_parallel_tool_use: true },
       stop_sequences: ['END'],
       temperature: 0.5,
@@ -62,7 +72,10 @@ describe('decodeAnthropicRequest', () => {
     });
     expect(r).toEqual({
       model: 'claude-x',
-      system: [{ type: 'text', text: 'be brief' }, { type: 'text', text: 'be kind' }],
+      system: [
+        { type: 'text', text: 'be brief' },
+        { type: 'text', text: 'be kind' },
+      ],
       messages: [
         {
           role: 'user',
@@ -89,7 +102,13 @@ describe('decodeAnthropicRequest', () => {
           ],
         },
       ],
-      tools: [{ name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } }],
+      tools: [
+        {
+          name: 'get_weather',
+          description: 'Weather',
+          parameters: { type: 'object', properties: { city: { type: 'string' } } },
+        },
+      ],
       toolChoice: { type: 'required' },
       parallelToolCalls: false,
       maxTokens: 1024,
@@ -107,8 +126,19 @@ describe('decodeAnthropicRequest', () => {
   });
 
   it('has simple defaults', () => {
-    const r = decodeAnthropicRequest({ ...base, system: 'sys', thinking: { type: 'disabled' }, metadata: { user_id: null } });
-    expect(r).toMatchObject({ system: [{ type: 'text', text: 'sys' }], stream: false, includeUsage: false, tools: [], unmapped: [] });
+    const r = decodeAnthropicRequest({
+      ...base,
+      system: 'sys',
+      thinking: { type: 'disabled' },
+      metadata: { user_id: null },
+    });
+    expect(r).toMatchObject({
+      system: [{ type: 'text', text: 'sys' }],
+      stream: false,
+      includeUsage: false,
+      tools: [],
+      unmapped: [],
+    });
     expect(r.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'hi' }] }]);
     expect(r.reasoning).toBeUndefined();
     expect(r.user).toBeUndefined();
@@ -132,7 +162,10 @@ describe('decodeAnthropicRequest', () => {
     expect(choice({ type: 'auto' })).toEqual([{ type: 'auto' }, undefined]);
     expect(choice({ type: 'any' })).toEqual([{ type: 'required' }, undefined]);
     expect(choice({ type: 'none' })).toEqual([{ type: 'none' }, undefined]);
-    expect(choice({ type: 'tool', name: 'f', disable_parallel_tool_use: true })).toEqual([{ type: 'tool', name: 'f' }, false]);
+    expect(choice({ type: 'tool', name: 'f', disable_parallel_tool_use: true })).toEqual([
+      { type: 'tool', name: 'f' },
+      false,
+    ]);
     expect(choice({ type: 'auto', disable_parallel_tool_use: false })).toEqual([{ type: 'auto' }, undefined]);
   });
 
@@ -141,7 +174,13 @@ describe('decodeAnthropicRequest', () => {
       ...base,
       messages: [
         { role: 'user', content: 'hi' },
-        { role: 'assistant', content: [{ type: 'redacted_thinking', data: 'xyz' }, { type: 'text', text: 'ok' }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'redacted_thinking', data: 'xyz' },
+            { type: 'text', text: 'ok' },
+          ],
+        },
         { role: 'user', content: 'go on' },
       ],
       service_tier: 'standard_only',
@@ -156,7 +195,10 @@ describe('decodeAnthropicRequest', () => {
     expect(r.unmapped).toEqual(['mcp_servers', 'brand_new', 'thinking']);
     expect(r.hints).toEqual(['service_tier', 'container', 'context_management']);
     // Earlier-turn reasoning, redacted or not, is reasoning: one rule when translated.
-    expect(r.messages[1].content).toEqual([{ type: 'reasoning', text: '', redacted: 'xyz' }, { type: 'text', text: 'ok' }]);
+    expect(r.messages[1].content).toEqual([
+      { type: 'reasoning', text: '', redacted: 'xyz' },
+      { type: 'text', text: 'ok' },
+    ]);
     expect(r.reasoning).toBeUndefined();
   });
 
@@ -166,10 +208,19 @@ describe('decodeAnthropicRequest', () => {
       messages: [
         { role: 'user', content: [{ type: 'text', text: 'hi', cache_control: { type: 'ephemeral' } }] },
         { role: 'system', content: 'agents: claude' },
-        { role: 'system', content: [{ type: 'text', text: 'a' }, { type: 'image', source: { type: 'url', url: 'u' } }] },
+        {
+          role: 'system',
+          content: [
+            { type: 'text', text: 'a' },
+            { type: 'image', source: { type: 'url', url: 'u' } },
+          ],
+        },
       ],
       thinking: { type: 'adaptive', display: 'summarized' },
-      output_config: { effort: 'high', format: { type: 'json_schema', schema: { type: 'object', additionalProperties: false } } },
+      output_config: {
+        effort: 'high',
+        format: { type: 'json_schema', schema: { type: 'object', additionalProperties: false } },
+      },
     });
     expect(r.messages).toEqual([
       { role: 'user', content: [{ type: 'text', text: 'hi' }] },
@@ -183,11 +234,21 @@ describe('decodeAnthropicRequest', () => {
   });
 
   it('output_config: an unknown effort or format type or member is unmapped; a bad schema is a 400', () => {
-    const r = decodeAnthropicRequest({ ...base, output_config: { effort: 'ludicrous', format: { type: 'grammar' }, task_budget: { total: 1 } } });
+    const r = decodeAnthropicRequest({
+      ...base,
+      output_config: { effort: 'ludicrous', format: { type: 'grammar' }, task_budget: { total: 1 } },
+    });
     expect(r.unmapped).toEqual(['output_config.effort', 'output_config.task_budget', 'output_config.format']);
-    expect(() => decodeAnthropicRequest({ ...base, output_config: { format: { type: 'json_schema', schema: 'x' } } })).toThrow(/output_config.format.schema/);
-    expect(decodeAnthropicRequest({ ...base, output_format: { type: 'json_schema', schema: { type: 'object' } } }).responseFormat).toEqual({ type: 'json_schema', schema: { type: 'object' } });
-    expect(decodeAnthropicRequest({ ...base, thinking: { type: 'disabled' }, output_config: { effort: 'low' } }).reasoning).toEqual({ effort: 'low', fields: ['output_config.effort'] });
+    expect(() =>
+      decodeAnthropicRequest({ ...base, output_config: { format: { type: 'json_schema', schema: 'x' } } }),
+    ).toThrow(/output_config.format.schema/);
+    expect(
+      decodeAnthropicRequest({ ...base, output_format: { type: 'json_schema', schema: { type: 'object' } } })
+        .responseFormat,
+    ).toEqual({ type: 'json_schema', schema: { type: 'object' } });
+    expect(
+      decodeAnthropicRequest({ ...base, thinking: { type: 'disabled' }, output_config: { effort: 'low' } }).reasoning,
+    ).toEqual({ effort: 'low', fields: ['output_config.effort'] });
   });
 
   it('forwards Anthropic-defined tools and earlier server-tool blocks as unmapped (pass-through only)', () => {
@@ -205,7 +266,11 @@ describe('decodeAnthropicRequest', () => {
         },
         { role: 'user', content: 'thanks' },
       ],
-      tools: [{ type: 'web_search_20250305', name: 'web_search' }, { name: 'f', input_schema: { type: 'object' } }, { type: 'bash_20250124', name: 'bash' }],
+      tools: [
+        { type: 'web_search_20250305', name: 'web_search' },
+        { name: 'f', input_schema: { type: 'object' } },
+        { type: 'bash_20250124', name: 'bash' },
+      ],
     });
     expect(r.unmapped).toEqual(['messages[1].content[0]', 'messages[1].content[1]', 'tools[0]', 'tools[2]']);
     expect(r.tools).toEqual([{ name: 'f', description: undefined, parameters: { type: 'object' } }]);
@@ -226,7 +291,11 @@ describe('decodeAnthropicRequest', () => {
             { type: 'image', source: { type: 'file', file_id: 'f' } },
             { type: 'future_block' },
             { type: 'web_search_tool_result', tool_use_id: 't', content: [] },
-            { type: 'tool_result', tool_use_id: 't', content: [{ type: 'document', source: { type: 'text', data: 'x', media_type: 'text/plain' } }] },
+            {
+              type: 'tool_result',
+              tool_use_id: 't',
+              content: [{ type: 'document', source: { type: 'text', data: 'x', media_type: 'text/plain' } }],
+            },
           ],
         },
         { role: 'critic', content: 'x' },
@@ -234,8 +303,15 @@ describe('decodeAnthropicRequest', () => {
       tool_choice: { type: 'sometimes' },
     });
     expect(r.unmapped).toEqual([
-      'messages[0].content[1]', 'messages[0].content[2]', 'messages[0].content[3]', 'messages[0].content[4]', 'messages[0].content[5]',
-      'messages[0].content[6].content[0]', 'messages[1].role', 'tool_choice', 'system[1]',
+      'messages[0].content[1]',
+      'messages[0].content[2]',
+      'messages[0].content[3]',
+      'messages[0].content[4]',
+      'messages[0].content[5]',
+      'messages[0].content[6].content[0]',
+      'messages[1].role',
+      'tool_choice',
+      'system[1]',
     ]);
     expect(r.messages).toHaveLength(1);
     expect(r.messages[0].content.map((c) => c.type)).toEqual(['text', 'tool_result']);
@@ -256,15 +332,23 @@ describe('decodeAnthropicRequest', () => {
     expect(paramOf(msg([{ type: 'text' }]))).toBe('messages[0].content[0].text');
     expect(paramOf(msg([{ type: 'image', source: { file_id: 'f' } }]))).toBe('messages[0].content[0].source.type');
     expect(paramOf(msg([{ type: 5 }]))).toBe('messages[0].content[0].type');
-    expect(paramOf(msg([{ type: 'image', source: { type: 'base64', data: 'x' } }]))).toBe('messages[0].content[0].source.media_type');
+    expect(paramOf(msg([{ type: 'image', source: { type: 'base64', data: 'x' } }]))).toBe(
+      'messages[0].content[0].source.media_type',
+    );
     expect(paramOf(msg([{ type: 'document' }]))).toBe('messages[0].content[0].source');
     expect(paramOf(msg([{ type: 'tool_use', id: 't', name: 'f', input: {} }]))).toBe('messages[0].content[0].type');
-    expect(paramOf(msg([{ type: 'tool_use', id: 't', name: 'f', input: [] }], 'assistant'))).toBe('messages[0].content[0].input');
+    expect(paramOf(msg([{ type: 'tool_use', id: 't', name: 'f', input: [] }], 'assistant'))).toBe(
+      'messages[0].content[0].input',
+    );
     expect(paramOf(msg([{ type: 'tool_use', name: 'f', input: {} }], 'assistant'))).toBe('messages[0].content[0].id');
     expect(paramOf(msg([{ type: 'tool_result', tool_use_id: 't' }], 'assistant'))).toBe('messages[0].content[0].type');
     expect(paramOf(msg([{ type: 'tool_result' }]))).toBe('messages[0].content[0].tool_use_id');
-    expect(paramOf(msg([{ type: 'tool_result', tool_use_id: 't', is_error: 'yes' }]))).toBe('messages[0].content[0].is_error');
-    expect(paramOf(msg([{ type: 'tool_result', tool_use_id: 't', content: [{ text: 'x' }] }]))).toBe('messages[0].content[0].content[0].type');
+    expect(paramOf(msg([{ type: 'tool_result', tool_use_id: 't', is_error: 'yes' }]))).toBe(
+      'messages[0].content[0].is_error',
+    );
+    expect(paramOf(msg([{ type: 'tool_result', tool_use_id: 't', content: [{ text: 'x' }] }]))).toBe(
+      'messages[0].content[0].content[0].type',
+    );
     expect(paramOf(msg([{ type: 'thinking', thinking: 'x' }], 'assistant'))).toBe('messages[0].content[0].signature');
     expect(paramOf(msg([{ type: 'thinking', thinking: 'x', signature: 's' }]))).toBe('messages[0].content[0].type');
     expect(paramOf({ ...base, system: 5 })).toBe('system');
@@ -277,7 +361,9 @@ describe('decodeAnthropicRequest', () => {
     expect(paramOf({ ...base, tools: [{ name: 'f', input_schema: {}, description: 1 }] })).toBe('tools[0].description');
     expect(paramOf({ ...base, tool_choice: 'auto' })).toBe('tool_choice');
     expect(paramOf({ ...base, tool_choice: { type: 'tool' } })).toBe('tool_choice.name');
-    expect(paramOf({ ...base, tool_choice: { type: 'auto', disable_parallel_tool_use: 1 } })).toBe('tool_choice.disable_parallel_tool_use');
+    expect(paramOf({ ...base, tool_choice: { type: 'auto', disable_parallel_tool_use: 1 } })).toBe(
+      'tool_choice.disable_parallel_tool_use',
+    );
     expect(paramOf({ ...base, stop_sequences: 'END' })).toBe('stop_sequences');
     expect(paramOf({ ...base, temperature: 1.5 })).toBe('temperature');
     expect(paramOf({ ...base, top_p: -0.1 })).toBe('top_p');

@@ -2,7 +2,11 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { ChatResponse } from '../../../../src/core/canonical.js';
 import { GatewayError } from '../../../../src/core/errors.js';
-import { anthropicMessageId, decodeAnthropicResponse, encodeAnthropicResponse } from '../../../../src/formats/anthropic-messages/response.js';
+import {
+  anthropicMessageId,
+  decodeAnthropicResponse,
+  encodeAnthropicResponse,
+} from '../../../../src/formats/anthropic-messages/response.js';
 
 const FIXTURES = new URL('../../../fixtures/formats/anthropic-messages/', import.meta.url);
 const fixture = (name: string) => JSON.parse(readFileSync(new URL(name, FIXTURES), 'utf8'));
@@ -15,9 +19,18 @@ describe('decodeAnthropicResponse', () => {
       model: 'claude-sonnet-4-5-20250929',
       created: expect.any(Number),
       content: [
-        { type: 'reasoning', text: 'Need the weather tool.', signature: 'EqQBCkgIARABGAIiQHd2b3JrZXJzLXNpZ25hdHVyZQ==' },
+        {
+          type: 'reasoning',
+          text: 'Need the weather tool.',
+          signature: 'EqQBCkgIARABGAIiQHd2b3JrZXJzLXNpZ25hdHVyZQ==',
+        },
         { type: 'text', text: 'Checking Paris now.' },
-        { type: 'tool_call', id: 'toolu_01A09q90qw90lq917835lq9', name: 'get_weather', arguments: '{"location":"Paris, FR","unit":"celsius"}' },
+        {
+          type: 'tool_call',
+          id: 'toolu_01A09q90qw90lq917835lq9',
+          name: 'get_weather',
+          arguments: '{"location":"Paris, FR","unit":"celsius"}',
+        },
       ],
       finish: 'tool_calls',
       // Anthropic's input_tokens already excludes cache reads and writes, like canonical inputTokens.
@@ -27,7 +40,12 @@ describe('decodeAnthropicResponse', () => {
 
   it('maps every stop reason', () => {
     const finish = (stop_reason: unknown, stop_sequence: unknown = null) => {
-      const r = decodeAnthropicResponse({ content: [], stop_reason, stop_sequence, usage: { input_tokens: 1, output_tokens: 1 } });
+      const r = decodeAnthropicResponse({
+        content: [],
+        stop_reason,
+        stop_sequence,
+        usage: { input_tokens: 1, output_tokens: 1 },
+      });
       return [r.finish, r.stopSequence];
     };
     expect(finish('end_turn')).toEqual(['stop', undefined]);
@@ -51,11 +69,25 @@ describe('encodeAnthropicResponse', () => {
     const encoded = encodeAnthropicResponse(decodeAnthropicResponse(original));
     const { service_tier: _tier, ...usage } = original.usage;
     // cache_creation (by TTL) is always there; canonical usage does not keep TTLs, so writes count as 5-minute ones.
-    const cacheCreation = { ephemeral_5m_input_tokens: usage.cache_creation_input_tokens, ephemeral_1h_input_tokens: 0 };
-    expect(encoded).toEqual({ ...original, content: original.content.filter((b: { type: string }) => b.type !== 'redacted_thinking'), usage: { ...usage, cache_creation: cacheCreation } });
+    const cacheCreation = {
+      ephemeral_5m_input_tokens: usage.cache_creation_input_tokens,
+      ephemeral_1h_input_tokens: 0,
+    };
+    expect(encoded).toEqual({
+      ...original,
+      content: original.content.filter((b: { type: string }) => b.type !== 'redacted_thinking'),
+      usage: { ...usage, cache_creation: cacheCreation },
+    });
   });
 
-  const base: ChatResponse = { id: 'chatcmpl-9', model: 'gpt-x', created: 1, content: [], finish: 'stop', usage: { inputTokens: 5, outputTokens: 7 } };
+  const base: ChatResponse = {
+    id: 'chatcmpl-9',
+    model: 'gpt-x',
+    created: 1,
+    content: [],
+    finish: 'stop',
+    usage: { inputTokens: 5, outputTokens: 7 },
+  };
 
   it('encodes a translated response: msg_ id, stop reasons, tool input objects, zero cache counters', () => {
     const encoded = encodeAnthropicResponse({
@@ -83,7 +115,13 @@ describe('encodeAnthropicResponse', () => {
       ],
       stop_reason: 'max_tokens',
       stop_sequence: null,
-      usage: { input_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 }, output_tokens: 7 },
+      usage: {
+        input_tokens: 5,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+        cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
+        output_tokens: 7,
+      },
     });
   });
 

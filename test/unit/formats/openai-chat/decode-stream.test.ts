@@ -7,8 +7,14 @@ import type { SseMessage } from '../../../../src/sse/decode.js';
 import { chunksFixture, collect, FIXTURES, fromArray, goldenText } from './load-chunks.js';
 
 const decode = (name: string) => collect(decodeOpenaiStream(chunksFixture(name)));
-const sse = (chunks: unknown[]): AsyncGenerator<SseMessage> => fromArray(chunks.map((c) => ({ data: typeof c === 'string' ? c : JSON.stringify(c) })));
-const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({ id: 'c', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] });
+const sse = (chunks: unknown[]): AsyncGenerator<SseMessage> =>
+  fromArray(chunks.map((c) => ({ data: typeof c === 'string' ? c : JSON.stringify(c) })));
+const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
+  id: 'c',
+  created: 1,
+  model: 'm',
+  choices: [{ index: 0, delta, finish_reason: finish }],
+});
 
 describe('decodeOpenaiStream', () => {
   it.each(['text', 'parallel-tools', 'reasoning', 'error'])('%s.chunks.txt → golden events', async (name) => {
@@ -17,9 +23,27 @@ describe('decodeOpenaiStream', () => {
 
   it('text: one text block, finish and usage on message_stop', async () => {
     const events = await decode('text');
-    expect(events.map((e) => e.type)).toEqual(['message_start', 'block_start', 'block_delta', 'block_delta', 'block_delta', 'block_delta', 'block_stop', 'message_stop']);
-    expect(events[0]).toEqual({ type: 'message_start', id: 'chatcmpl-AnTxt01', model: 'gpt-4o-mini-2024-07-18', created: 1736272000 });
-    expect(events.at(-1)).toEqual({ type: 'message_stop', finish: 'stop', usage: { inputTokens: 19, outputTokens: 9 } });
+    expect(events.map((e) => e.type)).toEqual([
+      'message_start',
+      'block_start',
+      'block_delta',
+      'block_delta',
+      'block_delta',
+      'block_delta',
+      'block_stop',
+      'message_stop',
+    ]);
+    expect(events[0]).toEqual({
+      type: 'message_start',
+      id: 'chatcmpl-AnTxt01',
+      model: 'gpt-4o-mini-2024-07-18',
+      created: 1736272000,
+    });
+    expect(events.at(-1)).toEqual({
+      type: 'message_stop',
+      finish: 'stop',
+      usage: { inputTokens: 19, outputTokens: 9 },
+    });
   });
 
   it('parallel tools: interleaved fragments keep their canonical index; cached tokens become cacheReadTokens', async () => {
@@ -32,7 +56,11 @@ describe('decodeOpenaiStream', () => {
     expect(res.finish).toBe('tool_calls');
     expect(res.usage).toEqual({ inputTokens: 206, outputTokens: 48, cacheReadTokens: 1024 });
     // Both blocks stay open until the end, then close in order before message_stop.
-    expect(events.slice(-3)).toMatchObject([{ type: 'block_stop', index: 0 }, { type: 'block_stop', index: 1 }, { type: 'message_stop' }]);
+    expect(events.slice(-3)).toMatchObject([
+      { type: 'block_stop', index: 0 },
+      { type: 'block_stop', index: 1 },
+      { type: 'message_stop' },
+    ]);
   });
 
   it('reasoning: a reasoning block, closed before the text block starts', async () => {
@@ -69,17 +97,33 @@ describe('decodeOpenaiStream', () => {
   });
 
   it('a stream cut before finish_reason and [DONE] throws upstream_unavailable', async () => {
-    await expect(decode('truncated')).rejects.toMatchObject({ code: 'upstream_unavailable', message: 'The upstream stream ended early.' });
+    await expect(decode('truncated')).rejects.toMatchObject({
+      code: 'upstream_unavailable',
+      message: 'The upstream stream ended early.',
+    });
   });
 
   it('finish_reason without [DONE] still completes (zero usage when none came)', async () => {
     const events = await collect(decodeOpenaiStream(sse([chunk({ content: 'hi' }), chunk({}, 'length')])));
-    expect(events.at(-1)).toEqual({ type: 'message_stop', finish: 'length', usage: { inputTokens: 0, outputTokens: 0 } });
+    expect(events.at(-1)).toEqual({
+      type: 'message_stop',
+      finish: 'length',
+      usage: { inputTokens: 0, outputTokens: 0 },
+    });
   });
 
   it('text after a tool call opens a new text block; a refusal finishes with content_filter', async () => {
     const events = await collect(
-      decodeOpenaiStream(sse([chunk({ content: 'a' }), chunk({ tool_calls: [{ index: 0, id: 't', function: { name: 'f', arguments: '{}' } }] }), chunk({ content: 'b' }), chunk({ refusal: 'no' }), chunk({}, 'stop'), '[DONE]'])),
+      decodeOpenaiStream(
+        sse([
+          chunk({ content: 'a' }),
+          chunk({ tool_calls: [{ index: 0, id: 't', function: { name: 'f', arguments: '{}' } }] }),
+          chunk({ content: 'b' }),
+          chunk({ refusal: 'no' }),
+          chunk({}, 'stop'),
+          '[DONE]',
+        ]),
+      ),
     );
     expect(events.filter((e) => e.type === 'block_start').map((e) => e.index)).toEqual([0, 1, 2]);
     expect(events.filter((e) => e.type === 'block_stop').map((e) => e.index)).toEqual([0, 1, 2]);

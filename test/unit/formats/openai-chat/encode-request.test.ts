@@ -7,7 +7,16 @@ import { decodeOpenaiRequest } from '../../../../src/formats/openai-chat/request
 const target = { model: 'gpt-4o-mini' };
 
 function req(over: Partial<ChatRequest> = {}): ChatRequest {
-  return { model: 'alias/fast', system: [], messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], tools: [], stream: false, includeUsage: false, unmapped: [], ...over };
+  return {
+    model: 'alias/fast',
+    system: [],
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+    tools: [],
+    stream: false,
+    includeUsage: false,
+    unmapped: [],
+    ...over,
+  };
 }
 
 function errorOf(r: ChatRequest): GatewayError {
@@ -22,14 +31,31 @@ function errorOf(r: ChatRequest): GatewayError {
 
 describe('encodeOpenaiRequest', () => {
   it('minimal: the target model and a string user message, nothing else', () => {
-    expect(encodeOpenaiRequest(req(), target)).toEqual({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
+    expect(encodeOpenaiRequest(req(), target)).toEqual({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
   });
 
   it('hoists the system prompt into one leading system message', () => {
     const one = encodeOpenaiRequest(req({ system: [{ type: 'text', text: 'Be brief.' }] }), target);
     expect((one.messages as unknown[])[0]).toEqual({ role: 'system', content: 'Be brief.' });
-    const two = encodeOpenaiRequest(req({ system: [{ type: 'text', text: 'A' }, { type: 'text', text: 'B' }] }), target);
-    expect((two.messages as unknown[])[0]).toEqual({ role: 'system', content: [{ type: 'text', text: 'A' }, { type: 'text', text: 'B' }] });
+    const two = encodeOpenaiRequest(
+      req({
+        system: [
+          { type: 'text', text: 'A' },
+          { type: 'text', text: 'B' },
+        ],
+      }),
+      target,
+    );
+    expect((two.messages as unknown[])[0]).toEqual({
+      role: 'system',
+      content: [
+        { type: 'text', text: 'A' },
+        { type: 'text', text: 'B' },
+      ],
+    });
     expect(errorOf(req({ system: [{ type: 'image', source: { kind: 'url', url: 'u' } }] })).param).toBe('system[0]');
   });
 
@@ -50,11 +76,24 @@ describe('encodeOpenaiRequest', () => {
             role: 'user',
             content: [
               { type: 'text', text: 'Be quick.' },
-              { type: 'tool_result', toolCallId: 'c1', content: [{ type: 'text', text: '18°C' }, { type: 'text', text: 'sunny' }] },
+              {
+                type: 'tool_result',
+                toolCallId: 'c1',
+                content: [
+                  { type: 'text', text: '18°C' },
+                  { type: 'text', text: 'sunny' },
+                ],
+              },
               { type: 'tool_result', toolCallId: 'c2', content: [{ type: 'text', text: '14:00' }], isError: false },
             ],
           },
-          { role: 'assistant', content: [{ type: 'text', text: 'It is ' }, { type: 'text', text: '18°C.' }] },
+          {
+            role: 'assistant',
+            content: [
+              { type: 'text', text: 'It is ' },
+              { type: 'text', text: '18°C.' },
+            ],
+          },
         ],
       }),
       target,
@@ -105,17 +144,41 @@ describe('encodeOpenaiRequest', () => {
   });
 
   it('a tool result with an image is refused, naming it', () => {
-    const e = errorOf(req({ messages: [{ role: 'user', content: [{ type: 'tool_result', toolCallId: 'c1', content: [{ type: 'image', source: { kind: 'url', url: 'u' } }] }] }] }));
+    const e = errorOf(
+      req({
+        messages: [
+          {
+            role: 'user',
+            content: [
+              {
+                type: 'tool_result',
+                toolCallId: 'c1',
+                content: [{ type: 'image', source: { kind: 'url', url: 'u' } }],
+              },
+            ],
+          },
+        ],
+      }),
+    );
     expect(e.status).toBe(400);
     expect(e.param).toBe('messages[0].content[0].content[0]');
     expect(e.message).toContain('text only');
   });
 
   it('tools, tool_choice and parallel_tool_calls', () => {
-    const tools = [{ name: 'f', description: 'does f', parameters: { type: 'object', properties: {} } }, { name: 'g', parameters: { type: 'object' } }];
-    const body = encodeOpenaiRequest(req({ tools, toolChoice: { type: 'tool', name: 'f' }, parallelToolCalls: false }), target);
+    const tools = [
+      { name: 'f', description: 'does f', parameters: { type: 'object', properties: {} } },
+      { name: 'g', parameters: { type: 'object' } },
+    ];
+    const body = encodeOpenaiRequest(
+      req({ tools, toolChoice: { type: 'tool', name: 'f' }, parallelToolCalls: false }),
+      target,
+    );
     expect(body.tools).toEqual([
-      { type: 'function', function: { name: 'f', description: 'does f', parameters: { type: 'object', properties: {} } } },
+      {
+        type: 'function',
+        function: { name: 'f', description: 'does f', parameters: { type: 'object', properties: {} } },
+      },
       { type: 'function', function: { name: 'g', parameters: { type: 'object' } } },
     ]);
     expect(body.tool_choice).toEqual({ type: 'function', function: { name: 'f' } });
@@ -128,13 +191,33 @@ describe('encodeOpenaiRequest', () => {
   });
 
   it('sampling fields, user, and streaming always asks for usage', () => {
-    const body = encodeOpenaiRequest(req({ maxTokens: 100, temperature: 0.2, topP: 0.9, stop: ['END'], user: 'u1', stream: true, includeUsage: false }), target);
-    expect(body).toMatchObject({ max_tokens: 100, temperature: 0.2, top_p: 0.9, stop: ['END'], user: 'u1', stream: true, stream_options: { include_usage: true } });
+    const body = encodeOpenaiRequest(
+      req({
+        maxTokens: 100,
+        temperature: 0.2,
+        topP: 0.9,
+        stop: ['END'],
+        user: 'u1',
+        stream: true,
+        includeUsage: false,
+      }),
+      target,
+    );
+    expect(body).toMatchObject({
+      max_tokens: 100,
+      temperature: 0.2,
+      top_p: 0.9,
+      stop: ['END'],
+      user: 'u1',
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     expect(body).not.toHaveProperty('max_completion_tokens');
   });
 
   it('reasoning: effort as is, budget by bucket (on a reasoning model)', () => {
-    const effort = (reasoning: ChatRequest['reasoning']) => encodeOpenaiRequest(req({ reasoning }), { model: 'o4-mini' }).reasoning_effort;
+    const effort = (reasoning: ChatRequest['reasoning']) =>
+      encodeOpenaiRequest(req({ reasoning }), { model: 'o4-mini' }).reasoning_effort;
     expect(effort({ effort: 'minimal' })).toBe('minimal');
     expect(effort({ budgetTokens: 1024 })).toBe('low');
     expect(effort({ budgetTokens: 2048 })).toBe('low');
@@ -146,7 +229,12 @@ describe('encodeOpenaiRequest', () => {
 
   it('top_k → 400 naming top_k', () => {
     const e = errorOf(req({ topK: 40 }));
-    expect(e).toMatchObject({ code: 'invalid_request', status: 400, param: 'top_k', message: 'top_k cannot be sent to an OpenAI-format model.' });
+    expect(e).toMatchObject({
+      code: 'invalid_request',
+      status: 400,
+      param: 'top_k',
+      message: 'top_k cannot be sent to an OpenAI-format model.',
+    });
   });
 
   it('unmapped source fields → 400 naming them', () => {
@@ -161,7 +249,11 @@ describe('encodeOpenaiRequest', () => {
       messages: [
         { role: 'system', content: 'sys' },
         { role: 'user', content: 'q' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }],
+        },
         { role: 'tool', tool_call_id: 'c1', content: 'r' },
       ],
       tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }],
@@ -169,12 +261,18 @@ describe('encodeOpenaiRequest', () => {
       max_completion_tokens: 5,
       reasoning_effort: 'high',
     };
-    expect(encodeOpenaiRequest(decodeOpenaiRequest(original), { model: 'gpt-5-mini' })).toEqual({ ...original, model: 'gpt-5-mini' });
+    expect(encodeOpenaiRequest(decodeOpenaiRequest(original), { model: 'gpt-5-mini' })).toEqual({
+      ...original,
+      model: 'gpt-5-mini',
+    });
   });
 });
 
 describe('encodeOpenaiRequest: what current clients send', () => {
-  const encode = (over: Partial<ChatRequest>, t: { model: string; maxOutputTokens?: number; reasoning?: boolean } = { model: 'gpt-4o' }) => {
+  const encode = (
+    over: Partial<ChatRequest>,
+    t: { model: string; maxOutputTokens?: number; reasoning?: boolean } = { model: 'gpt-4o' },
+  ) => {
     const dropped: string[] = [];
     return { body: encodeOpenaiRequest(req(over), t, dropped), dropped };
   };
@@ -182,28 +280,53 @@ describe('encodeOpenaiRequest: what current clients send', () => {
   it('a mid-conversation system message stays at its place', () => {
     const { body } = encode({
       system: [{ type: 'text', text: 'first' }],
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'q' }] }, { role: 'system', content: [{ type: 'text', text: 'later' }] }],
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'q' }] },
+        { role: 'system', content: [{ type: 'text', text: 'later' }] },
+      ],
     });
-    expect(body.messages).toEqual([{ role: 'system', content: 'first' }, { role: 'user', content: 'q' }, { role: 'system', content: 'later' }]);
+    expect(body.messages).toEqual([
+      { role: 'system', content: 'first' },
+      { role: 'user', content: 'q' },
+      { role: 'system', content: 'later' },
+    ]);
   });
 
-  it('reasoning only for a reasoning model (config wins over the name), with max_completion_tokens; otherwise dropped by the caller\'s field names', () => {
+  it("reasoning only for a reasoning model (config wins over the name), with max_completion_tokens; otherwise dropped by the caller's field names", () => {
     const reasoning = { adaptive: true, effort: 'high' as const, fields: ['thinking', 'output_config.effort'] };
     expect(encode({ reasoning, maxTokens: 32000 }, { model: 'gpt-4o', maxOutputTokens: 16384 })).toEqual({
       body: { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }], max_tokens: 16384 },
       dropped: ['thinking', 'output_config.effort'],
     });
-    expect(encode({ reasoning, maxTokens: 32000 }, { model: 'gpt-5' }).body).toMatchObject({ reasoning_effort: 'high', max_completion_tokens: 32000 });
-    expect(encode({ reasoning: { adaptive: true, fields: ['thinking'] } }, { model: 'gpt-5' }).body).not.toHaveProperty('reasoning_effort');
+    expect(encode({ reasoning, maxTokens: 32000 }, { model: 'gpt-5' }).body).toMatchObject({
+      reasoning_effort: 'high',
+      max_completion_tokens: 32000,
+    });
+    expect(encode({ reasoning: { adaptive: true, fields: ['thinking'] } }, { model: 'gpt-5' }).body).not.toHaveProperty(
+      'reasoning_effort',
+    );
     expect(encode({ reasoning }, { model: 'qwen3', reasoning: true }).body.reasoning_effort).toBe('high');
-    expect(encode({ temperature: 0.2, topP: 0.5 }, { model: 'o3' })).toMatchObject({ dropped: ['temperature', 'top_p'] });
+    expect(encode({ temperature: 0.2, topP: 0.5 }, { model: 'o3' })).toMatchObject({
+      dropped: ['temperature', 'top_p'],
+    });
   });
 
   it('structured output: strict only for a schema OpenAI accepts in strict mode', () => {
-    const strictable = { type: 'object', properties: { a: { type: 'string' } }, required: ['a'], additionalProperties: false };
-    expect(encode({ responseFormat: { type: 'json_schema', schema: strictable } }).body.response_format).toEqual({ type: 'json_schema', json_schema: { name: 'response', schema: strictable, strict: true } });
+    const strictable = {
+      type: 'object',
+      properties: { a: { type: 'string' } },
+      required: ['a'],
+      additionalProperties: false,
+    };
+    expect(encode({ responseFormat: { type: 'json_schema', schema: strictable } }).body.response_format).toEqual({
+      type: 'json_schema',
+      json_schema: { name: 'response', schema: strictable, strict: true },
+    });
     const loose = { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: false };
-    expect(encode({ responseFormat: { type: 'json_schema', schema: loose, name: 'p', description: 'd' } }).body.response_format).toEqual({ type: 'json_schema', json_schema: { name: 'p', description: 'd', schema: loose, strict: false } });
+    expect(
+      encode({ responseFormat: { type: 'json_schema', schema: loose, name: 'p', description: 'd' } }).body
+        .response_format,
+    ).toEqual({ type: 'json_schema', json_schema: { name: 'p', description: 'd', schema: loose, strict: false } });
     expect(encode({ responseFormat: { type: 'json_object' } }).body.response_format).toEqual({ type: 'json_object' });
   });
 
@@ -213,7 +336,15 @@ describe('encodeOpenaiRequest: what current clients send', () => {
       user: 'u'.repeat(150),
       messages: [
         { role: 'user', content: [{ type: 'text', text: 'q' }] },
-        { role: 'assistant', content: [{ type: 'reasoning', text: 'a', signature: 's' }, { type: 'reasoning', text: '', redacted: 'x' }, { type: 'reasoning', text: 'b', signature: 's' }, { type: 'text', text: 'ok' }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'reasoning', text: 'a', signature: 's' },
+            { type: 'reasoning', text: '', redacted: 'x' },
+            { type: 'reasoning', text: 'b', signature: 's' },
+            { type: 'text', text: 'ok' },
+          ],
+        },
       ],
     });
     expect(dropped).toEqual(['context_management', 'messages.thinking', 'messages.redacted_thinking']);

@@ -24,6 +24,12 @@ export async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
 /** Events as golden-file text: one JSON per line, errors reduced to code/status/message. */
 export function goldenText(events: StreamEvent[]): string {
   return `${events
-    .map((e) => JSON.stringify(e.type === 'error' ? { type: 'error', error: { code: e.error.code, status: e.error.status, message: e.error.message } } : e))
+    .map((e) =>
+      JSON.stringify(
+        e.type === 'error'
+          ? { type: 'error', error: { code: e.error.code, status: e.error.status, message: e.error.message } }
+          : e,
+      ),
+    )
     .join('\n')}\n`;
 }

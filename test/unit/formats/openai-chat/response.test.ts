@@ -6,7 +6,15 @@ const completion = (message: Record<string, unknown>, finish = 'stop', extra: Re
   object: 'chat.completion',
   created: 1736272000,
   model: 'gpt-4o-mini-2024-07-18',
-  choices: [{ index: 0, message: { role: 'assistant', refusal: null, ...message }, logprobs: null, finish_reason: finish, ...extra }],
+  choices: [
+    {
+      index: 0,
+      message: { role: 'assistant', refusal: null, ...message },
+      logprobs: null,
+      finish_reason: finish,
+      ...extra,
+    },
+  ],
   usage: { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15, prompt_tokens_details: { cached_tokens: 0 } },
 });
 
@@ -33,7 +41,12 @@ describe('decodeOpenaiResponse', () => {
       },
       'tool_calls',
     );
-    body.usage = { prompt_tokens: 2048, completion_tokens: 30, total_tokens: 2078, prompt_tokens_details: { cached_tokens: 1920 } };
+    body.usage = {
+      prompt_tokens: 2048,
+      completion_tokens: 30,
+      total_tokens: 2078,
+      prompt_tokens_details: { cached_tokens: 1920 },
+    };
     const res = decodeOpenaiResponse(body);
     expect(res.content).toEqual([
       { type: 'tool_call', id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' },
@@ -48,7 +61,10 @@ describe('decodeOpenaiResponse', () => {
       { type: 'reasoning', text: 'think' },
       { type: 'text', text: '42' },
     ]);
-    expect(decodeOpenaiResponse(completion({ content: '42', reasoning: 'hmm' })).content[0]).toEqual({ type: 'reasoning', text: 'hmm' });
+    expect(decodeOpenaiResponse(completion({ content: '42', reasoning: 'hmm' })).content[0]).toEqual({
+      type: 'reasoning',
+      text: 'hmm',
+    });
   });
 
   it('a refusal is text with finish content_filter; vLLM stop_reason is the stop sequence', () => {
@@ -61,12 +77,23 @@ describe('decodeOpenaiResponse', () => {
   it('missing usage → zeros; a body without choices → upstream_error', () => {
     const { usage: _, ...noUsage } = completion({ content: 'x' });
     expect(decodeOpenaiResponse(noUsage).usage).toEqual({ inputTokens: 0, outputTokens: 0 });
-    expect(() => decodeOpenaiResponse({ id: 'x', choices: [] })).toThrow(expect.objectContaining({ code: 'upstream_error', status: 502 }));
-    expect(() => decodeOpenaiResponse({ error: { message: 'no' } })).toThrow(expect.objectContaining({ code: 'upstream_error' }));
+    expect(() => decodeOpenaiResponse({ id: 'x', choices: [] })).toThrow(
+      expect.objectContaining({ code: 'upstream_error', status: 502 }),
+    );
+    expect(() => decodeOpenaiResponse({ error: { message: 'no' } })).toThrow(
+      expect.objectContaining({ code: 'upstream_error' }),
+    );
   });
 
   it('round trips through encodeOpenaiResponse', () => {
-    const body = completion({ content: 'Hi', reasoning_content: 'r', tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }] }, 'tool_calls');
+    const body = completion(
+      {
+        content: 'Hi',
+        reasoning_content: 'r',
+        tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }],
+      },
+      'tool_calls',
+    );
     const res = decodeOpenaiResponse(body);
     expect(decodeOpenaiResponse(encodeOpenaiResponse(res))).toEqual(res);
   });

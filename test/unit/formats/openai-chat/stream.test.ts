@@ -29,7 +29,12 @@ const anthropicLike: StreamEvent[] = [
   { type: 'block_start', index: 4, block: { kind: 'tool_call', id: 'toolu_B', name: 'get_time' } },
   { type: 'block_delta', index: 4, delta: { kind: 'tool_arguments', json: '{}' } },
   { type: 'block_stop', index: 4 },
-  { type: 'message_stop', finish: 'tool_calls', stopSequence: undefined, usage: { inputTokens: 10, outputTokens: 20, cacheReadTokens: 5 } },
+  {
+    type: 'message_stop',
+    finish: 'tool_calls',
+    stopSequence: undefined,
+    usage: { inputTokens: 10, outputTokens: 20, cacheReadTokens: 5 },
+  },
 ];
 
 async function encode(events: StreamEvent[], includeUsage: boolean): Promise<string> {
@@ -49,7 +54,9 @@ function sdkFinal(sse: string) {
     maxRetries: 0,
     fetch: async () => new Response(sse, { headers: { 'content-type': 'text/event-stream' } }),
   });
-  return client.chat.completions.stream({ model: 'm', messages: [{ role: 'user', content: 'hi' }], stream_options: { include_usage: true } }).finalChatCompletion();
+  return client.chat.completions
+    .stream({ model: 'm', messages: [{ role: 'user', content: 'hi' }], stream_options: { include_usage: true } })
+    .finalChatCompletion();
 }
 
 describe('encodeOpenaiStream', () => {
@@ -57,7 +64,9 @@ describe('encodeOpenaiStream', () => {
     const chunks = parse(await encode(anthropicLike, true));
     expect(chunks.at(-1)).toEqual({ done: true });
     const body = chunks.slice(0, -1);
-    expect(new Set(body.map((c) => `${c.id}|${c.created}|${c.model}|${c.object}`))).toEqual(new Set(['msg_01|1736272000|claude-sonnet-4-5|chat.completion.chunk']));
+    expect(new Set(body.map((c) => `${c.id}|${c.created}|${c.model}|${c.object}`))).toEqual(
+      new Set(['msg_01|1736272000|claude-sonnet-4-5|chat.completion.chunk']),
+    );
     expect(body[0].choices[0].delta).toEqual({ role: 'assistant', content: '' });
 
     const deltas = body.flatMap((c) => c.choices.map((ch: any) => ch.delta));
@@ -80,7 +89,12 @@ describe('encodeOpenaiStream', () => {
     expect(finishes.filter((f) => f !== null)).toEqual(['tool_calls']);
     const usageChunk = body.at(-1)!;
     expect(usageChunk.choices).toEqual([]);
-    expect(usageChunk.usage).toEqual({ prompt_tokens: 15, completion_tokens: 20, total_tokens: 35, prompt_tokens_details: { cached_tokens: 5 } });
+    expect(usageChunk.usage).toEqual({
+      prompt_tokens: 15,
+      completion_tokens: 20,
+      total_tokens: 35,
+      prompt_tokens_details: { cached_tokens: 5 },
+    });
   });
 
   it('no usage chunk unless the caller asked for it', async () => {
@@ -90,9 +104,19 @@ describe('encodeOpenaiStream', () => {
   });
 
   it('an error event becomes an in-stream error and ends the stream', async () => {
-    const err = new GatewayError('upstream_error', 'The upstream reported an error mid-stream: overloaded', { status: 503, kind: 'overloaded' });
-    const chunks = parse(await encode([anthropicLike[0], anthropicLike[5], anthropicLike[6], { type: 'error', error: err }, anthropicLike.at(-1)!], true));
-    expect(chunks.at(-1)).toEqual({ error: { message: err.message, type: 'overloaded_error', param: null, code: 'upstream_error' } });
+    const err = new GatewayError('upstream_error', 'The upstream reported an error mid-stream: overloaded', {
+      status: 503,
+      kind: 'overloaded',
+    });
+    const chunks = parse(
+      await encode(
+        [anthropicLike[0], anthropicLike[5], anthropicLike[6], { type: 'error', error: err }, anthropicLike.at(-1)!],
+        true,
+      ),
+    );
+    expect(chunks.at(-1)).toEqual({
+      error: { message: err.message, type: 'overloaded_error', param: null, code: 'upstream_error' },
+    });
     expect(chunks.some((c) => c.done)).toBe(false);
   });
 
@@ -100,7 +124,11 @@ describe('encodeOpenaiStream', () => {
     const completion = await sdkFinal(await encode(anthropicLike, true));
     expect(completion.choices[0].message.content).toBe('Checking now.');
     expect(completion.choices[0].finish_reason).toBe('tool_calls');
-    expect(completion.choices[0].message.tool_calls?.map((t) => t.type === 'function' && [t.id, t.function.name, t.function.arguments])).toEqual([
+    expect(
+      completion.choices[0].message.tool_calls?.map(
+        (t) => t.type === 'function' && [t.id, t.function.name, t.function.arguments],
+      ),
+    ).toEqual([
       ['toolu_A', 'get_weather', '{"city":"Paris"}'],
       ['toolu_B', 'get_time', '{}'],
     ]);
@@ -109,24 +137,34 @@ describe('encodeOpenaiStream', () => {
 
   it('the official SDK raises an APIError for an in-stream error', async () => {
     const err = new GatewayError('upstream_error', 'mid-stream failure', { status: 502 });
-    const sse = await encode([anthropicLike[0], anthropicLike[5], anthropicLike[6], { type: 'error', error: err }], true);
+    const sse = await encode(
+      [anthropicLike[0], anthropicLike[5], anthropicLike[6], { type: 'error', error: err }],
+      true,
+    );
     await expect(sdkFinal(sse)).rejects.toBeInstanceOf(OpenAI.APIError);
   });
 });
 
 describe('decodeOpenaiStream → encodeOpenaiStream', () => {
-  it.each(['text', 'parallel-tools', 'reasoning'])('%s: reproduces text, reasoning, tool calls, finish and usage', async (name) => {
-    const decoded = await collect(decodeOpenaiStream(chunksFixture(name)));
-    const sse = await encode(decoded, true);
-    const again = await collect(decodeOpenaiStream(fromArray(parse(sse).map((c) => ({ data: c.done ? '[DONE]' : JSON.stringify(c) })))));
-    expect(await foldStream(fromArray(again))).toEqual(await foldStream(fromArray(decoded)));
-    const sdk = await sdkFinal(sse);
-    expect(sdk.choices[0].finish_reason).toBe((await foldStream(fromArray(decoded))).finish);
-  });
+  it.each(['text', 'parallel-tools', 'reasoning'])(
+    '%s: reproduces text, reasoning, tool calls, finish and usage',
+    async (name) => {
+      const decoded = await collect(decodeOpenaiStream(chunksFixture(name)));
+      const sse = await encode(decoded, true);
+      const again = await collect(
+        decodeOpenaiStream(fromArray(parse(sse).map((c) => ({ data: c.done ? '[DONE]' : JSON.stringify(c) })))),
+      );
+      expect(await foldStream(fromArray(again))).toEqual(await foldStream(fromArray(decoded)));
+      const sdk = await sdkFinal(sse);
+      expect(sdk.choices[0].finish_reason).toBe((await foldStream(fromArray(decoded))).finish);
+    },
+  );
 
   it('interleaved parallel tool-call fragments come out with their own tool index', async () => {
     const sse = await encode(await collect(decodeOpenaiStream(chunksFixture('parallel-tools'))), true);
     const completion = await sdkFinal(sse);
-    expect(completion.choices[0].message.tool_calls?.map((t) => t.type === 'function' && t.function.arguments)).toEqual(['{"city": "Paris"}', '{"tz": "Europe/Paris"}']);
+    expect(completion.choices[0].message.tool_calls?.map((t) => t.type === 'function' && t.function.arguments)).toEqual(
+      ['{"city": "Paris"}', '{"tz": "Europe/Paris"}'],
+    );
   });
 });
