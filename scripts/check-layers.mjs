@@ -41,7 +41,9 @@ const importRe = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+'(\.[^']+)'|import\
 for (const file of files(root)) {
   const from = folderOf(file);
   if (!layerOf.has(from)) {
-    problems.push(`${relative(root, file)}: folder "${from}" is in no layer (add it to LAYERS in scripts/check-layers.mjs)`);
+    problems.push(
+      `${relative(root, file)}: folder "${from}" is in no layer (add it to LAYERS in scripts/check-layers.mjs)`,
+    );
     continue;
   }
   const text = readFileSync(file, 'utf8');
