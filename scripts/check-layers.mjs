@@ -8,10 +8,10 @@ import { dirname, join, relative, resolve } from 'node:path';
 /** Lowest first. Folders in one layer do not import each other. */
 export const LAYERS = [
   ['core'],
-  ['sse', 'config'],
+  ['sse', 'config', 'http'],
   ['observe', 'tokens'],
   ['state', 'formats', 'providers', 'upstream', 'routing'],
-  ['budget', 'guardrails'],
+  ['request', 'budget', 'guardrails'],
   ['attempt'],
   ['pipeline'],
   ['server'],

@@ -5,18 +5,23 @@
  * Anthropic's message_start says 1 output token). Runs only for streams that did not complete.
  */
 
-import type { RequestContext } from '../pipeline/context.js';
-import type { Candidate } from '../routing/resolve-model.js';
+import type { ChatRequest, Usage } from '../core/canonical.js';
+import type { RelayedOutput } from '../core/reply.js';
+import type { ModelSpec } from '../config/types.js';
 import { countInputTokensLocally, countTextTokensLocally } from '../tokens/count-local.js';
 
-export function billCutStream(ctx: RequestContext, c: Candidate): void {
-  const relayed = ctx.relayed;
-  if (!relayed || relayed.output.length === 0) return;
-  const output = countTextTokensLocally(relayed.output.join(''), c.model);
-  const usage = ctx.usage;
-  if (usage && usage.outputTokens >= output) return;
+/** The usage to bill for a cut stream: `usage` as reported so far, raised to what was relayed. */
+export function cutStreamUsage(
+  usage: Usage | undefined,
+  relayed: RelayedOutput | undefined,
+  chat: ChatRequest,
+  model: ModelSpec,
+): Usage | undefined {
+  if (!relayed || relayed.output.length === 0) return usage;
+  const output = countTextTokensLocally(relayed.output.join(''), model);
+  if (usage && usage.outputTokens >= output) return usage;
   // No usage at all yet (OpenAI): the prompt was read in full, count it too.
-  ctx.usage = usage
+  return usage
     ? { ...usage, outputTokens: output }
-    : { inputTokens: countInputTokensLocally(ctx.chat!, c.model).inputTokens, outputTokens: output };
+    : { inputTokens: countInputTokensLocally(chat, model).inputTokens, outputTokens: output };
 }

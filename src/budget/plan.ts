@@ -15,7 +15,7 @@
 
 import type { BudgetConfig, GatewayConfig, LimitScope, RateLimitConfig } from '../config/types.js';
 import { promptTokensIncludingCache, type Usage } from '../core/canonical.js';
-import type { Principal } from '../pipeline/context.js';
+import type { Principal } from '../core/reply.js';
 import type { Candidate } from '../routing/resolve-model.js';
 import type { CounterOp } from '../state/store.js';
 import { costNanoUsd, MAX_COST_NANO } from './cost.js';

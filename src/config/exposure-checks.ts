@@ -2,7 +2,7 @@
  * Checks about what the config exposes: /metrics without protection, and aliases that carry a
  * role to models it may not name. Like the rest of semantic.ts they run on unchecked data.
  */
-import { roleAllows } from '../routing/role-patterns.js';
+import { roleAllows } from './model-patterns.js';
 import type { Anchor, PathSeg } from './issues.js';
 import { arr, entries, obj, patternModels, str, type Catalog } from './semantic.js';
 import type { ConfigIssue } from './types.js';

@@ -85,7 +85,7 @@ export function patternModels(c: Catalog, pattern: string): Set<string> {
 }
 
 /** Whether a pattern names at least one model or alias (an alias with broken targets still counts). */
-function patternMatches(c: Catalog, pattern: string): boolean {
+function patternNamesSomething(c: Catalog, pattern: string): boolean {
   if (pattern === '*') return c.models.size + c.aliases.size > 0;
   if (pattern.endsWith('/*')) {
     const prefix = pattern.slice(0, -2);
@@ -265,7 +265,7 @@ function checkFallbackCycles({ c, report }: Ctx): void {
 const WELL_FORMED = /^(\*|[^*/]+\/\*|[^*/]+\/[^*]+)$/;
 
 function checkPattern({ c, report }: Ctx, pattern: string | undefined, segs: PathSeg[]): void {
-  if (pattern === undefined || !WELL_FORMED.test(pattern) || patternMatches(c, pattern)) return;
+  if (pattern === undefined || !WELL_FORMED.test(pattern) || patternNamesSomething(c, pattern)) return;
   if (pattern.endsWith('/*')) {
     const prefix = pattern.slice(0, -2);
     report(

@@ -15,7 +15,7 @@
 
 import type { GatewayConfig } from '../config/types.js';
 import type { ChatRequest } from '../core/canonical.js';
-import { countTokensLocal } from '../tokens/count-tokens.js';
+import { countTokensLocal } from '../routing/count-tokens.js';
 import { collectTexts, replaceTexts, type TextMapper } from './content-texts.js';
 import { addHits, type ScanHit } from './hits.js';
 import { mapBodyTexts } from './request-texts.js';

@@ -4,7 +4,7 @@
  */
 
 import type { GuardrailConfig } from '../config/types.js';
-import { patternMatches } from '../routing/role-patterns.js';
+import { patternCovers } from '../config/model-patterns.js';
 import { DETECTORS, isDetectorName, type Detector } from './detectors.js';
 import { normalisedForMatching } from './normalise-text.js';
 
@@ -127,7 +127,7 @@ function scopeFilter(match: GuardrailConfig['match']): (scope: GuardrailScope) =
     if (keys && !keys.includes(scope.keyId)) return false;
     if (models) {
       const ids = [scope.modelId, ...(scope.reachableModelIds ?? [])];
-      if (!models.some((p) => ids.some((id) => patternMatches(p, id)))) return false;
+      if (!models.some((p) => ids.some((id) => patternCovers(p, id)))) return false;
     }
     return true;
   };

@@ -1,6 +1,6 @@
 import { GatewayError } from '../core/errors.js';
 import { resolveModel } from '../routing/resolve-model.js';
-import { roleAllows } from '../routing/role-patterns.js';
+import { roleMayUse } from '../config/access.js';
 import { checkAccountTools } from '../routing/server-tools.js';
 import type { Stage } from './compose.js';
 
@@ -19,7 +19,7 @@ export const authorise: Stage = async (ctx, next) => {
     );
   }
   const role = ctx.config.roles.get(ctx.principal!.role);
-  if (!role || !roleAllows(role.models, resolution.id)) {
+  if (!role || !roleMayUse(ctx.config, role.id, resolution.id)) {
     throw new GatewayError(
       'model_not_allowed',
       `Your key's role "${ctx.principal!.role}" may not use the model "${name}".`,

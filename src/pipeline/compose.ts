@@ -1,20 +1,23 @@
 /**
- * The request pipeline: an onion of stages over one RequestContext.
+ * The request pipeline: an onion of stages over one RequestContext. A model request
+ * (server/routes.ts):
  *
- *   correlation  → X-Correlation-ID fixed before anything can fail
- *   observe      → start clock            ↩ one log line after the response is written
- *   render       →                        ↩ write ctx.reply (JSON or SSE) or render the GatewayError
+ *   observe      → start clock            ↩ run onDone tasks, one record: log line, metrics, trace
+ *   render       →                        ↩ write ctx.reply (bytes, or canonical encoded in the
+ *                                           caller's format) or render the GatewayError
  *   authenticate → gateway key → principal (headers only: before any body byte is buffered)
- *   parse-body   → size limit, JSON.parse once
+ *   parseBody    → size limit, strict JSON parse once, canonical view
  *   authorise    → model id | alias → candidates; role check
- *   (byok, guardrails, budget join here)
- *   dispatch     → innermost: provider call; sets ctx.reply
+ *   guardInput   → input guardrails (block / redact)
+ *   limits       → reserve budgets and rate limits ↩ settle the real cost
+ *   guardOutput  →                        ↩ output guardrails over a canonical reply
+ *   dispatch     → innermost: the routing loop (routing/route-loop.ts); sets ctx.reply
  *
  * Stages run outermost first; the code after `await next()` runs on the way back out in reverse
  * order. A stage short-circuits by not calling next() or by throwing a GatewayError.
  */
 
-import type { RequestContext } from './context.js';
+import type { RequestContext } from '../request/context.js';
 
 export type Next = () => Promise<void>;
 export type Stage = (ctx: RequestContext, next: Next) => Promise<void>;

@@ -4,8 +4,8 @@ import { spliceTopLevel } from '../core/json-splice.js';
 import type { WireFormat } from '../formats/types.js';
 import { WIRE_FORMATS } from '../formats/registry.js';
 import { HTTP_PROVIDERS } from '../providers/registry.js';
-import { countTokensLocal, refuseUncountable } from '../tokens/count-tokens.js';
-import { upstreamHttpError } from '../upstream/http-error.js';
+import { countTokensLocal, refuseUncountable } from '../routing/count-tokens.js';
+import { sendUpstream, upstreamErrorOf } from '../attempt/upstream-request.js';
 import { callerProviderKey, CredentialPlan, type Credential } from '../routing/byok.js';
 import type { Candidate } from '../routing/resolve-model.js';
 import type { Stage } from './compose.js';
@@ -49,31 +49,19 @@ export const countTokensReply: Stage = async (ctx) => {
       ? passThroughBody(ctx.rawBody!, c.model.upstreamName)
       : encodedBody(chat, upstreamFormat, c);
   ctx.attempts += 1;
-  const up = await ctx.runtime.upstream.send({
-    provider: c.provider,
+  const up = await sendUpstream(ctx, c, kind, {
     path: kind.countTokensPath,
-    headers: {
-      ...c.provider.headers,
-      ...kind.forwardHeaders?.(ctx.req.headers, ctx.format.id),
-      'content-type': 'application/json',
-      'x-correlation-id': ctx.id,
-      ...kind.authHeaders(cred.apiKey),
-    },
     body,
-    timeouts: c.model.timeouts,
-    signal: ctx.signal,
+    accept: 'application/json',
+    apiKey: cred.apiKey,
   });
-  const text = await up.body.text();
+  if (up.status >= 400) throw await upstreamErrorOf(up, c, upstreamFormat, cred.apiKey);
   let parsed: { input_tokens?: unknown } | undefined;
   try {
-    parsed = JSON.parse(text);
+    parsed = JSON.parse(await up.body.text());
   } catch {
     parsed = undefined;
   }
-  if (up.status >= 400)
-    throw upstreamHttpError(c.provider, up.status, text, upstreamFormat.passThrough.errorMessage(parsed), {
-      secrets: [cred.apiKey],
-    });
   if (typeof parsed?.input_tokens !== 'number')
     throw new GatewayError('upstream_error', `Provider "${c.provider.id}" sent an invalid token count.`);
   ctx.responseHeaders['x-gateway-token-count'] = 'upstream';

@@ -16,11 +16,12 @@ import {
   type LimitPlan,
 } from '../budget/plan.js';
 import { GatewayError } from '../core/errors.js';
+import { isStreamReply, wrapStream } from '../core/reply.js';
 import { maxBilledOutputTokens } from '../formats/output-cap.js';
 import { HTTP_PROVIDERS } from '../providers/registry.js';
 import type { CounterOp, ReserveResult } from '../state/store.js';
 import type { Stage } from './compose.js';
-import type { RequestContext } from './context.js';
+import type { RequestContext } from '../request/context.js';
 
 export const COST_HEADER = 'x-gateway-cost-usd';
 /** A budget period ending within this long gets a `retry-after`. */
@@ -77,7 +78,7 @@ export const limits: Stage = async (ctx, next) => {
     if (holdsSlot) await settle();
     throw err;
   }
-  if (holdsSlot && ctx.reply?.kind !== 'sse') await settle();
+  if (holdsSlot && !isStreamReply(ctx.reply)) await settle();
   announceCost(ctx, cost, holdsSlot ? settle : undefined);
 };
 
@@ -108,7 +109,7 @@ function finalCost(ctx: RequestContext, estimateInputTokens: number): number {
   if (ctx.costNano === undefined) {
     // A stream cut before the provider reported usage (OpenAI reports it last) still had its
     // prompt read: it counts at the estimated input tokens.
-    if (!ctx.usage && ctx.reply?.kind === 'sse') ctx.usage = { inputTokens: estimateInputTokens, outputTokens: 0 };
+    if (!ctx.usage && isStreamReply(ctx.reply)) ctx.usage = { inputTokens: estimateInputTokens, outputTokens: 0 };
     ctx.costNano = costNanoUsd(ctx.usage, ctx.served?.model.price);
   }
   return ctx.costNano;
@@ -120,12 +121,12 @@ function finalCost(ctx: RequestContext, estimateInputTokens: number): number {
  */
 function announceCost(ctx: RequestContext, cost: () => number, settleFirst?: () => Promise<void>): void {
   const reply = ctx.reply;
-  if (reply?.kind !== 'sse') {
+  if (!isStreamReply(reply)) {
     ctx.responseHeaders[COST_HEADER] = formatUsd(cost());
     return;
   }
   ctx.responseHeaders.trailer = COST_HEADER;
-  ctx.reply = { ...reply, chunks: costAtEnd(ctx, reply.chunks, cost, settleFirst) };
+  ctx.reply = wrapStream(reply, (items) => costAtEnd(ctx, items, cost, settleFirst));
 }
 
 async function* costAtEnd<T>(

@@ -1,7 +1,7 @@
 import { GatewayError } from '../core/errors.js';
 import { listModels, type ModelListEntry } from '../routing/list-models.js';
 import type { Stage } from './compose.js';
-import type { RequestContext } from './context.js';
+import type { RequestContext } from '../request/context.js';
 
 /**
  * GET /v1/models for the caller's role: the OpenAI list shape, or the Anthropic one (with paging)

@@ -1,7 +1,7 @@
 import { buildRecord, type RequestRecord } from '../observe/record.js';
 import type { Stage } from './compose.js';
-import { redactForRequest } from './request-secrets.js';
-import type { RequestContext } from './context.js';
+import { redactForRequest } from '../request/secrets.js';
+import type { RequestContext } from '../request/context.js';
 
 /**
  * Starts the clock; ↩ once the response has been written (or abandoned): runs the request's

@@ -1,14 +1,8 @@
 import { GatewayError } from '../core/errors.js';
 import { parseJsonStrict } from '../core/parse-json-strict.js';
 import type { Stage } from './compose.js';
-import type { RequestContext } from './context.js';
-import {
-  BODY_REFUSED,
-  leaveBodyUnread,
-  oversizedDiscard,
-  REFUSED_DISCARD,
-  sendContinue,
-} from '../server/unread-body.js';
+import type { RequestContext } from '../request/context.js';
+import { BODY_REFUSED, leaveBodyUnread, oversizedDiscard, REFUSED_DISCARD, sendContinue } from '../http/unread-body.js';
 
 /** Size limit, JSON.parse once, then the canonical view in the caller's format. */
 export const parseBody: Stage = async (ctx, next) => {
@@ -34,7 +28,7 @@ async function readJson(ctx: RequestContext): Promise<void> {
  * The whole body, bounded by the limit and by `server.body_read_timeout_ms`. Plain 'data'/'end'
  * listeners: an async iterator over the request costs several objects per request on the hot path.
  * A body over the limit is not read further (the 413 goes out while the rest is dropped, see
- * server/unread-body.ts); a client that leaves mid-upload is a caller event (499), not a failure.
+ * http/unread-body.ts); a client that leaves mid-upload is a caller event (499), not a failure.
  */
 function readBody(ctx: RequestContext): Promise<Buffer> {
   const { req, res } = ctx;

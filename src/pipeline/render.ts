@@ -1,11 +1,12 @@
 import { toGatewayError, type GatewayError } from '../core/errors.js';
-import { withoutSecrets } from './request-secrets.js';
-import { SSE_HEADERS, waitForDrain, writeJson } from '../server/write.js';
+import { withoutSecrets } from '../request/secrets.js';
+import { SSE_HEADERS, waitForDrain, writeJson } from '../http/write.js';
 import type { Stage } from './compose.js';
-import type { RequestContext } from './context.js';
+import type { RequestContext } from '../request/context.js';
 
 /**
- * ↩ Writes whatever the inner stages produced: ctx.reply as JSON or SSE, or the error they threw
+ * ↩ Writes whatever the inner stages produced: ctx.reply as JSON or SSE (a canonical reply
+ * encoded in the caller's wire format here, after the output guard), or the error they threw
  * rendered in the caller's wire format. Once an SSE stream has been committed (headers sent), a
  * later failure becomes an in-stream error event in the caller's format.
  */
@@ -21,12 +22,21 @@ export const render: Stage = async (ctx, next) => {
     writeError(ctx, ctx.error ?? toGatewayError(new Error('no reply produced')));
     return;
   }
-  if (reply.kind === 'json') {
-    ctx.status = reply.status;
-    writeJson(ctx.res, reply.status, reply.body, { ...ctx.responseHeaders, ...reply.headers });
+  if (reply.kind === 'json' || reply.kind === 'response') {
+    const status = reply.kind === 'json' ? reply.status : 200;
+    const body =
+      reply.kind === 'json' ? reply.body : (reply.raw ?? (ctx.format.encodeResponse(reply.response) as object));
+    ctx.status = status;
+    writeJson(
+      ctx.res,
+      status,
+      body,
+      reply.kind === 'json' ? { ...ctx.responseHeaders, ...reply.headers } : ctx.responseHeaders,
+    );
     return;
   }
-  await writeSse(ctx, reply.chunks, reply.headers);
+  if (reply.kind === 'events') await writeSse(ctx, ctx.format.encodeStream(reply.events, ctx.chat!));
+  else await writeSse(ctx, reply.chunks, reply.headers);
 };
 
 export function writeError(ctx: RequestContext, original: GatewayError): void {

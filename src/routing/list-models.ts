@@ -1,6 +1,6 @@
 import type { GatewayConfig } from '../config/types.js';
 import { resolveModel } from './resolve-model.js';
-import { roleAllows } from './role-patterns.js';
+import { roleAllows } from '../config/model-patterns.js';
 
 export interface ModelListEntry {
   id: string;

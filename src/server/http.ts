@@ -11,7 +11,7 @@ import { CancelSignal } from '../core/cancel.js';
 import { GatewayError } from '../core/errors.js';
 import { acceptCorrelationId, newCorrelationId } from '../core/ids.js';
 import type { WireFormat } from '../formats/types.js';
-import type { GatewayRuntime, RequestContext } from '../pipeline/context.js';
+import type { GatewayRuntime, RequestContext } from '../request/context.js';
 import { writeError } from '../pipeline/render.js';
 import { createLogger, type Logger } from '../observe/logger.js';
 import { UpstreamPool } from '../upstream/client.js';
@@ -22,13 +22,13 @@ import { TelemetryHub } from '../observe/telemetry.js';
 import { GatewayMetrics, labelAllowList } from '../observe/metrics.js';
 import { OtlpTracing } from '../observe/tracing.js';
 import { budgetRows } from '../budget/report.js';
-import { presentedKey } from '../pipeline/authenticate.js';
+import { presentedKey } from '../http/presented-key.js';
 import { sameSecret } from '../core/secrets.js';
 import type { StateStore } from '../state/store.js';
 import { answerProtocolError } from './protocol-errors.js';
 import { formatForUnknownPath, routePath, ROUTES, type Route } from './routes.js';
-import { leaveBodyUnread, REFUSED_DISCARD } from './unread-body.js';
-import { writeJson } from './write.js';
+import { leaveBodyUnread, REFUSED_DISCARD } from '../http/unread-body.js';
+import { writeJson } from '../http/write.js';
 
 export interface GatewayOptions {
   logger?: Logger;

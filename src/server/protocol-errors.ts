@@ -12,7 +12,7 @@ import { newCorrelationId } from '../core/ids.js';
 import { anthropicMessages } from '../formats/anthropic-messages/index.js';
 import { openaiChat } from '../formats/openai-chat/index.js';
 import type { Logger } from '../observe/logger.js';
-import { BODY_REFUSED } from './unread-body.js';
+import { BODY_REFUSED } from '../http/unread-body.js';
 
 interface ParserError extends Error {
   code?: string;

@@ -5,10 +5,11 @@ import type { WireFormat } from '../formats/types.js';
 import { authenticate } from '../pipeline/authenticate.js';
 import { authorise } from '../pipeline/authorise.js';
 import { compose, type Stage } from '../pipeline/compose.js';
-import type { RequestContext } from '../pipeline/context.js';
+import type { RequestContext } from '../request/context.js';
 import { countTokensReply } from '../pipeline/count-tokens-reply.js';
 import { dispatch } from '../pipeline/dispatch.js';
-import { guardInput } from '../pipeline/guard.js';
+import { guardInput } from '../pipeline/guard-input.js';
+import { guardOutput } from '../pipeline/guard-output.js';
 import { countTokensLimits, limits } from '../pipeline/limits.js';
 import { listModelsReply } from '../pipeline/list-models-reply.js';
 import { observe } from '../pipeline/observe.js';
@@ -29,7 +30,17 @@ export interface Route {
  * Authentication reads only headers and comes before the body is read (unauthenticated bytes are
  * never buffered).
  */
-const MODEL_REQUEST: Stage[] = [observe, render, authenticate, parseBody, authorise, guardInput, limits, dispatch];
+const MODEL_REQUEST: Stage[] = [
+  observe,
+  render,
+  authenticate,
+  parseBody,
+  authorise,
+  guardInput,
+  limits,
+  guardOutput,
+  dispatch,
+];
 
 /** Anthropic clients announce themselves with `anthropic-version`; everyone else gets OpenAI shapes. */
 export function callerFormat(req: IncomingMessage): WireFormat {

@@ -1,7 +1,7 @@
 import type { ProviderConfig } from '../config/types.js';
 import { type GatewayError, upstreamStatusError } from '../core/errors.js';
 import { boundText, redactSecrets } from '../observe/redact.js';
-import { parseRetryAfter } from '../routing/failure.js';
+import { parseRetryAfter } from '../core/retry-after.js';
 
 export interface UpstreamErrorDetails {
   /** The provider's `retry-after` and `retry-after-ms` headers, when sent. */

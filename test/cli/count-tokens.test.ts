@@ -2,7 +2,7 @@ import { countTokens as o200k } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, test } from 'vitest';
 import { APPROXIMATE_NOTE } from '../../src/cli/commands/count-tokens.js';
 import { run } from '../../src/cli/main.js';
-import type { TokenCount } from '../../src/tokens/count-tokens.js';
+import type { TokenCount } from '../../src/routing/count-tokens.js';
 import { capture, cli, INVALID, PLAIN_KEY, VALID } from './capture.js';
 
 const ANTHROPIC = 'test/fixtures/cli/count-anthropic.json';

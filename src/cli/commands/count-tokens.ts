@@ -11,10 +11,9 @@ import type { ChatRequest, WireFormatId } from '../../core/canonical.js';
 import { GatewayError } from '../../core/errors.js';
 import { anthropicMessages } from '../../formats/anthropic-messages/index.js';
 import { openaiChat } from '../../formats/openai-chat/index.js';
-import { findKey } from '../../pipeline/authenticate.js';
+import { findKey, roleMayUse } from '../../config/access.js';
 import { resolveModel } from '../../routing/resolve-model.js';
-import { roleAllows } from '../../routing/role-patterns.js';
-import { countingCandidate, countTokensLocal, refuseUncountable, type TokenCount } from '../../tokens/count-tokens.js';
+import { countingCandidate, countTokensLocal, refuseUncountable, type TokenCount } from '../../routing/count-tokens.js';
 import { requireConfig } from '../config-report.js';
 import { CliExit, ExitCode } from '../exit-codes.js';
 import { colors, displayPath, plural, type CliIO } from '../io.js';
@@ -86,8 +85,7 @@ function checkKey(config: GatewayConfig, display: string, key: string, modelName
   const entry = findKey(config.keys, key);
   // Never echo the key itself: it may be a real secret typed on the command line.
   if (!entry) usage(io, `the given key matches no key in ${display}`);
-  const role = config.roles.get(entry.role);
-  if (!role || !roleAllows(role.models, modelName)) {
+  if (!roleMayUse(config, entry.role, modelName)) {
     usage(io, `the key's role "${entry.role}" may not use the model "${modelName}"`);
   }
 }

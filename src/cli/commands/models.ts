@@ -3,7 +3,7 @@
  * --url, from a running gateway's /v1/models (what a client with that key actually sees).
  */
 import { Command } from 'commander';
-import { findKey } from '../../pipeline/authenticate.js';
+import { findKey } from '../../config/access.js';
 import { listModels, type ModelListEntry } from '../../routing/list-models.js';
 import { requireConfig } from '../config-report.js';
 import { CliExit, ExitCode } from '../exit-codes.js';

@@ -1,11 +1,11 @@
 import type { WireFormat } from '../types.js';
-import { decodeOpenaiStream } from './decode-stream.js';
-import { encodeOpenaiRequest } from './encode-request.js';
+import { decodeOpenaiStream } from './stream-decode.js';
+import { encodeOpenaiRequest } from './request-encode.js';
 import { openaiErrorBody, openaiErrorMessage, openaiStreamError } from './errors.js';
 import { openaiPassThrough } from './pass-through.js';
-import { decodeOpenaiRequest } from './request.js';
+import { decodeOpenaiRequest } from './request-decode.js';
 import { decodeOpenaiResponse, encodeOpenaiResponse } from './response.js';
-import { encodeOpenaiStream } from './stream.js';
+import { encodeOpenaiStream } from './stream-encode.js';
 
 /** The OpenAI chat-completions wire format. @see https://platform.openai.com/docs/api-reference/chat */
 export const openaiChat: WireFormat = {

@@ -5,7 +5,7 @@
 
 import type { ChatResponse, ContentPart } from '../../core/canonical.js';
 import { GatewayError } from '../../core/errors.js';
-import { fromOpenaiFinishReason, toOpenaiFinishReason } from './finish-reason.js';
+import { fromOpenaiFinishReason, toOpenaiFinishReason } from './stop-reason.js';
 import { usageFromOpenai, usageToOpenai } from './usage.js';
 import { isObject } from '../../core/json.js';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { StreamEvent } from '../../../src/core/canonical.js';
 import { CancelSignal } from '../../../src/core/cancel.js';
 import { foldStream } from '../../../src/core/fold-stream.js';
-import { decodeOpenaiRequest } from '../../../src/formats/openai-chat/request.js';
+import { decodeOpenaiRequest } from '../../../src/formats/openai-chat/request-decode.js';
 import { mockEvents, mockReply } from '../../../src/providers/mock.js';
 
 const model = {

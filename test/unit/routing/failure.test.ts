@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../src/core/errors.js';
 import { backoffMs } from '../../../src/routing/backoff.js';
-import { classifyFailure, failureMatches, isProviderFault, parseRetryAfter } from '../../../src/routing/failure.js';
+import { parseRetryAfter } from '../../../src/core/retry-after.js';
+import { classifyFailure, failureMatches, isProviderFault } from '../../../src/routing/failure.js';
 import { DEFAULTS } from '../../../src/config/normalise.js';
 
 const upstream = (status: number, retryAfterMs?: number) =>

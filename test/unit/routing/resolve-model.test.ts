@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { listModels } from '../../../src/routing/list-models.js';
 import { resolveModel } from '../../../src/routing/resolve-model.js';
-import { patternMatches } from '../../../src/routing/role-patterns.js';
+import { patternCovers } from '../../../src/config/model-patterns.js';
 import { loadTestConfig } from '../../helpers/start-gateway.js';
 
 const config = loadTestConfig(`
@@ -17,13 +17,13 @@ roles:
 keys: [ { id: k, key: "key-key-key-key", role: r } ]
 `);
 
-describe('patternMatches', () => {
+describe('patternCovers', () => {
   it('matches *, prefix/* and exact ids only', () => {
-    expect(patternMatches('*', 'a/x')).toBe(true);
-    expect(patternMatches('a/*', 'a/org/z')).toBe(true);
-    expect(patternMatches('a/*', 'ab/x')).toBe(false);
-    expect(patternMatches('a/x', 'a/x')).toBe(true);
-    expect(patternMatches('a/x', 'a/xy')).toBe(false);
+    expect(patternCovers('*', 'a/x')).toBe(true);
+    expect(patternCovers('a/*', 'a/org/z')).toBe(true);
+    expect(patternCovers('a/*', 'ab/x')).toBe(false);
+    expect(patternCovers('a/x', 'a/x')).toBe(true);
+    expect(patternCovers('a/x', 'a/xy')).toBe(false);
   });
 });
 

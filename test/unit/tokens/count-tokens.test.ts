@@ -2,7 +2,7 @@ import { countTokens as o200k } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
 import type { ChatRequest } from '../../../src/core/canonical.js';
 import { GatewayError } from '../../../src/core/errors.js';
-import { countingCandidate, countTokensLocal } from '../../../src/tokens/count-tokens.js';
+import { countingCandidate, countTokensLocal } from '../../../src/routing/count-tokens.js';
 import { loadTestConfig } from '../../helpers/start-gateway.js';
 
 // `cloud` has no api_key variable set: its provider is unavailable.

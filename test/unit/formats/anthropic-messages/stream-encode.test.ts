@@ -5,7 +5,7 @@ import type { ChatRequest, StreamEvent } from '../../../../src/core/canonical.js
 import { GatewayError } from '../../../../src/core/errors.js';
 import { decodeAnthropicStream } from '../../../../src/formats/anthropic-messages/stream-decode.js';
 import { encodeAnthropicStream } from '../../../../src/formats/anthropic-messages/stream-encode.js';
-import { decodeOpenaiStream } from '../../../../src/formats/openai-chat/decode-stream.js';
+import { decodeOpenaiStream } from '../../../../src/formats/openai-chat/stream-decode.js';
 import type { SseMessage } from '../../../../src/sse/decode.js';
 import { assertAnthropicStreamOrder } from '../../../helpers/anthropic-order.js';
 import { collect, FIXTURES, fromArray, parseSse, sseFixture } from './load-sse.js';

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CancelSignal } from '../core/cancel.js';
 import type { ChatRequest, Usage } from '../core/canonical.js';
+import type { Principal, RelayedOutput, Reply } from '../core/reply.js';
 import type { GatewayError } from '../core/errors.js';
 import type { GatewayConfig } from '../config/types.js';
 import type { WireFormat } from '../formats/types.js';
@@ -12,22 +13,6 @@ import type { Breakers } from '../routing/cooldown.js';
 import type { ReconcileQueue } from '../state/reconcile.js';
 import type { StateStore } from '../state/store.js';
 import type { UpstreamPool } from '../upstream/client.js';
-
-export interface Principal {
-  keyId: string;
-  role: string;
-}
-
-/** What the innermost stages leave for `render` to write. */
-export type Reply =
-  | { kind: 'json'; status: number; headers?: Record<string, string>; body: Buffer | string | object }
-  /** SSE text already encoded in the caller's format; the first chunk is ready (committed). */
-  | { kind: 'sse'; headers?: Record<string, string>; chunks: AsyncIterable<string | Uint8Array> };
-
-export interface RelayedOutput {
-  readonly output: string[];
-  readonly complete: boolean;
-}
 
 /** Shared, long-lived parts of the gateway a request may use. */
 export interface GatewayRuntime {
@@ -99,4 +84,9 @@ export interface RequestContext {
   backoffMs: number;
   /** Guardrail actions taken (never the matched text). */
   guardrailHits: GuardrailHit[];
+}
+
+/** The model name the caller sent: what every response names. */
+export function callerModel(ctx: RequestContext): string {
+  return ctx.resolution?.id ?? ctx.chat!.model;
 }

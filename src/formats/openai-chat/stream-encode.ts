@@ -10,7 +10,7 @@
 import { assertNever, type StreamEvent } from '../../core/canonical.js';
 import { sseData } from '../../sse/encode.js';
 import { openaiStreamError } from './errors.js';
-import { toOpenaiFinishReason } from './finish-reason.js';
+import { toOpenaiFinishReason } from './stop-reason.js';
 import { usageToOpenai } from './usage.js';
 
 export interface OpenaiStreamOptions {

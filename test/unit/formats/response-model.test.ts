@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renameModelIn, StreamModelRenamer } from '../../../src/dispatch/response-model.js';
+import { renameModelIn, StreamModelRenamer } from '../../../src/formats/response-model.js';
 
 describe('renameModelIn', () => {
   it('renames the first model member only, whatever its spacing or escapes', () => {

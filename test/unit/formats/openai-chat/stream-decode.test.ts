@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { StreamEvent } from '../../../../src/core/canonical.js';
 import { GatewayError } from '../../../../src/core/errors.js';
 import { foldStream } from '../../../../src/core/fold-stream.js';
-import { decodeOpenaiStream } from '../../../../src/formats/openai-chat/decode-stream.js';
+import { decodeOpenaiStream } from '../../../../src/formats/openai-chat/stream-decode.js';
 import type { SseMessage } from '../../../../src/sse/decode.js';
 import { chunksFixture, collect, FIXTURES, fromArray, goldenText } from './load-chunks.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../../src/core/errors.js';
-import { decodeOpenaiRequest } from '../../../../src/formats/openai-chat/request.js';
+import { decodeOpenaiRequest } from '../../../../src/formats/openai-chat/request-decode.js';
 
 const base = { model: 'm', messages: [{ role: 'user', content: 'hi' }] };
 

@@ -7,8 +7,8 @@
 import type { GatewayConfig } from '../config/types.js';
 import type { ChatRequest } from '../core/canonical.js';
 import { GatewayError } from '../core/errors.js';
-import { resolveModel, type Candidate } from '../routing/resolve-model.js';
-import { countInputTokensLocally } from './count-local.js';
+import { resolveModel, type Candidate } from './resolve-model.js';
+import { countInputTokensLocally } from '../tokens/count-local.js';
 
 export interface TokenCount {
   inputTokens: number;

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { StreamEvent } from '../../../../src/core/canonical.js';
 import { GatewayError } from '../../../../src/core/errors.js';
 import { foldStream } from '../../../../src/core/fold-stream.js';
-import { decodeOpenaiStream } from '../../../../src/formats/openai-chat/decode-stream.js';
-import { encodeOpenaiStream } from '../../../../src/formats/openai-chat/stream.js';
+import { decodeOpenaiStream } from '../../../../src/formats/openai-chat/stream-decode.js';
+import { encodeOpenaiStream } from '../../../../src/formats/openai-chat/stream-encode.js';
 import { SseDecoder } from '../../../../src/sse/decode.js';
 import { chunksFixture, collect, fromArray } from './load-chunks.js';
 

@@ -10,13 +10,6 @@
  * one the format defines.
  */
 
-import type { RequestContext } from '../pipeline/context.js';
-
-/** The model name the caller sent: what every response names. */
-export function callerModel(ctx: RequestContext): string {
-  return ctx.resolution?.id ?? ctx.chat!.model;
-}
-
 const MODEL_MEMBER = /"model"\s*:\s*"(?:[^"\\]|\\.)*"/;
 const MODEL_MEMBERS = new RegExp(MODEL_MEMBER.source, 'g');
 

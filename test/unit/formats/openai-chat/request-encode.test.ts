@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatRequest } from '../../../../src/core/canonical.js';
 import { GatewayError } from '../../../../src/core/errors.js';
-import { encodeOpenaiRequest } from '../../../../src/formats/openai-chat/encode-request.js';
-import { decodeOpenaiRequest } from '../../../../src/formats/openai-chat/request.js';
+import { encodeOpenaiRequest } from '../../../../src/formats/openai-chat/request-encode.js';
+import { decodeOpenaiRequest } from '../../../../src/formats/openai-chat/request-decode.js';
 
 const target = { model: 'gpt-4o-mini' };
 

@@ -10,7 +10,7 @@ import type { GatewayConfig } from '../config/types.js';
 import { withMessage, type GatewayError } from '../core/errors.js';
 import { boundText, redactSecrets } from '../observe/redact.js';
 import { callerProviderKey } from '../routing/byok.js';
-import { presentedKey } from './authenticate.js';
+import { presentedKey } from '../http/presented-key.js';
 import type { RequestContext } from './context.js';
 
 /** Longest error message a caller gets (upstream messages included). */

@@ -14,7 +14,7 @@ import type { FinishReason, StreamEvent, Usage } from '../../core/canonical.js';
 import { GatewayError } from '../../core/errors.js';
 import type { SseMessage } from '../../sse/decode.js';
 import { upstreamStreamError } from './errors.js';
-import { fromOpenaiFinishReason } from './finish-reason.js';
+import { fromOpenaiFinishReason } from './stop-reason.js';
 import { usageFromOpenai } from './usage.js';
 import { type Json, isObject } from '../../core/json.js';
 

@@ -1,3 +1,5 @@
+import type { StreamEvent } from './canonical.js';
+
 /**
  * Waits for the first item of a stream before anything is written to the caller, so an upstream
  * that fails before its first event can still be reported as a plain HTTP error (or, later, fall
@@ -30,4 +32,9 @@ export async function primeStream<T>(source: AsyncIterable<T>, check?: (first: T
       };
     },
   };
+}
+
+/** An upstream whose first event is an error has not started answering: fail before committing. */
+export function rejectErrorFirst(ev: StreamEvent): void {
+  if (ev.type === 'error') throw ev.error;
 }

@@ -1,0 +1,111 @@
+/**
+ * One attempt against an HTTP provider: the request body from the translator for this pair of
+ * formats (formats/translator.ts: pass-through when the caller and the upstream speak the same
+ * one), sent; an error answer read into the catalogue error; the answer handed back to the
+ * translator, which turns it into the reply.
+ */
+
+import { GatewayError } from '../core/errors.js';
+import { WIRE_FORMATS } from '../formats/registry.js';
+import { translatorFor } from '../formats/translator.js';
+import type { Reply } from '../core/reply.js';
+import type { HttpProviderKind } from '../providers/types.js';
+import { callerModel, type RequestContext } from '../request/context.js';
+import { withoutSecrets } from '../request/secrets.js';
+import type { Candidate } from '../routing/resolve-model.js';
+import { type UpstreamResponse, upstreamFailure } from '../upstream/client.js';
+import { responseHeader, sendUpstream, upstreamErrorOf } from './upstream-request.js';
+
+/** `apiKey`: the provider key for this attempt (the configured one, or the caller's own). */
+export async function attemptHttp(
+  ctx: RequestContext,
+  c: Candidate,
+  kind: HttpProviderKind,
+  apiKey: string | undefined,
+): Promise<Reply> {
+  const upstreamFormat = WIRE_FORMATS[kind.speaks];
+  if (!upstreamFormat) throw new GatewayError('internal_error', `No wire format "${kind.speaks}" is registered.`);
+  const chat = ctx.chat!;
+  const translated = upstreamFormat.id !== ctx.format.id;
+  const translator = translatorFor(ctx.format, upstreamFormat, ctx.outputGuarded === true);
+  const target = {
+    model: c.model.upstreamName,
+    maxOutputTokens: c.model.maxOutputTokens,
+    reasoning: c.model.reasoning,
+  };
+  const dropped: string[] = [];
+  const body = translator.requestBody({ raw: ctx.rawBody!, parsed: ctx.body, chat }, target, dropped);
+  noteDropped(ctx, translated ? [...dropped, ...droppedBetas(ctx)] : []);
+  const accept = chat.stream ? 'text/event-stream' : 'application/json';
+  const up = await sendUpstream(ctx, c, kind, { path: kind.chatPath, body, accept, apiKey });
+  ctx.firstByteAt = performance.now();
+  const upstreamId = responseHeader(up, 'x-request-id') ?? responseHeader(up, 'request-id');
+  if (upstreamId) ctx.responseHeaders['x-upstream-request-id'] = upstreamId;
+  if (up.status >= 400) throw await upstreamErrorOf(up, c, upstreamFormat, apiKey);
+
+  const answer = {
+    chat,
+    modelName: callerModel(ctx),
+    redact: (err: GatewayError) => withoutSecrets(ctx, err),
+    sink: ctx,
+    stream: chat.stream,
+    providerId: c.provider.id,
+  };
+  const isSse = (responseHeader(up, 'content-type') ?? '').includes('text/event-stream');
+  if (chat.stream && isSse) return translator.stream(transportErrorsNamed(up, c), answer);
+  if (chat.stream) {
+    await up.body.dump().catch(() => undefined);
+    throw new GatewayError(
+      'upstream_error',
+      `Provider "${c.provider.id}" answered a streaming request without an event stream.`,
+    );
+  }
+  const raw = Buffer.from(
+    await up.body.arrayBuffer().catch((err: unknown) => {
+      throw upstreamFailure(err, c.provider, c.model.timeouts);
+    }),
+  );
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw new GatewayError('upstream_error', `Provider "${c.provider.id}" sent a response that is not JSON.`);
+  }
+  return translator.response(raw, parsed, up.status, answer);
+}
+
+/**
+ * What a translated request left out (README, "Translation between the two formats"): in the
+ * `x-gateway-dropped-fields` header and the log line. Set per attempt (a fallback to a model of
+ * the caller's own format drops nothing).
+ */
+function noteDropped(ctx: RequestContext, dropped: string[]): void {
+  const names = [...new Set(dropped)];
+  ctx.droppedFields = names.length > 0 ? names : undefined;
+  if (names.length > 0) ctx.responseHeaders['x-gateway-dropped-fields'] = names.join(', ');
+  else delete ctx.responseHeaders['x-gateway-dropped-fields'];
+}
+
+/**
+ * `anthropic-beta` values only opt into features; what a feature adds to the body (a field, tool
+ * or block) is classified itself. Translated, no beta header goes up: each value is listed.
+ */
+function droppedBetas(ctx: RequestContext): string[] {
+  const v = ctx.req.headers['anthropic-beta'];
+  if (ctx.format.id !== 'anthropic-messages' || v === undefined) return [];
+  // The caller's text goes back in a header: bounded in number and length.
+  const values = (Array.isArray(v) ? v.join(',') : v)
+    .split(',')
+    .map((b) => b.trim())
+    .filter((b) => b.length > 0 && b.length <= 100);
+  return values.slice(0, 32).map((b) => `anthropic-beta:${b}`);
+}
+
+/** The upstream body, with transport failures turned into catalogue errors naming the provider. */
+async function* transportErrorsNamed(up: UpstreamResponse, c: Candidate): AsyncGenerator<Buffer> {
+  try {
+    for await (const chunk of up.body as AsyncIterable<Buffer>) yield chunk;
+  } catch (err) {
+    throw upstreamFailure(err, c.provider, c.model.timeouts);
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * The one way a request goes to an HTTP provider (chat attempts and count_tokens alike): the
+ * provider's configured headers, the caller headers its kind forwards, the correlation id and the
+ * credential; and the one reader of an upstream error body, which names the provider and removes
+ * the key used from anything it quotes.
+ */
+
+import type { Candidate } from '../routing/resolve-model.js';
+import type { RequestContext } from '../request/context.js';
+import type { HttpProviderKind } from '../providers/types.js';
+import type { WireFormat } from '../formats/types.js';
+import type { UpstreamResponse } from '../upstream/client.js';
+import { upstreamHttpError } from '../upstream/http-error.js';
+import type { GatewayError } from '../core/errors.js';
+
+export interface UpstreamCall {
+  path: string;
+  body: Buffer;
+  /** The media type asked for (SSE for a stream). */
+  accept: string;
+  /** The provider key for this call: the configured one, or the caller's own. */
+  apiKey: string | undefined;
+}
+
+export function sendUpstream(
+  ctx: RequestContext,
+  c: Candidate,
+  kind: HttpProviderKind,
+  call: UpstreamCall,
+): Promise<UpstreamResponse> {
+  const headers: Record<string, string> = {
+    ...c.provider.headers,
+    ...kind.forwardHeaders?.(ctx.req.headers, ctx.format.id),
+    'content-type': 'application/json',
+    accept: call.accept,
+    'x-correlation-id': ctx.id,
+    ...kind.authHeaders(call.apiKey),
+  };
+  return ctx.runtime.upstream.send({
+    provider: c.provider,
+    path: call.path,
+    headers,
+    body: call.body,
+    timeouts: c.model.timeouts,
+    signal: ctx.signal,
+  });
+}
+
+/** An upstream error answer (status ≥ 400) as the catalogue error; the body is read here. */
+export async function upstreamErrorOf(
+  up: UpstreamResponse,
+  c: Candidate,
+  format: WireFormat,
+  apiKey: string | undefined,
+): Promise<GatewayError> {
+  const text = await up.body.text().catch(() => '');
+  let message: string | undefined;
+  try {
+    message = format.passThrough.errorMessage(JSON.parse(text));
+  } catch {
+    message = undefined;
+  }
+  return upstreamHttpError(c.provider, up.status, text, message, {
+    retryAfter: responseHeader(up, 'retry-after'),
+    retryAfterMs: responseHeader(up, 'retry-after-ms'),
+    secrets: [apiKey],
+  });
+}
+
+export function responseHeader(up: UpstreamResponse, name: string): string | undefined {
+  const v = up.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}

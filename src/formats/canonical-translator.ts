@@ -1,0 +1,26 @@
+/**
+ * Between two different wire formats, through the canonical model: the canonical request
+ * encoded for the upstream, its answer decoded to canonical events or a response (structured
+ * output carried as a tool is unwrapped), to be encoded for the caller by render.
+ */
+
+import { decodeSse } from '../sse/decode.js';
+import { replyFromEvents, replyFromResponse } from './canonical-reply.js';
+import { unwrapOutputToolEvents, unwrapOutputToolResponse } from './structured-output.js';
+import type { Translator } from './translator.js';
+import type { WireFormat } from './types.js';
+
+export function canonicalTranslator(upstream: WireFormat): Translator {
+  return {
+    requestBody: (req, target, dropped) =>
+      Buffer.from(JSON.stringify(upstream.encodeRequest(req.chat, target, dropped))),
+    response(_raw, parsed, _status, o) {
+      const res = upstream.decodeResponse(parsed);
+      return replyFromResponse(o.chat.responseFormat ? unwrapOutputToolResponse(res) : res, o);
+    },
+    stream(body, o) {
+      const events = upstream.decodeStream(decodeSse(body));
+      return replyFromEvents(o.chat.responseFormat ? unwrapOutputToolEvents(events) : events, o);
+    },
+  };
+}

@@ -1,0 +1,45 @@
+/**
+ * A translator carries one attempt across one pair of wire formats (the caller's, the
+ * upstream's): the request body that goes up, and the upstream's answer turned into the reply.
+ * Pass-through is one more translator (pass-through-translator.ts): the caller's bytes go up with
+ * only documented edits and the upstream's bytes come back as they are, every event watched on
+ * the side. Between different formats the hub is the canonical model (canonical-translator.ts).
+ */
+
+import type { ChatRequest } from '../core/canonical.js';
+import type { Reply } from '../core/reply.js';
+import { canonicalTranslator } from './canonical-translator.js';
+import type { ReplyOptions } from './canonical-reply.js';
+import { passThroughTranslator } from './pass-through-translator.js';
+import type { EncodeTarget, WireFormat } from './types.js';
+
+/** The caller's request, as received and as read. */
+export interface CallerRequest {
+  raw: Buffer;
+  parsed: unknown;
+  chat: ChatRequest;
+}
+
+export interface AnswerOptions extends ReplyOptions {
+  chat: ChatRequest;
+  /** Names the provider in errors about its answer. */
+  providerId: string;
+}
+
+export interface Translator {
+  /** The upstream body; `dropped` receives what translation left out (x-gateway-dropped-fields). */
+  requestBody(req: CallerRequest, target: EncodeTarget, dropped: string[]): Buffer;
+  /** The upstream's complete JSON answer (`raw`, already parsed) → the reply. */
+  response(raw: Buffer, parsed: unknown, status: number, o: AnswerOptions): Reply;
+  /** The upstream's SSE body → the reply; resolves once its first event has arrived. */
+  stream(body: AsyncIterable<Buffer>, o: AnswerOptions): Promise<Reply>;
+}
+
+/**
+ * `canonicalReply`: the reply must come back in canonical form (output guardrails read it), so
+ * even a same-format answer is decoded; the request still goes up as the caller's bytes.
+ */
+export function translatorFor(caller: WireFormat, upstream: WireFormat, canonicalReply: boolean): Translator {
+  if (caller.id === upstream.id) return passThroughTranslator(caller, canonicalReply);
+  return canonicalTranslator(upstream);
+}

@@ -1,0 +1,51 @@
+/**
+ * Input guardrails: after authorise and before budgets (a blocked request costs nothing and
+ * reaches no provider). They read the caller's body; a redaction replaces the body, its bytes and
+ * its canonical view together. Also decides whether output rules apply (ctx.outputGuarded).
+ */
+
+import { spliceTopLevel } from '../core/json-splice.js';
+import {
+  checkInput,
+  guardrailBlockedError,
+  selectGuardrails,
+  toRecordedHits,
+  type RequestBody,
+} from '../guardrails/index.js';
+import type { Stage } from './compose.js';
+import { guardrailsOf, scopeOf, withCallerSignal } from './guardrail-scope.js';
+
+export const guardInput: Stage = async (ctx, next) => {
+  const rules = guardrailsOf(ctx.config);
+  if (rules.length === 0) return next();
+  const scope = scopeOf(ctx);
+  const body = ctx.body as RequestBody;
+  const deps = {
+    config: ctx.config,
+    // The body already passed its route's checks and redaction never touches max_tokens, so the
+    // counting decoder (which only relaxes max_tokens) reads any rewritten body as the original was.
+    decode: (b: RequestBody) => ctx.format.decodeRequest(b, { forCounting: true }),
+  };
+  const r = await withCallerSignal(ctx, rules, (signal) =>
+    checkInput(rules, scope, { body, chat: ctx.chat! }, signal ? { ...deps, signal } : deps),
+  );
+  ctx.guardrailHits.push(...toRecordedHits(r.hits, 'input'));
+  if (r.blockedBy !== undefined) throw guardrailBlockedError(r.blockedBy, 'input');
+  if (r.changed) {
+    ctx.rawBody = withChangedMembers(ctx.rawBody!, body, r.body);
+    ctx.body = r.body;
+    ctx.chat = r.chat;
+  }
+  ctx.outputGuarded = selectGuardrails(rules, 'output', scope).length > 0;
+  await next();
+};
+
+/**
+ * The caller's bytes with the top-level members a guardrail rewrote replaced (the rest goes up
+ * byte for byte, as in pass-through); the upstream of either format then gets the redacted body.
+ */
+function withChangedMembers(raw: Buffer, before: RequestBody, after: RequestBody): Buffer {
+  const replace: Record<string, string> = {};
+  for (const k of Object.keys(after)) if (after[k] !== before[k]) replace[k] = JSON.stringify(after[k]);
+  return spliceTopLevel(raw, replace);
+}
