@@ -38,7 +38,6 @@ export async function attemptHttp(
   noteDropped(ctx, translated ? [...dropped, ...droppedBetas(ctx)] : []);
   const accept = chat.stream ? 'text/event-stream' : 'application/json';
   const up = await sendUpstream(ctx, c, kind, { path: kind.chatPath, body, accept, apiKey });
-  ctx.firstByteAt = performance.now();
   const upstreamId = responseHeader(up, 'x-request-id') ?? responseHeader(up, 'request-id');
   if (upstreamId) ctx.responseHeaders['x-upstream-request-id'] = upstreamId;
   if (up.status >= 400) throw await upstreamErrorOf(up, c, upstreamFormat, apiKey);

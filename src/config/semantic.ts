@@ -4,6 +4,7 @@
  * why every access goes through the defensive helpers below instead of trusting the shape.
  * Messages quote ids, names and patterns, never string values (keys, api keys, URLs).
  */
+import { walkAlias } from './alias-walk.js';
 import { createHash } from 'node:crypto';
 import { checkAliasReach, checkMetricsExposure } from './exposure-checks.js';
 import { formatPath, hint, type Anchor, type Locate, type PathSeg } from './issues.js';
@@ -58,17 +59,15 @@ export function buildCatalog(data: Obj): Catalog {
 export const aliasTargets = (a: Obj): string[] => arr(a.targets).flatMap((t) => str(t) ?? str(obj(t)?.model) ?? []);
 
 /** Concrete models an alias can end up at: its targets and, recursively, its fallbacks. */
-function expandAlias(c: Catalog, id: string, out: Set<string>, seen = new Set<string>()): void {
-  if (seen.has(id)) return;
-  seen.add(id);
-  const a = c.aliases.get(id);
-  if (!a) return;
-  for (const t of aliasTargets(a)) if (c.models.has(t)) out.add(t);
-  for (const f of arr(a.fallbacks)) {
-    const s = str(f);
-    if (s && c.models.has(s)) out.add(s);
-    else if (s) expandAlias(c, s, out, seen);
-  }
+function expandAlias(c: Catalog, id: string, out: Set<string>): void {
+  const lookup = {
+    isModel: (m: string) => c.models.has(m),
+    alias: (a: string) => {
+      const o = c.aliases.get(a);
+      return o && { targets: aliasTargets(o), fallbacks: arr(o.fallbacks).flatMap((f) => str(f) ?? []) };
+    },
+  };
+  walkAlias(id, lookup, (m) => out.add(m));
 }
 
 /** Concrete models reachable through one role/guardrail pattern. */

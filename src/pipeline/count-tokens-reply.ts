@@ -6,7 +6,7 @@ import { WIRE_FORMATS } from '../formats/registry.js';
 import { HTTP_PROVIDERS } from '../providers/registry.js';
 import { countTokensLocal, refuseUncountable } from '../routing/count-tokens.js';
 import { sendUpstream, upstreamErrorOf } from '../attempt/upstream-request.js';
-import { callerProviderKey, CredentialPlan, type Credential } from '../routing/byok.js';
+import { CredentialPlan, } from '../routing/byok.js';
 import type { Candidate } from '../routing/resolve-model.js';
 import type { Stage } from './compose.js';
 
@@ -22,18 +22,12 @@ const COUNT_FIELDS = ['model', 'messages', 'system', 'tools', 'tool_choice', 'th
 export const countTokensReply: Stage = async (ctx) => {
   const resolution = ctx.resolution!;
   const chat = ctx.chat!;
-  const callerKey = callerProviderKey(ctx.req.headers);
-  CredentialPlan.check(resolution.candidates, callerKey);
-  const plan = new CredentialPlan(callerKey, 'same_provider');
-  let c: Candidate | undefined;
-  let cred: Credential | undefined;
-  for (const x of resolution.candidates) {
-    const r = plan.credentialFor(x);
-    if ('skip' in r) continue;
-    [c, cred] = [x, r];
-    break;
-  }
-  if (!c || !cred) throw new GatewayError('no_available_provider', `No provider is available for "${resolution.id}".`);
+  // Counting needs no fallback: the first candidate with a usable key is asked.
+  const usable = CredentialPlan.forRequest(ctx.req.headers, resolution.candidates, 'same_provider').firstUsable(
+    resolution.candidates,
+  );
+  if (!usable) throw new GatewayError('no_available_provider', `No provider is available for "${resolution.id}".`);
+  const { candidate: c, credential: cred } = usable;
   ctx.served = c;
   ctx.responseHeaders['x-gateway-model'] = c.model.id;
   const kind = c.provider.api === 'mock' ? undefined : HTTP_PROVIDERS[c.provider.api];

@@ -11,7 +11,7 @@ import { GatewayError } from '../core/errors.js';
 import type { Reply } from '../core/reply.js';
 import { HTTP_PROVIDERS } from '../providers/registry.js';
 import type { RequestContext } from '../request/context.js';
-import { type Credential, CredentialPlan, callerProviderKey } from '../routing/byok.js';
+import { type Credential, CredentialPlan } from '../routing/byok.js';
 import type { Candidate } from '../routing/resolve-model.js';
 import { routeRequest } from '../routing/route-loop.js';
 import type { Stage } from './compose.js';
@@ -19,8 +19,6 @@ import type { Stage } from './compose.js';
 export const dispatch: Stage = async (ctx) => {
   const resolution = ctx.resolution!;
   const isAlias = resolution.kind === 'alias';
-  const callerKey = callerProviderKey(ctx.req.headers);
-  CredentialPlan.check(resolution.candidates, callerKey);
   try {
     ctx.reply = await routeRequest({
       id: resolution.id,
@@ -28,7 +26,11 @@ export const dispatch: Stage = async (ctx) => {
       candidates: resolution.candidates,
       policy: isAlias ? resolution.alias.routing : ctx.config.routing,
       breakers: ctx.runtime.breakers,
-      plan: new CredentialPlan(callerKey, isAlias ? resolution.alias.byokFallback : 'same_provider'),
+      plan: CredentialPlan.forRequest(
+        ctx.req.headers,
+        resolution.candidates,
+        isAlias ? resolution.alias.byokFallback : 'same_provider',
+      ),
       signal: ctx.signal,
       tally: ctx,
       attempt: (c, cred) => attempt(ctx, c, cred),

@@ -148,7 +148,7 @@ async function* costAtEnd<T>(
 /** The store's answer, or undefined when it is down and the policy is fail_open. */
 async function reserve(ctx: RequestContext, ops: CounterOp[]): Promise<ReserveResult | undefined> {
   try {
-    return await ctx.runtime.limits.reserve(ops);
+    return await ctx.runtime.store.reserve(ops);
   } catch (err) {
     if (ctx.config.state.onUnavailable === 'fail_open') {
       ctx.runtime.logger.log(

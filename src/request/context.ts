@@ -23,8 +23,8 @@ export interface GatewayRuntime {
   startedAtEpochMs: number;
   /** Circuit breakers of targets and provider credentials (per process). */
   breakers: Breakers;
-  /** Budget and rate-limit counters (embedded or Redis). */
-  limits: StateStore;
+  /** The state store: budget and rate-limit counters (embedded or Redis). */
+  store: StateStore;
   /** Metrics and traces. */
   telemetry: TelemetryHub;
   /** Settlements waiting for the store to come back. */
@@ -73,7 +73,6 @@ export interface RequestContext {
   usage?: Usage;
   status?: number;
   error?: GatewayError;
-  firstByteAt?: number;
   /** performance.now() when the first byte of a stream went to the caller. */
   firstByteSentAt?: number;
   /** What a translated request left out (x-gateway-dropped-fields), for the log line. */

@@ -43,6 +43,29 @@ export class CredentialPlan {
   ) {}
 
   /**
+   * The plan for one request: the caller's `x-provider-api-key` (if any), checked up front
+   * against the candidates (`check`). Chat requests and count_tokens both start here.
+   */
+  static forRequest(
+    headers: Record<string, string | string[] | undefined>,
+    candidates: readonly Candidate[],
+    byokFallback: AliasConfig['byokFallback'],
+  ): CredentialPlan {
+    const callerKey = callerProviderKey(headers);
+    CredentialPlan.check(candidates, callerKey);
+    return new CredentialPlan(callerKey, byokFallback);
+  }
+
+  /** The first candidate that has a credential now (a request served without a routing loop). */
+  firstUsable(candidates: readonly Candidate[]): { candidate: Candidate; credential: Credential } | undefined {
+    for (const candidate of candidates) {
+      const credential = this.credentialFor(candidate);
+      if (!('skip' in credential)) return { candidate, credential };
+    }
+    return undefined;
+  }
+
+  /**
    * Checks up front that some candidate can take the request as sent: with a caller key, one
    * that accepts caller keys (else 400: a key is never silently ignored); without one, one that
    * does not require it (else 401).

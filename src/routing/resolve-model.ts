@@ -1,3 +1,4 @@
+import { walkAlias } from '../config/alias-walk.js';
 import type { AliasConfig, GatewayConfig, ModelSpec, ProviderConfig } from '../config/types.js';
 
 /** One concrete model the request may be sent to, in the order to try. */
@@ -35,37 +36,20 @@ export function resolveModel(
   const alias = config.aliases.get(name);
   if (!alias) return undefined;
   const out: Candidate[] = [];
-  const seen = new Set<string>();
-  expandAlias(config, alias, false, out, seen, new Set(), random);
-  return { kind: 'alias', id: name, alias, candidates: out };
-}
-
-function expandAlias(
-  config: GatewayConfig,
-  alias: AliasConfig,
-  fallback: boolean,
-  out: Candidate[],
-  seen: Set<string>,
-  visiting: Set<string>,
-  random: () => number,
-): void {
-  if (visiting.has(alias.id)) return; // check-config rejects cycles; stay safe anyway
-  visiting.add(alias.id);
-  const add = (id: string, isFallback: boolean) => {
-    const model = config.models.get(id);
-    if (model) {
-      if (seen.has(id)) return;
-      seen.add(id);
-      out.push({ model, provider: config.providers.get(model.provider)!, alias: alias.id, fallback: isFallback });
-      return;
-    }
-    const next = config.aliases.get(id);
-    if (next) expandAlias(config, next, true, out, seen, visiting, random);
+  const lookup = {
+    isModel: (id: string) => config.models.has(id),
+    alias: (id: string) => {
+      const a = config.aliases.get(id);
+      if (!a) return undefined;
+      const targets = a.strategy === 'ordered' ? a.targets : weightedOrder(a.targets, random);
+      return { targets: targets.map((t) => t.model), fallbacks: a.fallbacks };
+    },
   };
-  const targets = alias.strategy === 'ordered' ? alias.targets : weightedOrder(alias.targets, random);
-  for (const t of targets) add(t.model, fallback);
-  for (const f of alias.fallbacks) add(f, true);
-  visiting.delete(alias.id);
+  walkAlias(name, lookup, (id, via, fallback) => {
+    const model = config.models.get(id)!;
+    out.push({ model, provider: config.providers.get(model.provider)!, alias: via, fallback });
+  });
+  return { kind: 'alias', id: name, alias, candidates: out };
 }
 
 /**

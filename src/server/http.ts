@@ -66,7 +66,7 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
         processMetrics: true,
         cooling: () => runtime.breakers.cooling(),
         budgets: async () =>
-          (await budgetRows(runtime.config, runtime.limits, Date.now())).map((r) => ({
+          (await budgetRows(runtime.config, runtime.store, Date.now())).map((r) => ({
             id: r.id,
             remainingUsd: r.remainingUsd,
           })),
@@ -91,7 +91,7 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
     logger,
     startedAtEpochMs: Date.now(),
     breakers: new Breakers(),
-    limits: store,
+    store,
     reconcile: new ReconcileQueue(store, logger),
     telemetry: new TelemetryHub([metrics, tracing].filter((s) => s !== undefined)),
   };
@@ -206,17 +206,17 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
   let storeDown = false;
   const ready = async (res: ServerResponse) => {
     try {
-      await runtime.limits.ping();
+      await runtime.store.ping();
       storeDown = false;
-      writeJson(res, 200, { status: 'ready', store: runtime.limits.kind });
+      writeJson(res, 200, { status: 'ready', store: runtime.store.kind });
     } catch (err) {
       if (!storeDown)
         runtime.logger.log('warn', 'not ready: state store unreachable', {
-          store: runtime.limits.kind,
+          store: runtime.store.kind,
           error: (err as Error).message,
         });
       storeDown = true;
-      writeJson(res, 503, { status: 'not_ready', store: runtime.limits.kind, reason: 'state store unreachable' });
+      writeJson(res, 503, { status: 'not_ready', store: runtime.store.kind, reason: 'state store unreachable' });
     }
   };
 
@@ -291,7 +291,7 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
       await runtime.reconcile.close();
       await runtime.telemetry.close();
       await new Promise<void>((resolve) => (metricsServer ? metricsServer.close(() => resolve()) : resolve()));
-      await runtime.limits.close();
+      await runtime.store.close();
     },
   };
 }

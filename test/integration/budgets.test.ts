@@ -76,7 +76,7 @@ function gatewayFor(extra: string): { gw: () => RunningGateway } {
 }
 
 async function spend(gw: RunningGateway, key: string): Promise<number> {
-  return (await gw.gateway.runtime.limits.get([key]))[0];
+  return (await gw.gateway.runtime.store.get([key]))[0];
 }
 
 /**
@@ -293,7 +293,7 @@ describe('several budgets at once: all must allow, and a refusal reserves nothin
     await expectBudgetRefusal(await send(url, 'anthropic', 's1', BODY), 'anthropic', 'everyone', 4);
     await expectBudgetRefusal(await send(url, 'openai', 't1', BODY), 'openai', 'per-key', 4);
 
-    const store = gw().gateway.runtime.limits;
+    const store = gw().gateway.runtime.store;
     expect(
       await store.get([
         'budget:per-key:t1:total',

@@ -162,7 +162,7 @@ describe('tokens_per_minute', () => {
       await withinOneMinute(async () => {
         up.reset();
         const key = `rl:tpm:*:tok:${minuteEnd() - 60_000}`;
-        const store = gw().gateway.runtime.limits;
+        const store = gw().gateway.runtime.store;
         const before = (await store.get([key]))[0];
         expect(before).toBe(0);
         // Held replies keep the reservations (E each) in the window.
@@ -216,7 +216,7 @@ describe('tokens_per_minute', () => {
 describe('max_concurrent: 3', () => {
   const { gw } = gatewayFor(`rate_limits:\n  - { id: conc, scope: { role: team }, max_concurrent: 3 }`);
   const INFLIGHT = 'rl:conc:*:inflight';
-  const inflight = async () => (await gw().gateway.runtime.limits.get([INFLIGHT]))[0];
+  const inflight = async () => (await gw().gateway.runtime.store.get([INFLIGHT]))[0];
 
   /** Every call from now on waits for its own release. */
   function holdEach(): Array<() => void> {

@@ -202,13 +202,13 @@ describe.skipIf(skipRedisTests('the shared-state Redis tests'))(
       const yaml = configYaml(upstream.url, server.url, { ...l, prefix });
       for (let i = 0; i < 3; i++) gws.push(await startGateway(loadTestConfig(yaml)));
       for (const gw of gws) {
-        expect(gw.gateway.runtime.limits.kind).toBe('redis');
+        expect(gw.gateway.runtime.store.kind).toBe('redis');
         await waitFor(async () => {
-          await gw.gateway.runtime.limits.ping();
+          await gw.gateway.runtime.store.ping();
           return true;
         }, 'store ready');
       }
-      expect(new Set(gws.map((g) => g.gateway.runtime.limits)).size).toBe(3);
+      expect(new Set(gws.map((g) => g.gateway.runtime.store)).size).toBe(3);
       return { gws, prefix };
     }
 
@@ -286,7 +286,7 @@ describe.skipIf(skipRedisTests('the shared-state Redis tests'))(
       expect(await spend(prefix)).toBe(10 * COST);
       expect(await spend(prefix)).toBeLessThanOrEqual(limitNano);
       // Read through a store as well (the gateways' own view of the counter).
-      expect(await gws[2].gateway.runtime.limits.get(['budget:shared:*:total'])).toEqual([10 * COST]);
+      expect(await gws[2].gateway.runtime.store.get(['budget:shared:*:total'])).toEqual([10 * COST]);
 
       // Full now on every instance: nothing more is sent upstream.
       const after = await burst(gws, 3);

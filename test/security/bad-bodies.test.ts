@@ -54,7 +54,7 @@ async function expect400(res: Response, ep: Endpoint, param?: string): Promise<s
 async function settledSpend(r: SecurityRig, key: string, want: number): Promise<number> {
   const until = Date.now() + 5000;
   for (;;) {
-    const v = (await r.gw.gateway.runtime.limits.get([key]))[0];
+    const v = (await r.gw.gateway.runtime.store.get([key]))[0];
     if (v === want || Date.now() > until) return v;
     await new Promise((res) => setTimeout(res, 20));
   }

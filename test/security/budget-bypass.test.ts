@@ -171,7 +171,7 @@ function costOf(res: Response): number {
 }
 
 async function spend(key: 'one-dollar' | 'roomy'): Promise<number> {
-  return (await gw!.gateway.runtime.limits.get([budgetCounterKey(key, '*', 'total')]))[0];
+  return (await gw!.gateway.runtime.store.get([budgetCounterKey(key, '*', 'total')]))[0];
 }
 
 /** The budget counter once it equals `want` (settlement is written after the response), else its last value. */
