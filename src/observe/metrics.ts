@@ -44,7 +44,7 @@ export interface GatewayMetricsOptions {
   cooling?: () => readonly string[];
   /** Read at every scrape: spans the trace exporter has dropped so far (queue full, collector slow). */
   traceSpansDropped?: () => number;
-  /** Read at every scrape: bytes of serialised spans waiting for export (bounded). */
+  /** Read at every scrape: estimated bytes (OTLP JSON) of spans waiting for export (bounded). */
   traceQueueBytes?: () => number;
 }
 
@@ -234,7 +234,7 @@ export class GatewayMetrics implements Telemetry {
     if (queueBytesFn) {
       new Gauge({
         name: 'gateway_trace_queue_bytes',
-        help: 'Bytes of serialised spans waiting for export (bounded: beyond it spans are dropped).',
+        help: 'Estimated bytes (OTLP JSON) of spans waiting for export (bounded: beyond it spans are dropped).',
         registers,
         collect() {
           this.set(Math.max(0, queueBytesFn()));

@@ -1,21 +1,22 @@
-import { createServer } from 'node:net';
+import { createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { trace } from '@opentelemetry/api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AttemptRecord, RequestRecord } from '../../../src/observe/record.js';
-import {
-  OtlpTracing,
-  parseTraceparent,
-  SPAN_KIND_CLIENT,
-  SPAN_KIND_SERVER,
-  STATUS_ERROR,
-  unixNano,
-} from '../../../src/observe/tracing.js';
+import { hrTimeOf } from '../../../src/observe/request-spans.js';
+import { OtlpTracing, parseTraceparent } from '../../../src/observe/tracing.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../../helpers/otlp-receiver.js';
+
+// OTLP wire values: span kinds SERVER and CLIENT, status ERROR.
+const SPAN_KIND_SERVER = 2;
+const SPAN_KIND_CLIENT = 3;
+const STATUS_ERROR = 2;
 
 const T0 = Date.UTC(2025, 0, 1, 12, 0, 0) + 0.25;
 const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
 const PARENT_SPAN = 'b7ad6b7169203331';
-const ns = (ms: number) => BigInt(unixNano(ms));
+/** Epoch milliseconds (possibly fractional) → Unix nanoseconds, exactly. */
+const ns = (ms: number) => BigInt(Math.floor(ms)) * 1_000_000n + BigInt(Math.round((ms - Math.floor(ms)) * 1e6));
 
 function record(over: Partial<RequestRecord> = {}): RequestRecord {
   return {
@@ -79,6 +80,30 @@ async function waitFor(cond: () => boolean, timeoutMs = 10_000): Promise<void> {
   }
 }
 
+/** A collector that accepts connections, reads what it is sent and never answers. */
+async function startHangingCollector(): Promise<{ url: string; connections: () => number; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  let connections = 0;
+  const server = createServer((s) => {
+    connections++;
+    sockets.add(s);
+    s.resume();
+    s.on('error', () => undefined);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1/traces`,
+    connections: () => connections,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
 describe('parseTraceparent', () => {
   it('accepts a valid header and reads the sampled flag', () => {
     expect(parseTraceparent(`00-${TRACE_ID}-${PARENT_SPAN}-01`)).toEqual({
@@ -108,10 +133,11 @@ describe('parseTraceparent', () => {
   });
 });
 
-describe('unixNano', () => {
+describe('hrTimeOf', () => {
   it('is exact for epoch milliseconds with a fraction', () => {
-    expect(unixNano(1735732800000.25)).toBe('1735732800000250000');
-    expect(unixNano(1735732800000)).toBe('1735732800000000000');
+    expect(hrTimeOf(1735732800000.25)).toEqual([1735732800, 250000]);
+    expect(hrTimeOf(999.9999999)).toEqual([1, 0]); // the fraction rounds up into the next second
+    expect(hrTimeOf(1735732800123)).toEqual([1735732800, 123000000]);
   });
 });
 
@@ -302,7 +328,7 @@ describe('OtlpTracing', () => {
     expect(models.attributes['gen_ai.operation.name']).toBeUndefined();
   });
 
-  it('drops the spans of a request whose caller did not sample its trace (parent-based), unless told not to', async () => {
+  it('drops the spans of a request whose caller did not sample it (parent-based), unless told not to', async () => {
     const t = tracer();
     t.onRequest(record({ correlation_id: 'unsampled' }), {
       attempts: ATTEMPTS,
@@ -360,7 +386,8 @@ describe('OtlpTracing', () => {
   });
 
   it('a collector answering with an error is counted and logged once, never thrown', async () => {
-    receiver.respondWith(503);
+    // 500 is not retried by the exporter (429, 502, 503 and 504 are: see the next test).
+    receiver.respondWith(500);
     const logged: Array<{ level: string; msg: string; fields?: Record<string, unknown> }> = [];
     const t = tracer({
       headers: { authorization: 'Bearer collector-token' },
@@ -372,13 +399,30 @@ describe('OtlpTracing', () => {
     await t.flush();
     expect(t.stats.failed).toBe(2);
     expect(logged).toHaveLength(1);
-    expect(logged[0]).toMatchObject({ level: 'warn', msg: 'trace export failed' });
+    expect(logged[0]).toMatchObject({
+      level: 'warn',
+      msg: 'trace export failed',
+      fields: { error: 'HTTP 500', spans: 1 },
+    });
     expect(JSON.stringify(logged)).not.toContain('collector-token');
+    expect(JSON.stringify(logged)).not.toContain('refused'); // the response body stays out of the log
 
     receiver.respondWith(200);
     t.onRequest(record(), { attempts: [], startEpochMs: T0 });
     await t.flush();
     expect(t.stats.exported).toBe(1);
+  });
+
+  it('a collector answering 503 is retried within the export timeout', async () => {
+    receiver.respondWith(503);
+    const t = tracer({ exportTimeoutMs: 5000 });
+    t.onRequest(record(), { attempts: [], startEpochMs: T0 });
+    await waitFor(() => receiver.exports.length >= 1);
+    receiver.respondWith(200);
+    await t.flush();
+    expect(receiver.exports.length).toBeGreaterThanOrEqual(2);
+    expect(receiver.spans).toHaveLength(1);
+    expect(t.stats).toMatchObject({ exported: 1, failed: 0 });
   });
 
   it('a collector that is down never throws into the request path', async () => {
@@ -391,6 +435,8 @@ describe('OtlpTracing', () => {
     const logged: string[] = [];
     const t = tracer({
       endpoint: `http://127.0.0.1:${port}/v1/traces`,
+      // Refused connections are retried with backoff until the export timeout: keep it short.
+      exportTimeoutMs: 500,
       logger: { log: (_l, msg) => logged.push(msg) },
     });
     expect(() => t.onRequest(record(), { attempts: ATTEMPTS, traceparent: 'garbage', startEpochMs: T0 })).not.toThrow();
@@ -412,5 +458,67 @@ describe('OtlpTracing', () => {
 
   it('refuses a non-http endpoint at construction', () => {
     expect(() => new OtlpTracing({ endpoint: 'ftp://example.com/v1/traces', serviceName: 'x' })).toThrow(/http/);
+  });
+
+  it('registers nothing globally: a host application keeps its own OpenTelemetry setup', () => {
+    tracer();
+    expect(trace.getTracer('probe').startSpan('x').isRecording()).toBe(false);
+  });
+
+  it('bounds the queue in spans: a request that does not fit is dropped whole (no orphans), counted', async () => {
+    const t = tracer({ maxQueueSpans: 5, maxBatchSpans: 5, flushIntervalMs: 60_000 });
+    t.onRequest(record({ correlation_id: 'fits' }), { attempts: ATTEMPTS, startEpochMs: T0 });
+    t.onRequest(record({ correlation_id: 'too-many' }), { attempts: ATTEMPTS, startEpochMs: T0 });
+    t.onRequest(record({ correlation_id: 'single' }), { attempts: [], startEpochMs: T0 });
+    expect(t.queuedSpans).toBe(4);
+    expect(t.stats.dropped).toBe(3);
+    await t.flush();
+    expect(t.queuedSpans).toBe(0);
+    expect(t.queuedBytes).toBe(0);
+    expect(receiver.spans).toHaveLength(4);
+    expect(receiver.spans.map((s) => s.attributes['gateway.correlation_id']).filter(Boolean)).toEqual(
+      expect.arrayContaining(['fits', 'single']),
+    );
+    const ids = new Set(receiver.spans.map((s) => s.spanId));
+    for (const s of receiver.spans.filter((s) => s.kind === SPAN_KIND_CLIENT))
+      expect(ids.has(s.parentSpanId!)).toBe(true);
+  });
+
+  it('bounds the queue in bytes, estimated close to the OTLP JSON the collector receives', async () => {
+    const t = tracer({ flushIntervalMs: 60_000 });
+    t.onRequest(record({ model: 'm'.repeat(900) }), { attempts: ATTEMPTS, startEpochMs: T0 });
+    const estimated = t.queuedBytes;
+    await t.flush();
+    const sent = receiver.exports[0].body.resourceSpans[0].scopeSpans[0].spans as unknown[];
+    const actual = sent.reduce((n: number, span) => n + Buffer.byteLength(JSON.stringify(span)), 0);
+    expect(estimated).toBeGreaterThanOrEqual(actual * 0.8);
+    expect(estimated).toBeLessThanOrEqual(actual * 1.25);
+
+    const bound = Math.ceil(estimated * 1.5);
+    const small = tracer({ maxQueueBytes: bound, flushIntervalMs: 60_000 });
+    small.onRequest(record({ model: 'm'.repeat(900) }), { attempts: ATTEMPTS, startEpochMs: T0 });
+    small.onRequest(record({ model: 'm'.repeat(900) }), { attempts: ATTEMPTS, startEpochMs: T0 });
+    expect(small.queuedBytes).toBe(estimated);
+    expect(small.stats.dropped).toBe(3);
+  });
+
+  it('sends two exports at a time; waiting batches count against the bound; close() is bounded', async () => {
+    const hanging = await startHangingCollector();
+    try {
+      const t = tracer({ endpoint: hanging.url, maxBatchSpans: 1, flushIntervalMs: 10, exportTimeoutMs: 1000 });
+      for (let i = 0; i < 6; i++) t.onRequest(record({ correlation_id: `h${i}` }), { attempts: [], startEpochMs: T0 });
+      await waitFor(() => hanging.connections() >= 2);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(hanging.connections()).toBe(2);
+      expect(t.queuedSpans).toBe(4);
+      const started = Date.now();
+      await t.close();
+      // About one export timeout (+1 s) however much is queued, not one timeout per batch.
+      expect(Date.now() - started).toBeLessThan(4000);
+      await waitFor(() => t.stats.failed === 6);
+      expect(t.queuedSpans).toBe(0);
+    } finally {
+      await hanging.close();
+    }
   });
 });
