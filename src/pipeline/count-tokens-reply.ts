@@ -6,7 +6,7 @@ import { WIRE_FORMATS } from '../formats/registry.js';
 import { HTTP_PROVIDERS } from '../providers/registry.js';
 import { countTokensLocal, refuseUncountable } from '../routing/count-tokens.js';
 import { sendUpstream, upstreamErrorOf } from '../attempt/upstream-request.js';
-import { CredentialPlan, } from '../routing/byok.js';
+import { CredentialPlan } from '../routing/byok.js';
 import type { Candidate } from '../routing/resolve-model.js';
 import type { Stage } from './compose.js';
 
