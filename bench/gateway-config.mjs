@@ -14,6 +14,7 @@ export const GATEWAY_ANTHROPIC_MODEL = 'anth/claude-bench';
  * An anthropic provider's base_url is the origin: the gateway appends /v1/messages.
  */
 export function gatewayConfigYaml(upstreamUrl, extra = '') {
+  // A `\` at the end of a line continues it on the next (a template literal line continuation: no newline).
   return `
 server: { host: 127.0.0.1, port: 0, body_limit: 1mb, shutdown_grace_ms: 1000 }
 providers:
@@ -23,14 +24,16 @@ providers:
     api_key: sk-bench-upstream-secret-0001
     timeouts: { connect_ms: 2000, first_byte_ms: 10000, total_ms: 30000 }
     models:
-      gpt-bench: { context_window: 128000, max_output_tokens: 4096, upstream_name: gpt-bench-upstream, price: { input: 0.15, output: 0.60 } }
+      gpt-bench: { context_window: 128000, max_output_tokens: 4096, upstream_name: gpt-bench-upstream, \
+price: { input: 0.15, output: 0.60 } }
   anth:
     api: anthropic
     base_url: ${upstreamUrl}
     api_key: sk-ant-bench-upstream-secret-0001
     timeouts: { connect_ms: 2000, first_byte_ms: 10000, total_ms: 30000 }
     models:
-      claude-bench: { context_window: 200000, max_output_tokens: 4096, upstream_name: claude-bench-upstream, price: { input: 3, output: 15 } }
+      claude-bench: { context_window: 200000, max_output_tokens: 4096, upstream_name: claude-bench-upstream, \
+price: { input: 3, output: 15 } }
 roles:
   bench: { models: ["up/*", "anth/*"] }
 keys:
@@ -80,8 +83,9 @@ export const GUARDRAIL_DETECTORS = [
   'bearer_token',
 ];
 export function guardrailsYaml() {
+  const detectors = GUARDRAIL_DETECTORS.join(', ');
   return `
 guardrails:
-  - { id: bench-pii, applies_to: both, check: { type: detectors, detectors: [${GUARDRAIL_DETECTORS.join(', ')}] }, action: redact }
+  - { id: bench-pii, applies_to: both, check: { type: detectors, detectors: [${detectors}] }, action: redact }
 `;
 }

@@ -292,7 +292,10 @@ function limitsValidators() {
     ...openaiValidators({ expectUsageChunk: false }),
     headers(h) {
       if (h['x-ratelimit-limit-requests'] !== String(LIMITS.requestsPerMinute))
-        return `no x-ratelimit-limit-requests: ${LIMITS.requestsPerMinute} header (limits not applied?): ${JSON.stringify(h).slice(0, 300)}`;
+        return (
+          `no x-ratelimit-limit-requests: ${LIMITS.requestsPerMinute} header (limits not applied?): ` +
+          `${JSON.stringify(h).slice(0, 300)}`
+        );
       if (!(Number(h['x-gateway-cost-usd']) > 0))
         return `no x-gateway-cost-usd header with a cost: ${h['x-gateway-cost-usd']}`;
       return undefined;
@@ -328,7 +331,10 @@ function guardedOpenaiValidators({ deltas }) {
       const got = content.map((c) => c.choices[0].delta.content).join('');
       if (got !== streamText(deltas(chunks))) return `streamed text differs: ${got.slice(0, 60)}…${got.slice(-40)}`;
       if (content.length >= deltas(chunks))
-        return `${content.length} content chunks for ${deltas(chunks)} upstream deltas: not re-chunked, is the output guard on?`;
+        return (
+          `${content.length} content chunks for ${deltas(chunks)} upstream deltas: ` +
+          'not re-chunked, is the output guard on?'
+        );
       if (content.length < 2) return 'the text came in one chunk: not streamed';
       return undefined;
     },

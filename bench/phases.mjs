@@ -299,7 +299,9 @@ export async function memory(ctx) {
     };
     if (r.firstError) log(`memory ${lane.id}: ${r.errors} errors, first: ${r.firstError}`);
     log(
-      `memory ${lane.id}: peak ${mb(peakKb).toFixed(1)} MB (RSS before ${before ? mb(before.VmRSS).toFixed(1) : '?'} MB)${reset ? '' : ' (lifetime peak: clear_refs not allowed)'}`,
+      `memory ${lane.id}: peak ${mb(peakKb).toFixed(1)} MB ` +
+        `(RSS before ${before ? mb(before.VmRSS).toFixed(1) : '?'} MB)` +
+        `${reset ? '' : ' (lifetime peak: clear_refs not allowed)'}`,
     );
   }
 }

@@ -157,6 +157,7 @@ export async function startRedis({ timeoutMs = 10_000 } = {}) {
   }
   await stop();
   throw new Error(
-    `redis-server on 127.0.0.1:${port} did not answer PING within ${timeoutMs} ms${exited ? ` (${exited})` : ''}: ${stderr.slice(-1000)}`,
+    `redis-server on 127.0.0.1:${port} did not answer PING within ${timeoutMs} ms` +
+      `${exited ? ` (${exited})` : ''}: ${stderr.slice(-1000)}`,
   );
 }

@@ -51,7 +51,8 @@ export function resultsTable(lanes, results) {
   const legend = lanes
     .map(
       (l) =>
-        `  ${l.id.padEnd(Math.max(...lanes.map((x) => x.id.length)))}  ${l.label}${l.direct ? ` (+ columns vs ${l.direct})` : ''}`,
+        `  ${l.id.padEnd(Math.max(...lanes.map((x) => x.id.length)))}  ${l.label}` +
+        `${l.direct ? ` (+ columns vs ${l.direct})` : ''}`,
     )
     .join('\n');
   return `${table(headers, rows)}\n${legend}`;
@@ -121,7 +122,11 @@ export function limitsTable(lanes, results, limitsLanes, referenceId) {
       ];
     }),
   ];
-  return `Budgets + rate limits vs ${referenceId} (same run; "per request" = lane +p50/+p99 minus ${referenceId}'s; store CPU = redis-server's):\n${table(headers, body)}`;
+  return (
+    `Budgets + rate limits vs ${referenceId} ` +
+    `(same run; "per request" = lane +p50/+p99 minus ${referenceId}'s; store CPU = redis-server's):\n` +
+    `${table(headers, body)}`
+  );
 }
 
 /**

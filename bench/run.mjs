@@ -4,11 +4,13 @@
  * its own child process; plus the translation lanes (Anthropic caller → OpenAI upstream and the
  * reverse) beside the Anthropic-format pass-through and direct lanes (the upstream speaks both),
  * and the gateway with a budget and a rate limit on (embedded store; Redis on loopback when
- * `redis-server` is on PATH, started here on a free port). Prints one table and the target verdicts; writes JSON to --out
- * (default bench/.last-results.json). Exits 0 unless something crashed: a benchmark is a report.
+ * `redis-server` is on PATH, started here on a free port). Prints one table and the target verdicts;
+ * writes JSON to --out (default bench/.last-results.json). Exits 0 unless something crashed: a
+ * benchmark is a report.
  *
  *   node bench/run.mjs [--out file] [--quick] [--lanes bare,gateway] [--tests latency,stream,throughput,memory]
- *                      [--chunks 100] [--pacing interval|tick|burst] [--dist dir] [--budget-period month|week|day|total]
+ *                      [--chunks 100] [--pacing interval|tick|burst] [--dist dir]
+ *                      [--budget-period month|week|day|total]
  *
  * Everything talks to 127.0.0.1 only; every loop is bounded in count and in time.
  * Lanes, processes and targets: lanes.mjs. Phases: phases.mjs.
@@ -185,25 +187,31 @@ async function main() {
 
   const out = [];
   out.push(
-    `Gateway benchmark  node ${meta.node}  ${meta.cpus} CPUs  commit ${meta.commit ?? '?'}  load avg before ${load0[0].toFixed(2)}  ${meta.quick ? '(QUICK) ' : ''}${(meta.durationMs / 1000).toFixed(1)} s`,
+    `Gateway benchmark  node ${meta.node}  ${meta.cpus} CPUs  commit ${meta.commit ?? '?'}  ` +
+      `load avg before ${load0[0].toFixed(2)}  ${meta.quick ? '(QUICK) ' : ''}${(meta.durationMs / 1000).toFixed(1)} s`,
   );
   out.push('Every server is its own process on 127.0.0.1, sharing the machine with the load generator. Times in ms.');
   out.push(
-    `c=1: ${PLAN.latency.requests} sequential non-stream requests per lane; +p50/+p99 = lane minus its direct lane (direct-anth for lanes whose upstream leg is Anthropic-format, else direct).`,
+    `c=1: ${PLAN.latency.requests} sequential non-stream requests per lane; +p50/+p99 = lane minus its direct lane ` +
+      '(direct-anth for lanes whose upstream leg is Anthropic-format, else direct).',
   );
   out.push(
-    `req/s and CPU ms/req (of the proxy process): non-stream at c=${PLAN.throughput.concurrency} for ${PLAN.throughput.maxMs / 1000} s.`,
+    `req/s and CPU ms/req (of the proxy process): non-stream at c=${PLAN.throughput.concurrency} ` +
+      `for ${PLAN.throughput.maxMs / 1000} s.`,
   );
   const pacing = opts.pacing === 'interval' ? 'first event at once, then 10 events per ms' : `${opts.pacing} pacing`;
   out.push(
-    `TTFB/stream/stream CPU: ${PLAN.stream.requests} sequential ${opts.chunks}-chunk streams (${pacing}); +stream = stream p50 minus its direct lane's.`,
+    `TTFB/stream/stream CPU: ${PLAN.stream.requests} sequential ${opts.chunks}-chunk streams (${pacing}); ` +
+      "+stream = stream p50 minus its direct lane's.",
   );
   out.push(
-    `Peak RSS: VmHWM over ${PLAN.memory.maxMs / 1000} s at c=${PLAN.memory.concurrency}, half non-stream half streams (includes the RSS already reached earlier in the run).`,
+    `Peak RSS: VmHWM over ${PLAN.memory.maxMs / 1000} s at c=${PLAN.memory.concurrency}, ` +
+      'half non-stream half streams (includes the RSS already reached earlier in the run).',
   );
   if (lanes.some((l) => LIMITS_LANES.includes(l.id))) {
     out.push(
-      `limits lanes: one enforced budget (period ${opts.budgetPeriod}) and one requests-per-minute limit, reserved and settled on every request, never refusing.`,
+      `limits lanes: one enforced budget (period ${opts.budgetPeriod}) and one requests-per-minute limit, ` +
+        'reserved and settled on every request, never refusing.',
     );
   }
   for (const n of notes) out.push(n);
@@ -212,7 +220,9 @@ async function main() {
     .map(([id, r]) => `${id} ${r.throughput.foreignCores.toFixed(2)}`);
   if ((foreignCores ?? 0) > 0.15 || noisy.length > 0) {
     out.push(
-      `WARNING: other processes used ${foreignCores?.toFixed(2) ?? '?'} cores on average during the run${noisy.length ? ` (throughput batches: ${noisy.join(', ')} cores)` : ''}; rerun on a quiet machine before trusting the ratios.`,
+      `WARNING: other processes used ${foreignCores?.toFixed(2) ?? '?'} cores on average during the run` +
+        `${noisy.length ? ` (throughput batches: ${noisy.join(', ')} cores)` : ''}; ` +
+        'rerun on a quiet machine before trusting the ratios.',
     );
   } else if (foreignCores !== undefined) {
     out.push(`Other processes used ${foreignCores.toFixed(2)} cores on average during the run (quiet enough).`);
@@ -223,9 +233,11 @@ async function main() {
   if (util.length > 0) {
     const low = util.filter(([, u]) => u < 0.8).map(([id]) => id);
     out.push(
-      `Proxy CPU during c=${PLAN.throughput.concurrency} (cores): ${util.map(([id, u]) => `${id} ${u.toFixed(2)}`).join(', ')}` +
+      `Proxy CPU during c=${PLAN.throughput.concurrency} (cores): ` +
+        `${util.map(([id, u]) => `${id} ${u.toFixed(2)}`).join(', ')}` +
         (low.length
-          ? ` — WARNING: ${low.join(', ')} not CPU-bound, so req/s is limited elsewhere (load generator, upstream, other processes).`
+          ? ` — WARNING: ${low.join(', ')} not CPU-bound, ` +
+            'so req/s is limited elsewhere (load generator, upstream, other processes).'
           : ' (each proxy was the bottleneck).'),
     );
   }
@@ -245,18 +257,21 @@ async function main() {
     out.push(`${TARGET_LANES[0]}: ${primary.filter((t) => t.pass).length}/${primary.length} targets met.`);
   if (translation.length > 0)
     out.push(
-      `translation (${TRANSLATION_LANES.join(', ')}): ${translation.filter((t) => t.pass).length}/${translation.length} targets met.`,
+      `translation (${TRANSLATION_LANES.join(', ')}): ` +
+        `${translation.filter((t) => t.pass).length}/${translation.length} targets met.`,
     );
   const limitsTargets = targets.filter((t) => LIMITS_LANES.includes(t.lane) && !t.informational);
   if (limitsTargets.length > 0)
     out.push(
-      `budgets + rate limits (${LIMITS_LANES.join(', ')}): ${limitsTargets.filter((t) => t.pass).length}/${limitsTargets.length} targets met.`,
+      `budgets + rate limits (${LIMITS_LANES.join(', ')}): ` +
+        `${limitsTargets.filter((t) => t.pass).length}/${limitsTargets.length} targets met.`,
     );
   // The guardrails lane (compared with `gateway` of the same run: run both, e.g. --lanes gateway,guardrails).
   const guardrailTargets = targets.filter((t) => t.target.startsWith('guardrails-') && !t.informational);
   if (guardrailTargets.length > 0)
     out.push(
-      `guardrails + info log (guardrails vs gateway): ${guardrailTargets.filter((t) => t.pass).length}/${guardrailTargets.length} targets met.`,
+      'guardrails + info log (guardrails vs gateway): ' +
+        `${guardrailTargets.filter((t) => t.pass).length}/${guardrailTargets.length} targets met.`,
     );
   else if (lanes.some((l) => l.id === 'guardrails') && !lanes.some((l) => l.id === 'gateway'))
     out.push('guardrails: no verdict without the gateway lane (run --lanes gateway,guardrails).');

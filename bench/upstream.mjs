@@ -49,7 +49,9 @@ const completionJson = (id) =>
   `"logprobs":null,"finish_reason":"stop"}],"usage":{"prompt_tokens":24,"completion_tokens":9,"total_tokens":33},` +
   `"system_fingerprint":"fp_bench"}`;
 
-const chunkHead = `{"id":"chatcmpl-bench-stream","object":"chat.completion.chunk","created":${CREATED},"model":"${MODEL}","system_fingerprint":"fp_bench","choices":[{"index":0,`;
+const chunkHead =
+  `{"id":"chatcmpl-bench-stream","object":"chat.completion.chunk","created":${CREATED},"model":"${MODEL}",` +
+  '"system_fingerprint":"fp_bench","choices":[{"index":0,';
 const event = (json) => Buffer.from(`data: ${json}\n\n`);
 
 /** The stream's events, built once: role, CHUNKS-2 content deltas, finish (CHUNKS in all). */
@@ -59,7 +61,8 @@ for (let i = 1; i < CHUNKS - 1; i++)
   STREAM.push(event(`${chunkHead}"delta":{"content":" tok${i}"},"logprobs":null,"finish_reason":null}]}`));
 STREAM.push(event(`${chunkHead}"delta":{},"logprobs":null,"finish_reason":"stop"}]}`));
 const USAGE = event(
-  `{"id":"chatcmpl-bench-stream","object":"chat.completion.chunk","created":${CREATED},"model":"${MODEL}","system_fingerprint":"fp_bench","choices":[],` +
+  `{"id":"chatcmpl-bench-stream","object":"chat.completion.chunk","created":${CREATED},"model":"${MODEL}",` +
+    '"system_fingerprint":"fp_bench","choices":[],' +
     `"usage":{"prompt_tokens":24,"completion_tokens":${CHUNKS - 2},"total_tokens":${24 + CHUNKS - 2}}}`,
 );
 const DONE = Buffer.from('data: [DONE]\n\n');
@@ -68,10 +71,12 @@ const DONE = Buffer.from('data: [DONE]\n\n');
 // Anthropic messages
 
 const anthropicUsage = (output) =>
-  `{"input_tokens":24,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":${output},"service_tier":"standard"}`;
+  '{"input_tokens":24,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,' +
+  `"output_tokens":${output},"service_tier":"standard"}`;
 const messageJson = (id) =>
   `{"id":"msg_bench_${id}","type":"message","role":"assistant","model":"${ANTHROPIC_MODEL}",` +
-  `"content":[{"type":"text","text":"${REPLY}"}],"stop_reason":"end_turn","stop_sequence":null,"usage":${anthropicUsage(9)}}`;
+  `"content":[{"type":"text","text":"${REPLY}"}],"stop_reason":"end_turn","stop_sequence":null,` +
+  `"usage":${anthropicUsage(9)}}`;
 /** Anthropic names every event twice: on the `event:` line and as `type` in the data. */
 const aEvent = (type, json) => Buffer.from(`event: ${type}\ndata: ${json}\n\n`);
 
@@ -79,7 +84,8 @@ const aEvent = (type, json) => Buffer.from(`event: ${type}\ndata: ${json}\n\n`);
 const A_HEAD = [
   aEvent(
     'message_start',
-    `{"type":"message_start","message":{"id":"msg_bench_stream","type":"message","role":"assistant","model":"${ANTHROPIC_MODEL}",` +
+    '{"type":"message_start","message":{"id":"msg_bench_stream","type":"message","role":"assistant",' +
+      `"model":"${ANTHROPIC_MODEL}",` +
       `"content":[],"stop_reason":null,"stop_sequence":null,"usage":${anthropicUsage(1)}}}`,
   ),
   aEvent('ping', '{"type": "ping"}'),
@@ -99,7 +105,8 @@ const A_TAIL = [
   aEvent('content_block_stop', '{"type":"content_block_stop","index":0}'),
   aEvent(
     'message_delta',
-    `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":${CHUNKS}}}`,
+    '{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},' +
+      `"usage":{"output_tokens":${CHUNKS}}}`,
   ),
   aEvent('message_stop', '{"type":"message_stop"}'),
 ];

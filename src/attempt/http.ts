@@ -10,7 +10,7 @@ import { WIRE_FORMATS } from '../formats/registry.js';
 import { translatorFor } from '../formats/translator.js';
 import type { Reply } from '../core/reply.js';
 import type { HttpProviderKind } from '../providers/types.js';
-import { callerModel, type RequestContext } from '../request/context.js';
+import { callerModel, type RoutedContext } from '../request/context.js';
 import { withoutSecrets } from '../request/secrets.js';
 import type { Candidate } from '../routing/resolve-model.js';
 import { type UpstreamResponse, upstreamFailure } from '../upstream/client.js';
@@ -18,14 +18,14 @@ import { responseHeader, sendUpstream, upstreamErrorOf } from './upstream-reques
 
 /** `apiKey`: the provider key for this attempt (the configured one, or the caller's own). */
 export async function attemptHttp(
-  ctx: RequestContext,
+  ctx: RoutedContext,
   c: Candidate,
   kind: HttpProviderKind,
   apiKey: string | undefined,
 ): Promise<Reply> {
   const upstreamFormat = WIRE_FORMATS[kind.speaks];
   if (!upstreamFormat) throw new GatewayError('internal_error', `No wire format "${kind.speaks}" is registered.`);
-  const chat = ctx.chat!;
+  const chat = ctx.chat;
   const translated = upstreamFormat.id !== ctx.format.id;
   const translator = translatorFor(ctx.format, upstreamFormat, ctx.outputGuarded === true);
   const target = {
@@ -34,7 +34,7 @@ export async function attemptHttp(
     reasoning: c.model.reasoning,
   };
   const dropped: string[] = [];
-  const body = translator.requestBody({ raw: ctx.rawBody!, parsed: ctx.body, chat }, target, dropped);
+  const body = translator.requestBody({ raw: ctx.rawBody, parsed: ctx.body, chat }, target, dropped);
   noteDropped(ctx, translated ? [...dropped, ...droppedBetas(ctx)] : []);
   const accept = chat.stream ? 'text/event-stream' : 'application/json';
   const up = await sendUpstream(ctx, c, kind, { path: kind.chatPath, body, accept, apiKey });
@@ -78,7 +78,7 @@ export async function attemptHttp(
  * `x-gateway-dropped-fields` header and the log line. Set per attempt (a fallback to a model of
  * the caller's own format drops nothing).
  */
-function noteDropped(ctx: RequestContext, dropped: string[]): void {
+function noteDropped(ctx: RoutedContext, dropped: string[]): void {
   const names = [...new Set(dropped)];
   ctx.droppedFields = names.length > 0 ? names : undefined;
   if (names.length > 0) ctx.responseHeaders['x-gateway-dropped-fields'] = names.join(', ');
@@ -89,7 +89,7 @@ function noteDropped(ctx: RequestContext, dropped: string[]): void {
  * `anthropic-beta` values only opt into features; what a feature adds to the body (a field, tool
  * or block) is classified itself. Translated, no beta header goes up: each value is listed.
  */
-function droppedBetas(ctx: RequestContext): string[] {
+function droppedBetas(ctx: RoutedContext): string[] {
   const v = ctx.req.headers['anthropic-beta'];
   if (ctx.format.id !== 'anthropic-messages' || v === undefined) return [];
   // The caller's text goes back in a header: bounded in number and length.

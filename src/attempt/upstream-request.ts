@@ -6,7 +6,7 @@
  */
 
 import type { Candidate } from '../routing/resolve-model.js';
-import type { RequestContext } from '../request/context.js';
+import type { RoutedContext } from '../request/context.js';
 import type { HttpProviderKind } from '../providers/types.js';
 import type { WireFormat } from '../formats/types.js';
 import type { UpstreamResponse } from '../upstream/client.js';
@@ -23,7 +23,7 @@ export interface UpstreamCall {
 }
 
 export function sendUpstream(
-  ctx: RequestContext,
+  ctx: RoutedContext,
   c: Candidate,
   kind: HttpProviderKind,
   call: UpstreamCall,

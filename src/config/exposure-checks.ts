@@ -20,7 +20,9 @@ export function checkMetricsExposure(report: Report, data: Record<string, unknow
   report(
     'error',
     ['observability', 'metrics', 'enabled'],
-    '/metrics would be public on the main port: set observability.metrics.admin_key (scrapers send it as a Bearer token) or observability.metrics.port (serve /metrics on its own port)',
+    '/metrics would be public on the main port: ' +
+      'set observability.metrics.admin_key (scrapers send it as a Bearer token) ' +
+      'or observability.metrics.port (serve /metrics on its own port)',
   );
 }
 

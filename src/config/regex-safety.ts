@@ -50,8 +50,10 @@ export function regexBacktrackingRisk(pattern: string, flags: string): RegexRisk
     return {
       severity: 'warning',
       message:
-        `matching time can grow with the square of the text's length (${cause(first)}, on a long run of ${JSON.stringify(first.character.pick)}): ` +
-        'a request near body_limit would hold the gateway for seconds or more; bound the repetition (e.g. {1,64}) or anchor where a match may start (e.g. with a lookbehind)',
+        "matching time can grow with the square of the text's length " +
+        `(${cause(first)}, on a long run of ${JSON.stringify(first.character.pick)}): ` +
+        'a request near body_limit would hold the gateway for seconds or more; ' +
+        'bound the repetition (e.g. {1,64}) or anchor where a match may start (e.g. with a lookbehind)',
     };
   }
   return undefined;
@@ -59,7 +61,10 @@ export function regexBacktrackingRisk(pattern: string, flags: string): RegexRisk
 
 function catastrophic(why: string, pick: string | undefined): string {
   const run = pick === undefined ? '' : ` (e.g. on a long run of ${JSON.stringify(pick)})`;
-  return `catastrophic backtracking: ${why}, so matching time is exponential in the text's length${run} and one request would freeze the gateway; rewrite it so no repeated part can match the same text in two ways`;
+  return (
+    `catastrophic backtracking: ${why}, so matching time is exponential in the text's length${run} ` +
+    'and one request would freeze the gateway; rewrite it so no repeated part can match the same text in two ways'
+  );
 }
 
 function cause(r: Report): string {

@@ -216,7 +216,8 @@ function checkRoutingPolicy({ report }: Ctx, r: Obj | undefined, at: PathSeg[]):
         report(
           'error',
           [...at, list, i],
-          `${JSON.stringify(m)} is not a failure class or status: use connect, timeout, 5xx, auth, or a status among 408, 409, 425, 429, 500-599`,
+          `${JSON.stringify(m)} is not a failure class or status: ` +
+            'use connect, timeout, 5xx, auth, or a status among 408, 409, 425, 429, 500-599',
         );
       } else if (list === 'retry_on' && m === 'auth') {
         report(
@@ -270,7 +271,8 @@ function checkPattern({ c, report }: Ctx, pattern: string | undefined, segs: Pat
     report(
       'error',
       segs,
-      `pattern "${pattern}" matches nothing: "${prefix}" is neither a provider id nor an alias namespace${hint(prefix, [...c.providers, ...c.namespaces])}`,
+      `pattern "${pattern}" matches nothing: "${prefix}" is neither a provider id nor an alias namespace` +
+        `${hint(prefix, [...c.providers, ...c.namespaces])}`,
     );
   } else {
     report(

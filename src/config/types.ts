@@ -25,7 +25,10 @@ export interface ModelSpec {
   upstreamName: string;
   contextWindow: number;
   maxOutputTokens?: number;
-  /** Whether the model reasons (takes reasoning_effort / thinking), when configured; translation guesses from the name otherwise. */
+  /**
+   * Whether the model reasons (takes reasoning_effort / thinking), when configured; translation
+   * guesses from the name otherwise.
+   */
   reasoning?: boolean;
   price?: Price;
   /** The provider's timeouts with this model's overrides applied. */

@@ -108,7 +108,9 @@ export function yamlSyntaxIssue(text: string, errors: readonly YAMLError[]): Syn
       const aboveNumber = text.slice(0, start).split('\n').length;
       return {
         offset: next.start + indentOf(next.line),
-        message: `YAML syntax error: this line is indented deeper than line ${aboveNumber}, which already has a value: indent it like the keys next to it`,
+        message:
+          `YAML syntax error: this line is indented deeper than line ${aboveNumber}, which already has a value: ` +
+          'indent it like the keys next to it',
       };
     }
   }

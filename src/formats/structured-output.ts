@@ -30,7 +30,10 @@ function isObjectSchema(s: Json): boolean {
   return s.type === 'object' || (Array.isArray(s.type) && s.type.includes('object')) || isObject(s.properties);
 }
 
-/** Every object in the schema is closed (`additionalProperties: false`): what Anthropic's native output format requires. */
+/**
+ * Every object in the schema is closed (`additionalProperties: false`): what Anthropic's native output
+ * format requires.
+ */
 export function isClosedSchema(schema: unknown): boolean {
   return everySubschema(schema, (s) => !isObjectSchema(s) || s.additionalProperties === false);
 }

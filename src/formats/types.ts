@@ -23,7 +23,10 @@ export interface StreamWatch {
 
 /** What the same-format fast path needs from a format: the bytes go through, usage is tapped. */
 export interface PassThrough {
-  /** The caller's body for the upstream: `model` rewritten, anything the gateway needs added (an output cap, the usage request). */
+  /**
+   * The caller's body for the upstream: `model` rewritten, anything the gateway needs added (an output
+   * cap, the usage request).
+   */
   prepareBody(raw: Buffer, parsed: unknown, target: EncodeTarget, chat: ChatRequest): Buffer;
   /** A watcher for one relayed upstream stream of this format (fresh per attempt). */
   watchStream(chat: ChatRequest): StreamWatch;

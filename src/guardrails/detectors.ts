@@ -79,8 +79,11 @@ const digitCount = (s: string): number => s.replace(/\D/g, '').length;
 
 const EMAIL_LOCAL_MAX = 64;
 const EMAIL_DOMAIN_MAX = 120;
-const EMAIL_RE =
-  /(?<![A-Za-z0-9._%+-])[A-Za-z0-9_%+-][A-Za-z0-9._%+-]{0,63}@((?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,8}[A-Za-z]{2,24})(?![A-Za-z0-9-])/g;
+const EMAIL_RE = new RegExp(
+  '(?<![A-Za-z0-9._%+-])[A-Za-z0-9_%+-][A-Za-z0-9._%+-]{0,63}@' +
+    String.raw`((?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,8}[A-Za-z]{2,24})(?![A-Za-z0-9-])`,
+  'g',
+);
 
 /**
  * Whether an address is right after `scheme://…` in the same word (then it is URL userinfo or a

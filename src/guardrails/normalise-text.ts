@@ -21,8 +21,12 @@ const IGNORABLES = /\p{Default_Ignorable_Code_Point}/gu;
  * One segment per match: an ASCII run not followed by a mark (copied as is), else one character
  * with what composes onto it under NFKC (marks, Hangul medial/final jamo), else stray marks.
  */
-const SEGMENT =
-  /[\x00-\x7f]+(?![\p{M}\u1160-\u11ff\ud7b0-\ud7ff])|[^\p{M}\u1160-\u11ff\ud7b0-\ud7ff][\p{M}\u1160-\u11ff\ud7b0-\ud7ff]*|[\p{M}\u1160-\u11ff\ud7b0-\ud7ff]+/gsuy;
+const SEGMENT = new RegExp(
+  String.raw`[\x00-\x7f]+(?![\p{M}\u1160-\u11ff\ud7b0-\ud7ff])|` +
+    String.raw`[^\p{M}\u1160-\u11ff\ud7b0-\ud7ff][\p{M}\u1160-\u11ff\ud7b0-\ud7ff]*|` +
+    String.raw`[\p{M}\u1160-\u11ff\ud7b0-\ud7ff]+`,
+  'gsuy',
+);
 
 /** The text rules match on, or undefined when it is the text itself (the common case). */
 export function normalisedForMatching(text: string): string | undefined {

@@ -7,6 +7,7 @@
  * the connection closes.
  */
 
+import { attachListeners } from './attach-listeners.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 export interface DiscardBound {
@@ -82,13 +83,6 @@ export function endDiscardingBody(res: ServerResponse, payload: Buffer, bound: D
   // The client has the whole answer now (Content-Length), whatever happens to the socket later.
   res.write(payload);
   let seen = 0;
-  const cleanup = () => {
-    clearTimeout(timer);
-    req.off('data', onData);
-    req.off('end', onEnd);
-    req.off('error', onCut);
-    req.off('close', onCut);
-  };
   const onEnd = () => {
     cleanup();
     res.end();
@@ -102,11 +96,10 @@ export function endDiscardingBody(res: ServerResponse, payload: Buffer, bound: D
     seen += chunk.length;
     if (seen > bound.bytes) onCut();
   };
-  const timer = setTimeout(onCut, bound.ms);
-  timer.unref();
-  req.on('data', onData);
-  req.on('end', onEnd);
-  req.on('error', onCut);
-  req.on('close', onCut);
+  const cleanup = attachListeners(
+    req,
+    { data: onData, end: onEnd, error: onCut, close: onCut },
+    { ms: bound.ms, run: onCut, unref: true },
+  );
   req.resume();
 }

@@ -106,7 +106,10 @@ function prettyLine(c: Paint) {
       .filter(([, v]) => v !== undefined)
       .map(([k, v]) => `${escapeControls(k)}=${text(v)}`)
       .join(' ');
-    return `${clock}  ${levelColour[level](level.toUpperCase())}  ${escapeControls(msg)}${rest ? `  ${c.gray(rest)}` : ''}`;
+    return (
+      `${clock}  ${levelColour[level](level.toUpperCase())}  ${escapeControls(msg)}` +
+      `${rest ? `  ${c.gray(rest)}` : ''}`
+    );
   };
 }
 

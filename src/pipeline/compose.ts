@@ -17,7 +17,7 @@
  * order. A stage short-circuits by not calling next() or by throwing a GatewayError.
  */
 
-import type { RequestContext } from '../request/context.js';
+import { asRouted, type RequestContext, type RoutedContext } from '../request/context.js';
 
 export type Next = () => Promise<void>;
 export type Stage = (ctx: RequestContext, next: Next) => Promise<void>;
@@ -33,4 +33,9 @@ export function compose(stages: readonly Stage[]): (ctx: RequestContext) => Prom
     };
     return run(0);
   };
+}
+
+/** A stage that runs after `authorise`: it sees the routed request's fields as set. */
+export function routedStage(run: (ctx: RoutedContext, next: Next) => Promise<void>): Stage {
+  return (ctx, next) => run(asRouted(ctx), next);
 }

@@ -8,7 +8,7 @@ import { countTokensLocal, refuseUncountable } from '../routing/count-tokens.js'
 import { sendUpstream, upstreamErrorOf } from '../attempt/upstream-request.js';
 import { CredentialPlan } from '../routing/byok.js';
 import type { Candidate } from '../routing/resolve-model.js';
-import type { Stage } from './compose.js';
+import { routedStage, type Stage } from './compose.js';
 
 /** Fields Anthropic's count_tokens accepts; generation settings are not among them. */
 const COUNT_FIELDS = ['model', 'messages', 'system', 'tools', 'tool_choice', 'thinking'] as const;
@@ -19,9 +19,9 @@ const COUNT_FIELDS = ['model', 'messages', 'system', 'tools', 'tool_choice', 'th
  * locally with its family's tokenizer (see README, "Token counting", for the accuracy). A caller of
  * the provider's own format has its body forwarded as sent (pass-through), like /v1/messages.
  */
-export const countTokensReply: Stage = async (ctx) => {
-  const resolution = ctx.resolution!;
-  const chat = ctx.chat!;
+export const countTokensReply: Stage = routedStage(async (ctx) => {
+  const resolution = ctx.resolution;
+  const chat = ctx.chat;
   // Counting needs no fallback: the first candidate with a usable key is asked.
   const usable = CredentialPlan.forRequest(ctx.req.headers, resolution.candidates, 'same_provider').firstUsable(
     resolution.candidates,
@@ -40,7 +40,7 @@ export const countTokensReply: Stage = async (ctx) => {
   }
   const body =
     upstreamFormat.id === ctx.format.id
-      ? passThroughBody(ctx.rawBody!, c.model.upstreamName)
+      ? passThroughBody(ctx.rawBody, c.model.upstreamName)
       : encodedBody(chat, upstreamFormat, c);
   ctx.attempts += 1;
   const up = await sendUpstream(ctx, c, kind, {
@@ -60,9 +60,12 @@ export const countTokensReply: Stage = async (ctx) => {
     throw new GatewayError('upstream_error', `Provider "${c.provider.id}" sent an invalid token count.`);
   ctx.responseHeaders['x-gateway-token-count'] = 'upstream';
   ctx.reply = { kind: 'json', status: 200, body: { input_tokens: parsed.input_tokens } };
-};
+});
 
-/** Same format: the caller's count_tokens body as sent (only `model` rewritten); the provider judges what it does not know. */
+/**
+ * Same format: the caller's count_tokens body as sent (only `model` rewritten); the provider judges
+ * what it does not know.
+ */
 function passThroughBody(raw: Buffer, model: string): Buffer {
   return spliceTopLevel(raw, { model: JSON.stringify(model) });
 }

@@ -10,14 +10,14 @@ import { cutStreamUsage } from '../budget/cut-stream-usage.js';
 import { GatewayError } from '../core/errors.js';
 import type { Reply } from '../core/reply.js';
 import { HTTP_PROVIDERS } from '../providers/registry.js';
-import type { RequestContext } from '../request/context.js';
+import type { RoutedContext } from '../request/context.js';
 import { type Credential, CredentialPlan } from '../routing/byok.js';
 import type { Candidate } from '../routing/resolve-model.js';
 import { routeRequest } from '../routing/route-loop.js';
-import type { Stage } from './compose.js';
+import { routedStage, type Stage } from './compose.js';
 
-export const dispatch: Stage = async (ctx) => {
-  const resolution = ctx.resolution!;
+export const dispatch: Stage = routedStage(async (ctx) => {
+  const resolution = ctx.resolution;
   const isAlias = resolution.kind === 'alias';
   try {
     ctx.reply = await routeRequest({
@@ -41,16 +41,16 @@ export const dispatch: Stage = async (ctx) => {
         ctx.responseHeaders['x-gateway-fallback'] = String(c.fallback);
       },
       onStreamEnd: (c, outcome) => {
-        if (outcome !== 'completed') ctx.usage = cutStreamUsage(ctx.usage, ctx.relayed, ctx.chat!, c.model);
+        if (outcome !== 'completed') ctx.usage = cutStreamUsage(ctx.usage, ctx.relayed, ctx.chat, c.model);
       },
       onDone: (fn) => ctx.onDone.push(fn),
     });
   } finally {
     ctx.responseHeaders['x-gateway-attempts'] = String(ctx.attempts);
   }
-};
+});
 
-function attempt(ctx: RequestContext, c: Candidate, cred: Credential): Promise<Reply> {
+function attempt(ctx: RoutedContext, c: Candidate, cred: Credential): Promise<Reply> {
   if (c.provider.api === 'mock') return attemptMock(ctx, c);
   const kind = HTTP_PROVIDERS[c.provider.api];
   if (!kind) {

@@ -12,10 +12,10 @@ import {
   toRecordedHits,
   type RequestBody,
 } from '../guardrails/index.js';
-import type { Stage } from './compose.js';
+import { routedStage, type Stage } from './compose.js';
 import { guardrailsOf, scopeOf, withCallerSignal } from './guardrail-scope.js';
 
-export const guardInput: Stage = async (ctx, next) => {
+export const guardInput: Stage = routedStage(async (ctx, next) => {
   const rules = guardrailsOf(ctx.config);
   if (rules.length === 0) return next();
   const scope = scopeOf(ctx);
@@ -27,18 +27,18 @@ export const guardInput: Stage = async (ctx, next) => {
     decode: (b: RequestBody) => ctx.format.decodeRequest(b, { forCounting: true }),
   };
   const r = await withCallerSignal(ctx, rules, (signal) =>
-    checkInput(rules, scope, { body, chat: ctx.chat! }, signal ? { ...deps, signal } : deps),
+    checkInput(rules, scope, { body, chat: ctx.chat }, signal ? { ...deps, signal } : deps),
   );
   ctx.guardrailHits.push(...toRecordedHits(r.hits, 'input'));
   if (r.blockedBy !== undefined) throw guardrailBlockedError(r.blockedBy, 'input');
   if (r.changed) {
-    ctx.rawBody = withChangedMembers(ctx.rawBody!, body, r.body);
+    ctx.rawBody = withChangedMembers(ctx.rawBody, body, r.body);
     ctx.body = r.body;
     ctx.chat = r.chat;
   }
   ctx.outputGuarded = selectGuardrails(rules, 'output', scope).length > 0;
   await next();
-};
+});
 
 /**
  * The caller's bytes with the top-level members a guardrail rewrote replaced (the rest goes up

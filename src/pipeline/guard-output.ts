@@ -17,11 +17,11 @@ import {
   responseAsEvents,
   toRecordedHits,
 } from '../guardrails/index.js';
-import type { RequestContext } from '../request/context.js';
-import type { Stage } from './compose.js';
+import type { RoutedContext } from '../request/context.js';
+import { routedStage, type Stage } from './compose.js';
 import { guardrailsOf, scopeOf, withCallerSignal } from './guardrail-scope.js';
 
-export const guardOutput: Stage = async (ctx, next) => {
+export const guardOutput: Stage = routedStage(async (ctx, next) => {
   await next();
   const reply = ctx.reply;
   if (!ctx.outputGuarded || !reply) return;
@@ -31,11 +31,11 @@ export const guardOutput: Stage = async (ctx, next) => {
   } else if (reply.kind === 'events') {
     ctx.reply = { kind: 'events', events: await primeStream(await guardEvents(ctx, reply.events), rejectErrorFirst) };
   }
-};
+});
 
 /** Output rules over a stream of canonical events (webhooks: the whole stream is checked first). */
 async function guardEvents(
-  ctx: RequestContext,
+  ctx: RoutedContext,
   events: AsyncIterable<StreamEvent>,
 ): Promise<AsyncIterable<StreamEvent>> {
   const rules = guardrailsOf(ctx.config);
@@ -48,7 +48,7 @@ async function guardEvents(
 }
 
 /** Output rules over a complete response; a block becomes the error naming the guardrail. */
-async function guardResponse(ctx: RequestContext, res: ChatResponse): Promise<ChatResponse> {
+async function guardResponse(ctx: RoutedContext, res: ChatResponse): Promise<ChatResponse> {
   const rules = guardrailsOf(ctx.config);
   const r = await withCallerSignal(ctx, rules, (signal) =>
     checkOutput(rules, scopeOf(ctx), res, signal ? { signal } : {}),

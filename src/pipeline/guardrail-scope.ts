@@ -5,7 +5,7 @@
 
 import type { GatewayConfig } from '../config/types.js';
 import { compileGuardrails, type CompiledGuardrail, type GuardrailScope } from '../guardrails/index.js';
-import type { RequestContext } from '../request/context.js';
+import type { RoutedContext } from '../request/context.js';
 
 const compiled = new WeakMap<GatewayConfig, CompiledGuardrail[]>();
 
@@ -19,12 +19,12 @@ export function guardrailsOf(config: GatewayConfig): CompiledGuardrail[] {
   return rules;
 }
 
-export function scopeOf(ctx: RequestContext): GuardrailScope {
+export function scopeOf(ctx: RoutedContext): GuardrailScope {
   return {
-    role: ctx.principal!.role,
-    keyId: ctx.principal!.keyId,
-    modelId: ctx.resolution!.id,
-    reachableModelIds: ctx.resolution!.candidates.map((c) => c.model.id),
+    role: ctx.principal.role,
+    keyId: ctx.principal.keyId,
+    modelId: ctx.resolution.id,
+    reachableModelIds: ctx.resolution.candidates.map((c) => c.model.id),
   };
 }
 
@@ -33,7 +33,7 @@ export function scopeOf(ctx: RequestContext): GuardrailScope {
  * signal, made only when a webhook rule exists (the common path allocates nothing).
  */
 export async function withCallerSignal<T>(
-  ctx: RequestContext,
+  ctx: RoutedContext,
   rules: readonly CompiledGuardrail[],
   run: (signal?: AbortSignal) => Promise<T>,
 ): Promise<T> {

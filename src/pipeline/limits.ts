@@ -20,25 +20,25 @@ import { isStreamReply, wrapStream } from '../core/reply.js';
 import { maxBilledOutputTokens } from '../formats/output-cap.js';
 import { HTTP_PROVIDERS } from '../providers/registry.js';
 import type { CounterOp, ReserveResult } from '../state/store.js';
-import type { Stage } from './compose.js';
+import { routedStage, type Stage } from './compose.js';
 import type { RequestContext } from '../request/context.js';
 
 export const COST_HEADER = 'x-gateway-cost-usd';
 /** A budget period ending within this long gets a `retry-after`. */
 const SOON_MS = 3600_000;
 
-export const limits: Stage = async (ctx, next) => {
-  const resolution = ctx.resolution!;
+export const limits: Stage = routedStage(async (ctx, next) => {
+  const resolution = ctx.resolution;
   const now = Date.now();
   const plan = planLimits({
     config: ctx.config,
-    principal: ctx.principal!,
+    principal: ctx.principal,
     modelId: resolution.id,
     candidates: resolution.candidates,
-    bodyBytes: ctx.rawBody?.length ?? 0,
+    bodyBytes: ctx.rawBody.length,
     // What each candidate is sent as its output limit, times the choices (thinking budgets included).
     outputTokens: (c) =>
-      maxBilledOutputTokens(ctx.chat!, ctx.format.id, HTTP_PROVIDERS[c.provider.api]?.speaks, c.model.maxOutputTokens),
+      maxBilledOutputTokens(ctx.chat, ctx.format.id, HTTP_PROVIDERS[c.provider.api]?.speaks, c.model.maxOutputTokens),
     now,
   });
   if (!plan) {
@@ -80,17 +80,17 @@ export const limits: Stage = async (ctx, next) => {
   }
   if (holdsSlot && !isStreamReply(ctx.reply)) await settle();
   announceCost(ctx, cost, holdsSlot ? settle : undefined);
-};
+});
 
 /**
  * count_tokens: request rates and concurrency only, in counters of their own (budget/plan.ts,
  * planCountLimits). The slot is given back before the reply is written.
  */
-export const countTokensLimits: Stage = async (ctx, next) => {
+export const countTokensLimits: Stage = routedStage(async (ctx, next) => {
   const plan = planCountLimits({
     config: ctx.config,
-    principal: ctx.principal!,
-    modelId: ctx.resolution!.id,
+    principal: ctx.principal,
+    modelId: ctx.resolution.id,
     now: Date.now(),
   });
   if (!plan) return next();
@@ -102,7 +102,7 @@ export const countTokensLimits: Stage = async (ctx, next) => {
   } finally {
     await ctx.runtime.reconcile.add(reserved ? settlementOps(plan, 0, undefined) : unreservedOps(plan, 0, undefined));
   }
-};
+});
 
 /** The request's final cost, from what the provider reported (computed once, locally). */
 function finalCost(ctx: RequestContext, estimateInputTokens: number): number {
@@ -181,7 +181,9 @@ function refusal(l: Limiter, value: number, plan: LimitPlan, now: number): Gatew
     headers['x-gateway-limit'] = `budget=${b.id}`;
     return new GatewayError(
       'budget_exceeded',
-      `Budget "${b.id}" (${describeScope(b.scope, instance)}, ${b.period}) would be exceeded: $${nanoToUsd(value).toFixed(6)} of $${b.limitUsd} used, this request may cost up to $${nanoToUsd(plan.estimateNano).toFixed(6)}; it ${resets}.`,
+      `Budget "${b.id}" (${describeScope(b.scope, instance)}, ${b.period}) would be exceeded: ` +
+        `$${nanoToUsd(value).toFixed(6)} of $${b.limitUsd} used, ` +
+        `this request may cost up to $${nanoToUsd(plan.estimateNano).toFixed(6)}; it ${resets}.`,
       { headers, param: `budget:${b.id}` },
     );
   }

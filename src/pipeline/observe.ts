@@ -68,9 +68,9 @@ export function report(ctx: RequestContext, record: RequestRecord): void {
         : {};
     // Prompts only when the config opts in (they may hold personal data).
     // A request a guardrail blocked is never written out (ctx.chat is the redacted one otherwise).
-    const logPrompt =
-      ctx.config.observability.log.includePrompts && ctx.chat && ctx.error?.code !== 'guardrail_blocked';
-    const prompt = logPrompt ? { prompt: { system: ctx.chat!.system, messages: ctx.chat!.messages } } : {};
+    const chat = ctx.chat;
+    const logPrompt = ctx.config.observability.log.includePrompts && chat && ctx.error?.code !== 'guardrail_blocked';
+    const prompt = logPrompt ? { prompt: { system: chat.system, messages: chat.messages } } : {};
     logger.log(level, 'request', { ...record, ...detail, ...prompt });
   }
   ctx.runtime.telemetry.onRequest(record, {

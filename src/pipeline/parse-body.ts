@@ -1,3 +1,4 @@
+import { attachListeners } from '../http/attach-listeners.js';
 import { GatewayError } from '../core/errors.js';
 import { parseJsonStrict } from '../core/parse-json-strict.js';
 import type { Stage } from './compose.js';
@@ -81,20 +82,11 @@ function readBody(ctx: RequestContext): Promise<Buffer> {
       leaveBodyUnread(req, REFUSED_DISCARD);
       reject(new GatewayError('request_timeout', `The request body did not arrive within ${bodyReadTimeoutMs} ms.`));
     };
-    const timer = setTimeout(onTimeout, bodyReadTimeoutMs);
-    const cleanup = () => {
-      clearTimeout(timer);
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onCut);
-      req.off('close', onClose);
-      req.off(BODY_REFUSED, onRefused);
-    };
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onCut);
-    req.on('close', onClose);
-    req.on(BODY_REFUSED, onRefused);
+    const cleanup = attachListeners(
+      req,
+      { data: onData, end: onEnd, error: onCut, close: onClose, [BODY_REFUSED]: onRefused },
+      { ms: bodyReadTimeoutMs, run: onTimeout },
+    );
     // Gone before its body was read at all: no 'close' is coming any more.
     if (req.destroyed && !req.complete) onCut();
   });

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CancelSignal } from '../core/cancel.js';
 import type { ChatRequest, Usage } from '../core/canonical.js';
 import type { Principal, RelayedOutput, Reply } from '../core/reply.js';
-import type { GatewayError } from '../core/errors.js';
+import { GatewayError } from '../core/errors.js';
 import type { GatewayConfig } from '../config/types.js';
 import type { WireFormat } from '../formats/types.js';
 import type { Candidate, Resolution } from '../routing/resolve-model.js';
@@ -85,7 +85,27 @@ export interface RequestContext {
   guardrailHits: GuardrailHit[];
 }
 
+/**
+ * A model request past `authorise`: its body read, its principal known, its model resolved.
+ * The stages after it take this type (pipeline/compose.ts, routedStage), so what the earlier
+ * stages set is checked once at that boundary instead of asserted at every use.
+ */
+export interface RoutedContext extends RequestContext {
+  rawBody: Buffer;
+  body: unknown;
+  chat: ChatRequest;
+  principal: Principal;
+  resolution: Resolution;
+}
+
+export function asRouted(ctx: RequestContext): RoutedContext {
+  if (ctx.rawBody === undefined || ctx.chat === undefined || ctx.principal === undefined || !ctx.resolution) {
+    throw new GatewayError('internal_error', 'A stage that needs a routed request ran before authorise.');
+  }
+  return ctx as RoutedContext;
+}
+
 /** The model name the caller sent: what every response names. */
-export function callerModel(ctx: RequestContext): string {
-  return ctx.resolution?.id ?? ctx.chat!.model;
+export function callerModel(ctx: RoutedContext): string {
+  return ctx.resolution.id;
 }

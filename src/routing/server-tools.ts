@@ -31,7 +31,8 @@ export function checkAccountTools(role: RoleConfig, body: unknown): void {
   if (role.mcpServers !== 'allow' && mcp !== undefined && mcp !== null && !(Array.isArray(mcp) && mcp.length === 0)) {
     throw new GatewayError(
       'tool_not_allowed',
-      `Your key's role "${role.id}" may not use 'mcp_servers' (connections from the gateway's account to remote MCP servers).`,
+      `Your key's role "${role.id}" may not use 'mcp_servers' ` +
+        "(connections from the gateway's account to remote MCP servers).",
       { param: 'mcp_servers' },
     );
   }
@@ -41,7 +42,8 @@ export function checkAccountTools(role: RoleConfig, body: unknown): void {
     const type = JSON.stringify((tools[i] as { type?: unknown }).type);
     throw new GatewayError(
       'tool_not_allowed',
-      `Your key's role "${role.id}" may not use server tools: 'tools[${i}]' (type ${type}) runs on the gateway's account.`,
+      `Your key's role "${role.id}" may not use server tools: ` +
+        `'tools[${i}]' (type ${type}) runs on the gateway's account.`,
       {
         param: `tools[${i}]`,
       },

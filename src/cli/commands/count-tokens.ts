@@ -98,7 +98,8 @@ function warnIfUnavailable(config: GatewayConfig, modelName: string, io: CliIO):
   const via = model.id === modelName ? '' : ` (counted for ${model.id})`;
   io.err(
     colors(io).yellow(
-      `warning: provider "${provider.id}" is unavailable${why}: "${modelName}"${via} cannot be served until it is configured`,
+      `warning: provider "${provider.id}" is unavailable${why}: ` +
+        `"${modelName}"${via} cannot be served until it is configured`,
     ),
   );
 }

@@ -202,7 +202,8 @@ function printBanner(io: CliIO, config: GatewayConfig, url: string, display: str
   const body = JSON.stringify({ model, messages: [{ role: 'user', content: 'Hello' }] });
   io.err(`try it with the key with id "${pick.key.id}" (role: ${pick.key.role}; ${how}):`);
   io.err(
-    `  curl ${local}/v1/chat/completions -H "Authorization: Bearer ${shellKey(pick)}" -H 'content-type: application/json' -d '${body}'`,
+    `  curl ${local}/v1/chat/completions -H "Authorization: Bearer ${shellKey(pick)}" ` +
+      `-H 'content-type: application/json' -d '${body}'`,
   );
 }
 

@@ -7,7 +7,10 @@
 import { boundText, redactSecrets } from '../../observe/redact.js';
 import { type GatewayError, upstreamStatusError, type ErrorKind } from '../../core/errors.js';
 
-/** Anthropic error `type` per kind; 502/503 are chosen by kind (upstream → api_error, overloaded → overloaded_error). */
+/**
+ * Anthropic error `type` per kind; 502/503 are chosen by kind (upstream → api_error,
+ * overloaded → overloaded_error).
+ */
 const TYPE_BY_KIND: Record<ErrorKind, string> = {
   invalid_request: 'invalid_request_error',
   authentication: 'authentication_error',

@@ -150,7 +150,8 @@ function addOutputTool(
   if (tools.some((t) => t.name === OUTPUT_TOOL_NAME)) {
     throw invalid(
       'tools',
-      `A tool named "${OUTPUT_TOOL_NAME}" cannot be combined with structured output on this model (the gateway uses that name to carry it).`,
+      `A tool named "${OUTPUT_TOOL_NAME}" cannot be combined with structured output on this model ` +
+        '(the gateway uses that name to carry it).',
     );
   }
   const hadTools = tools.length > 0;

@@ -70,7 +70,10 @@ export class AnthropicStreamEncoder {
   /** What message_start said about the input when the upstream had not reported it yet. */
   private estimatedInput: number | undefined;
 
-  /** `estimateInput`: the request's input tokens estimated locally, for an upstream that reports usage only at the end. */
+  /**
+   * `estimateInput`: the request's input tokens estimated locally, for an upstream that reports usage
+   * only at the end.
+   */
   constructor(
     private readonly fallbackModel: string,
     private readonly estimateInput: () => number = () => 0,
@@ -184,7 +187,10 @@ export class AnthropicStreamEncoder {
     }
   }
 
-  /** The block a delta belongs to: its live block, or a continuation of one closed early. Mismatched kinds are ignored. */
+  /**
+   * The block a delta belongs to: its live block, or a continuation of one closed early. Mismatched
+   * kinds are ignored.
+   */
   private target(canon: number, kind: BlockDelta['kind']): Block | undefined {
     let b = this.live.get(canon);
     if (!b) {

@@ -173,7 +173,8 @@ function toolResultText(content: ContentPart[], at: string): string {
       if (c.type === 'text') return c.text;
       throw invalid(
         `${at}.content[${k}]`,
-        `Tool result '${at}' contains ${c.type === 'image' ? 'an image' : `a '${c.type}' part`}; OpenAI chat tool messages carry text only.`,
+        `Tool result '${at}' contains ${c.type === 'image' ? 'an image' : `a '${c.type}' part`}; ` +
+          'OpenAI chat tool messages carry text only.',
       );
     })
     .join('\n');

@@ -31,7 +31,9 @@ export async function* encodeOpenaiStream(
     switch (ev.type) {
       case 'message_start':
         // The fixed prefix of every chunk, serialised once.
-        head = `{"id":${JSON.stringify(ev.id)},"object":"chat.completion.chunk","created":${ev.created},"model":${JSON.stringify(ev.model)},"choices":`;
+        head =
+          `{"id":${JSON.stringify(ev.id)},"object":"chat.completion.chunk","created":${ev.created},` +
+          `"model":${JSON.stringify(ev.model)},"choices":`;
         yield chunk({ role: 'assistant', content: '' });
         break;
       case 'block_start':
