@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../helpers/start-gateway.js';
-import { startStrictUpstream, type StrictUpstream } from '../helpers/strict-upstream.js';
+import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import {
   CC_KEY,
   claudeCodeReply,
@@ -52,13 +52,13 @@ const RUN_PENDING = process.env.CC_PENDING === '1';
 /** The OpenAI-format cases wait for the same translation fixes as the replay's pending cases. */
 const pending = (format: UpstreamFormat) => !RUN_PENDING && [...PENDING].some((k) => k.endsWith(`/${format}`));
 
-let up: StrictUpstream;
+let up: FakeUpstream;
 let gw: RunningGateway;
 let root: string;
 
 beforeAll(async () => {
   if (!CLAUDE) return;
-  up = await startStrictUpstream({ reply: claudeCodeReply });
+  up = await startFakeUpstream({ handler: claudeCodeReply });
   gw = await startReplayGateway(up.url);
   root = mkdtempSync(join(tmpdir(), 'cc-cli-'));
 });

@@ -5,15 +5,21 @@
  * message, context_management, output_config.effort, adaptive thinking and its anthropic-beta list.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { anthropicHeaders, openaiHeaders, startStrictGateway } from '../helpers/strict-gateway.js';
-import { startStrictUpstream, type StrictUpstream } from '../helpers/strict-upstream.js';
-import type { RunningGateway } from '../helpers/start-gateway.js';
+import { strictGateway } from '../helpers/gateway-config.js';
+import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
+import {
+  anthropicHeaders,
+  configOf,
+  openaiHeaders,
+  startGateway,
+  type RunningGateway,
+} from '../helpers/start-gateway.js';
 
-let up: StrictUpstream;
+let up: FakeUpstream;
 let gw: RunningGateway;
 beforeAll(async () => {
-  up = await startStrictUpstream();
-  gw = await startStrictGateway(up.url);
+  up = await startFakeUpstream();
+  gw = await startGateway(configOf(strictGateway(up.url)));
 });
 afterAll(async () => {
   await gw?.close();

@@ -6,15 +6,21 @@
  * name, earlier-turn reasoning, and complete message_start usage.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { anthropicHeaders, openaiHeaders, startStrictGateway } from '../helpers/strict-gateway.js';
-import { startStrictUpstream, type StrictUpstream } from '../helpers/strict-upstream.js';
-import type { RunningGateway } from '../helpers/start-gateway.js';
+import { strictGateway } from '../helpers/gateway-config.js';
+import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
+import {
+  anthropicHeaders,
+  configOf,
+  openaiHeaders,
+  startGateway,
+  type RunningGateway,
+} from '../helpers/start-gateway.js';
 
-let up: StrictUpstream;
+let up: FakeUpstream;
 let gw: RunningGateway;
 beforeAll(async () => {
-  up = await startStrictUpstream();
-  gw = await startStrictGateway(up.url);
+  up = await startFakeUpstream();
+  gw = await startGateway(configOf(strictGateway(up.url)));
 });
 afterAll(async () => {
   await gw?.close();
@@ -22,7 +28,7 @@ afterAll(async () => {
 });
 beforeEach(() => {
   up.reset();
-  up.setReply(undefined);
+  up.setHandler(undefined);
 });
 
 const BETAS =
@@ -200,7 +206,7 @@ describe('Anthropic caller (Claude Code) → OpenAI-format model', () => {
   });
 
   it('parallel tool calls come back as tool_use blocks (stream)', async () => {
-    up.setReply(() => ({
+    up.setHandler(() => ({
       toolCalls: [
         { name: 'Read', args: { file_path: 'a' } },
         { name: 'Read', args: { file_path: 'b' } },
@@ -217,7 +223,7 @@ describe('Anthropic caller (Claude Code) → OpenAI-format model', () => {
   });
 
   it('stream: message_start usage is complete and never 0 for a non-empty prompt; message_delta has the real count', async () => {
-    up.setReply(() => ({ text: 'hello there', usage: { input: 900, cacheRead: 100, output: 2 } }));
+    up.setHandler(() => ({ text: 'hello there', usage: { input: 900, cacheRead: 100, output: 2 } }));
     const res = await messages(claudeCode('team/gpt', true));
     const events = sseData(await res.text());
     const start = events[0].message.usage;
@@ -369,7 +375,7 @@ describe('OpenAI caller (OpenAI SDK, AI SDK, LangChain) → Anthropic-format mod
   }
 
   it('json_object → a forced tool taking any object', async () => {
-    up.setReply(() => ({ json: { anything: [1, 2] } }));
+    up.setHandler(() => ({ json: { anything: [1, 2] } }));
     const res = await chat({
       model: 'ant/claude',
       messages: [{ role: 'user', content: 'Reply in JSON.' }],
@@ -381,7 +387,7 @@ describe('OpenAI caller (OpenAI SDK, AI SDK, LangChain) → Anthropic-format mod
   });
 
   it("structured output with the caller's own tools: the model must call one of them or the output tool", async () => {
-    up.setReply(() => ({ toolCalls: [{ name: 'lookup', args: { q: 'x' } }] }));
+    up.setHandler(() => ({ toolCalls: [{ name: 'lookup', args: { q: 'x' } }] }));
     const tools = [
       {
         type: 'function',
