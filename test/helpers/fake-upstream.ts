@@ -160,10 +160,11 @@ export interface FakeUpstreamOptions {
   interleave?: boolean;
   /**
    * Quirks a test opts into, each named for what it lets through; by default the fake refuses
-   * everything the real APIs refuse. `missingKey`: calls without a provider key; `anyBody`: bodies
-   * the APIs would refuse (a gateway test that checks bytes are forwarded unchanged).
+   * everything the real APIs refuse. `missingKey`: calls without a provider key; `unknownFields`:
+   * top-level fields the APIs do not know; `anyBody`: any JSON body (unknown roles, blocks, values).
+   * For tests that check the gateway forwards what it does not know unchanged.
    */
-  accept?: { missingKey?: boolean; anyBody?: boolean };
+  accept?: { missingKey?: boolean; unknownFields?: boolean; anyBody?: boolean };
   /** Shared across a fleet: upstream names in call order, and every call. */
   sequence?: string[];
   allCalls?: UpstreamCall[];
@@ -356,8 +357,10 @@ function check(
     };
   }
   if (accept.anyBody) return undefined;
-  if (call.format === 'openai') return validateOpenAIChat(call.body, reasoning);
-  return validateAnthropic(call.body, call.headers, call.endpoint === 'count_tokens' ? 'count_tokens' : 'messages');
+  const extra = accept.unknownFields === true;
+  if (call.format === 'openai') return validateOpenAIChat(call.body, reasoning, extra);
+  const kind = call.endpoint === 'count_tokens' ? 'count_tokens' : 'messages';
+  return validateAnthropic(call.body, call.headers, kind, extra);
 }
 
 /** Writes one response, keeping the bytes and the status on the call. */
@@ -658,6 +661,29 @@ function forcedTool(format: WireFormat, body: any): { name: string; schema: unkn
   else if (tc?.type === 'tool') name = tc.name;
   const t = tools.find((x) => x.name === name);
   return t ? { name: t.name, schema: t.input_schema } : undefined;
+}
+
+/** `you said: <last user text>` (or `hello`), with the usage the format tests count on. */
+export function youSaid(call: UpstreamCall): Content {
+  const msgs: any[] = Array.isArray(call.body?.messages) ? call.body.messages : [];
+  const last = [...msgs].reverse().find((m) => m?.role === 'user');
+  const text = typeof last?.content === 'string' ? `you said: ${last.content}` : 'hello';
+  if (call.body?.stream !== true) return { text, usage: { input: 11, output: 2 } };
+  return { text, usage: { input: 8, cacheRead: 3, output: words(text).length } };
+}
+
+/** An answer written out in a format, for replies a test assembles itself (`model` default 'unknown'). */
+export function answerBody(format: WireFormat, c: Content): unknown {
+  return encodeJson(format, standalone(format, c));
+}
+
+export function answerEvents(format: WireFormat, c: Content, style: { includeUsage?: boolean } = {}): string[] {
+  return encodeStream(format, standalone(format, c), style);
+}
+
+function standalone(format: WireFormat, c: Content): WireAnswer {
+  const call = { format, body: { model: c.model ?? 'unknown' }, n: 1 } as UpstreamCall;
+  return toWire(c, { call, usage: {}, defaultAnswer: strictAnswer, opts: { name: 'fake' } });
 }
 
 // ---------------------------------------------------------------- fleets

@@ -375,3 +375,8 @@ export function fleetGateway(o: { routing?: Obj | Yaml; providers: FleetProvider
     keys: [{ id: 'tester', key: FLEET_KEY, role: 'all' }],
   };
 }
+
+/** The spec with more `server` settings. */
+export function withServer(spec: GatewaySpec, server: Obj): GatewaySpec {
+  return { ...spec, server: { ...spec.server, ...server } };
+}

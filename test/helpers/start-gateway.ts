@@ -2,7 +2,7 @@ import { loadConfigText } from '../../src/config/load.js';
 import type { GatewayConfig } from '../../src/config/types.js';
 import { createLogger } from '../../src/observe/logger.js';
 import { createGateway, type Gateway } from '../../src/server/http.js';
-import { formatsGateway, type GatewaySpec, gatewayYaml, STRICT_KEY, TEST_KEY } from './gateway-config.js';
+import { type GatewaySpec, gatewayYaml, STRICT_KEY, TEST_KEY } from './gateway-config.js';
 
 export function loadTestConfig(yaml: string): GatewayConfig {
   const r = loadConfigText(yaml, 'test.yaml', {});
@@ -44,7 +44,3 @@ export function anthropicHeaders(extra: Record<string, string> = {}): Record<str
 export function openaiHeaders(): Record<string, string> {
   return { authorization: `Bearer ${STRICT_KEY}`, 'content-type': 'application/json' };
 }
-
-// Transitional: removed once every test builds its config from gateway-config.ts.
-export { OTHER_ROLE_KEY, PROVIDER_SECRET, TEST_KEY } from './gateway-config.js';
-export const testConfigYaml = (url: string, extra = '') => gatewayYaml(formatsGateway(url, extra));

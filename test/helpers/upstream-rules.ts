@@ -187,10 +187,15 @@ function missing(param: string): Refusal {
   return { message: `Missing required parameter: '${param}'.`, param, code: 'missing_required_parameter' };
 }
 
-export function validateOpenAIChat(body: any, reasoningModels: RegExp = DEFAULT_REASONING): Refusal | undefined {
+/** `extraFields`: let unknown top-level fields through (a test quirk, never the API's behaviour). */
+export function validateOpenAIChat(
+  body: any,
+  reasoningModels: RegExp = DEFAULT_REASONING,
+  extraFields = false,
+): Refusal | undefined {
   if (!isObj(body)) return { message: 'Invalid body: expected a JSON object.', code: 'invalid_type' };
   for (const k of Object.keys(body)) {
-    if (!OPENAI_FIELDS.has(k))
+    if (!OPENAI_FIELDS.has(k) && !extraFields)
       return { message: `Unrecognized request argument supplied: ${k}`, param: null, code: null };
   }
   if (body.model === undefined) return { message: 'you must provide a model parameter', param: null, code: null };
@@ -607,12 +612,13 @@ export function validateAnthropic(
   body: any,
   headers: IncomingHttpHeaders,
   kind: 'messages' | 'count_tokens',
+  extraFields = false,
 ): Refusal | undefined {
   if (!isObj(body)) return bad('body: Input should be a valid dictionary');
   const beta = betas(headers);
   const fields = kind === 'messages' ? ANTHROPIC_MESSAGE_FIELDS : ANTHROPIC_COUNT_FIELDS;
   for (const k of Object.keys(body)) {
-    if (!(k in fields)) return bad(`${k}: Extra inputs are not permitted`);
+    if (!Object.hasOwn(fields, k) && !extraFields) return bad(`${k}: Extra inputs are not permitted`);
     const needs = fields[k];
     if (needs && !beta.some((b) => b.startsWith(needs))) return bad(`${k}: Extra inputs are not permitted`);
   }

@@ -20,15 +20,10 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { BYTES_PER_TOKEN_ESTIMATE } from '../../src/budget/plan.js';
 import { formatUsd } from '../../src/budget/cost.js';
 import { periodWindow } from '../../src/budget/periods.js';
-import { startMockUpstream, type MockHandler, type MockUpstream } from '../helpers/mock-upstream.js';
+import { startFakeUpstream, type Handler, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { requireRedis, skipRedisTests, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
-import {
-  loadTestConfig,
-  PROVIDER_SECRET,
-  startGateway,
-  TEST_KEY,
-  type RunningGateway,
-} from '../helpers/start-gateway.js';
+import { PROVIDER_SECRET, TEST_KEY } from '../helpers/gateway-config.js';
+import { loadTestConfig, type RunningGateway, startGateway } from '../helpers/start-gateway.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -63,7 +58,7 @@ const usdFor = (n: number) => ((n + 0.5) * COST) / 1e9;
 const RECOVERY_MS = 20_000;
 
 /** The upstream's reply: usage `prompt`/`completion`, as JSON or as a stream with a usage chunk. */
-function usageUpstream(prompt = PROMPT_TOKENS, completion = MAX_TOKENS, delayMs = 0): MockHandler {
+function usageUpstream(prompt = PROMPT_TOKENS, completion = MAX_TOKENS, delayMs = 0): Handler {
   return async (req) => {
     if (delayMs > 0) await sleep(delayMs);
     const usage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
@@ -73,7 +68,7 @@ function usageUpstream(prompt = PROMPT_TOKENS, completion = MAX_TOKENS, delayMs 
         `data: ${JSON.stringify({ ...head, object: 'chat.completion.chunk', choices, ...extra })}\n\n`;
       return {
         kind: 'sse',
-        chunks: [
+        events: [
           chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]),
           chunk([{ index: 0, delta: { content: 'shared ' }, finish_reason: null }]),
           chunk([{ index: 0, delta: { content: 'state' }, finish_reason: null }]),
@@ -190,7 +185,7 @@ describe.skipIf(skipRedisTests('the shared-state Redis tests'))(
   () => {
     let server: RedisServer;
     let raw: Redis;
-    let upstream: MockUpstream;
+    let upstream: FakeUpstream;
     const gws: RunningGateway[] = [];
     let redisDown = false;
     let counter = 0;
@@ -245,7 +240,7 @@ describe.skipIf(skipRedisTests('the shared-state Redis tests'))(
       server = await startRedisServer();
       raw = new Redis(server.url, { maxRetriesPerRequest: 1, retryStrategy: () => 100 });
       raw.on('error', () => undefined);
-      upstream = await startMockUpstream(usageUpstream());
+      upstream = await startFakeUpstream({ handler: usageUpstream() });
     });
 
     beforeEach(() => {

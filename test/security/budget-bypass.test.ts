@@ -15,12 +15,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { budgetCounterKey } from '../../src/budget/plan.js';
 import {
-  startMockUpstream,
-  type MockHandler,
-  type MockReply,
-  type MockUpstream,
-  type ReceivedRequest,
-} from '../helpers/mock-upstream.js';
+  startFakeUpstream,
+  type Handler,
+  type Reply,
+  type FakeUpstream,
+  type UpstreamCall,
+} from '../helpers/fake-upstream.js';
 import { loadTestConfig, startGateway, type RunningGateway } from '../helpers/start-gateway.js';
 import { ANT_KEY, OAI_KEY, post, type Endpoint } from './harness.js';
 
@@ -64,18 +64,16 @@ budgets:
 `;
 }
 
-function oaiError(message: string, param: string): MockReply {
+function oaiError(message: string, param: string): Reply {
   return { kind: 'json', status: 400, body: { error: { message, type: 'invalid_request_error', param, code: null } } };
 }
-function antError(message: string): MockReply {
+function antError(message: string): Reply {
   return { kind: 'json', status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message } } };
 }
 const isInt = (v: unknown): v is number => Number.isInteger(v) && (v as number) >= 1;
 
 /** The strict upstream (see the file comment); `usage` overrides what it reports. */
-function strictUpstream(
-  o: { delayMs?: number; usage?: (req: ReceivedRequest) => object | undefined } = {},
-): MockHandler {
+function strictUpstream(o: { delayMs?: number; usage?: (req: UpstreamCall) => object | undefined } = {}): Handler {
   return async (req) => {
     if (o.delayMs) await new Promise((r) => setTimeout(r, o.delayMs));
     const b = req.body ?? {};
@@ -145,11 +143,11 @@ function strictUpstream(
   };
 }
 
-let up: MockUpstream | undefined;
+let up: FakeUpstream | undefined;
 let gw: RunningGateway | undefined;
 
-async function start(handler: MockHandler = strictUpstream(), webSearchPrice?: number): Promise<RunningGateway> {
-  up = await startMockUpstream(handler);
+async function start(handler: Handler = strictUpstream(), webSearchPrice?: number): Promise<RunningGateway> {
+  up = await startFakeUpstream({ handler: handler });
   gw = await startGateway(loadTestConfig(configYaml(up.url, webSearchPrice)));
   return gw;
 }

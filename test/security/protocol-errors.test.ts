@@ -9,19 +9,16 @@
 
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMockUpstream } from '../helpers/mock-upstream.js';
-import { loadTestConfig, startGateway } from '../helpers/start-gateway.js';
-import { eventually, GW_KEY, jsonReply, requestLines, securityConfigYaml, type SecurityRig } from './harness.js';
+import { startFakeUpstream } from '../helpers/fake-upstream.js';
+import { securityGateway, withServer } from '../helpers/gateway-config.js';
+import { configOf, startGateway } from '../helpers/start-gateway.js';
+import { eventually, GW_KEY, jsonReply, requestLines, type SecurityRig } from './harness.js';
 import { RawConnection, ULID, type RawResponse } from './raw-http.js';
 
 let rig: SecurityRig;
 beforeAll(async () => {
-  const up = await startMockUpstream((req) => ({ kind: 'json', body: jsonReply(req.path, 'ok') }));
-  const gw = await startGateway(
-    loadTestConfig(
-      securityConfigYaml(up.url).replace('shutdown_grace_ms: 1000 }', 'shutdown_grace_ms: 1000, body_limit: 1mb }'),
-    ),
-  );
+  const up = await startFakeUpstream({ handler: (req) => ({ kind: 'json', body: jsonReply(req.path, 'ok') }) });
+  const gw = await startGateway(configOf(withServer(securityGateway(up.url), { body_limit: '1mb' })));
   rig = {
     gw,
     up,

@@ -7,17 +7,10 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMockUpstream } from '../helpers/mock-upstream.js';
-import { loadTestConfig, startGateway } from '../helpers/start-gateway.js';
-import {
-  eventually,
-  GW_KEY,
-  jsonReply,
-  requestLines,
-  securityConfigYaml,
-  startRig,
-  type SecurityRig,
-} from './harness.js';
+import { startFakeUpstream } from '../helpers/fake-upstream.js';
+import { gatewayYaml, securityGateway, withServer } from '../helpers/gateway-config.js';
+import { configOf, loadTestConfig, startGateway } from '../helpers/start-gateway.js';
+import { eventually, GW_KEY, jsonReply, requestLines, startRig, type SecurityRig } from './harness.js';
 import { head, RawConnection, sleep, ULID } from './raw-http.js';
 
 const FOUR_MB = 4 * 1024 * 1024;
@@ -176,11 +169,12 @@ describe('401 from the headers, before the body', () => {
 
 describe('server timeouts', () => {
   it('server.headers_timeout_ms, body_read_timeout_ms and request_timeout_ms are accepted (schema and normalise)', () => {
-    const cfg = loadTestConfig(
-      securityConfigYaml('http://127.0.0.1:9').replace(
-        'shutdown_grace_ms: 1000 }',
-        'shutdown_grace_ms: 1000, headers_timeout_ms: 1500, body_read_timeout_ms: 2500, request_timeout_ms: 9000 }',
-      ),
+    const cfg = configOf(
+      withServer(securityGateway('http://127.0.0.1:9'), {
+        headers_timeout_ms: 1500,
+        body_read_timeout_ms: 2500,
+        request_timeout_ms: 9000,
+      }),
     );
     expect(cfg.server).toMatchObject({ headersTimeoutMs: 1500, bodyReadTimeoutMs: 2500, requestTimeoutMs: 9000 });
   });
@@ -188,10 +182,13 @@ describe('server timeouts', () => {
   describe('with short timeouts', () => {
     let rig: SecurityRig;
     beforeAll(async () => {
-      const up = await startMockUpstream(okHandler);
-      const yaml = securityConfigYaml(up.url).replace(
-        'shutdown_grace_ms: 1000 }',
-        'shutdown_grace_ms: 1000, headers_timeout_ms: 1000, body_read_timeout_ms: 1000, request_timeout_ms: 10000 }',
+      const up = await startFakeUpstream({ handler: okHandler });
+      const yaml = gatewayYaml(
+        withServer(securityGateway(up.url), {
+          headers_timeout_ms: 1000,
+          body_read_timeout_ms: 1000,
+          request_timeout_ms: 10000,
+        }),
       );
       const gw = await startGateway(loadTestConfig(yaml));
       rig = {
