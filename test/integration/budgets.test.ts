@@ -24,7 +24,6 @@ import {
   headersFor,
   openaiCostNano,
   PATH,
-  pricedConfigYaml,
   rawPost,
   requestLogs,
   reservation,
@@ -34,9 +33,12 @@ import {
   type Endpoint,
   type KeyName,
   NANO,
+  DEFAULT_USAGE,
+  PRICED,
 } from '../helpers/limits-harness.js';
-import { DEFAULT_USAGE, startPricedUpstream, type PricedUpstream } from '../helpers/priced-upstream.js';
-import { loadTestConfig, startGateway, type RunningGateway } from '../helpers/start-gateway.js';
+import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { pricedGateway } from '../helpers/gateway-config.js';
+import { configOf, startGateway, type RunningGateway } from '../helpers/start-gateway.js';
 
 const BODY = bodyFor('oai/m');
 const R = reservation(BODY, 10).nano;
@@ -44,10 +46,10 @@ const A = openaiCostNano(DEFAULT_USAGE.openai);
 /** A limit that serves exactly n sequential standard requests. */
 const room = (n: number) => (n - 1) * A + R + A / 2;
 
-let up: PricedUpstream;
+let up: FakeUpstream;
 
 beforeAll(async () => {
-  up = await startPricedUpstream();
+  up = await startFakeUpstream(PRICED);
 });
 afterAll(async () => {
   await up.close();
@@ -64,7 +66,7 @@ it('the arithmetic the tests rely on', () => {
 function gatewayFor(extra: string): { gw: () => RunningGateway } {
   let gw: RunningGateway;
   beforeAll(async () => {
-    gw = await startGateway(loadTestConfig(pricedConfigYaml(up.url, extra)));
+    gw = await startGateway(configOf(pricedGateway(up.url, extra)));
   });
   afterAll(async () => {
     await gw?.close();
@@ -417,8 +419,8 @@ describe('settlement: the reservation is replaced by the actual cost', () => {
   });
 
   it.each([
-    { what: 'HTTP 500', reply: { kind: 'status', status: 500 } as const, status: 500 },
-    { what: 'a connection reset', reply: { kind: 'reset' } as const, status: 502 },
+    { what: 'HTTP 500', reply: { kind: 'error', status: 500 } as const, status: 500 },
+    { what: 'a connection reset', reply: { kind: 'drop' } as const, status: 502 },
   ])('an upstream failure ($what) spends nothing, on both endpoints', async ({ reply, status }) => {
     const before = await spend(gw(), KEY);
     up.setHandler(() => reply);
@@ -436,7 +438,8 @@ describe('settlement: the reservation is replaced by the actual cost', () => {
   it('an upstream stream that breaks after message_start: the usage seen so far counts', async () => {
     const before = await spend(gw(), KEY);
     up.usage.anthropic = { input: 3000, cacheRead: 2000, cacheWrite: 1000, output: 400 };
-    up.setHandler(() => ({ kind: 'partial', events: 3, then: 'reset' }));
+    // message_start, ping, content_block_start and the first text delta, then the socket is gone.
+    up.setHandler(() => ({ kind: 'drop', after: 4 }));
     const res = await rawPost(
       gw().url + PATH.anthropic,
       headersFor('anthropic', 't1'),
@@ -455,7 +458,7 @@ describe('settlement: the reservation is replaced by the actual cost', () => {
     // leaves; the provider read the prompt and generated what was relayed: both count, locally.
     const before = await spend(gw(), KEY);
     const body = bodyFor('oai/m', { stream: true });
-    up.setHandler(() => ({ kind: 'partial', events: 2, then: 'hang' }));
+    up.setHandler(() => ({ kind: 'hang', after: 2 }));
     const cut = await cutStreamAfter(gw().url + PATH.openai, headersFor('openai', 't1'), body, '"content":"o"');
     expect(cut.status).toBe(200);
     await eventually(() => up.open === 0, 'the upstream call is aborted');
@@ -479,7 +482,8 @@ describe('settlement: the reservation is replaced by the actual cost', () => {
     async ({ ep, marker }) => {
       const before = await spend(gw(), KEY);
       up.usage.anthropic = { input: 3000, cacheRead: 2000, cacheWrite: 1000, output: 400 };
-      up.setHandler(() => ({ kind: 'partial', events: 3, then: 'hang' }));
+      // message_start, ping, content_block_start and the first text delta, then silence.
+      up.setHandler(() => ({ kind: 'hang', after: 4 }));
       const cut = await cutStreamAfter(
         gw().url + PATH[ep],
         headersFor(ep, 't1'),
@@ -609,7 +613,7 @@ describe('the state store unavailable', () => {
     { policy: 'fail_open', status: 200 },
   ])('$policy', async ({ policy, status }) => {
     const logs: string[] = [];
-    const config = loadTestConfig(pricedConfigYaml(up.url, `${budgets}\nstate: { on_unavailable: ${policy} }`));
+    const config = configOf(pricedGateway(up.url, `${budgets}\nstate: { on_unavailable: ${policy} }`));
     const gateway = createGateway(config, {
       logger: createLogger({ level: 'debug', write: (l) => logs.push(l) }),
       store: down,
