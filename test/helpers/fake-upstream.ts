@@ -24,7 +24,7 @@
  *   Content                      an answer (text, thinking, tool calls, json, usage), JSON or stream as asked
  *   { kind: 'json', body? }      a JSON body: `body` as given, or the content encoded; any status
  *   { kind: 'sse', events? }     a stream: `events` as given, or the content encoded; `delayMs` between events
- *   { kind: 'error', status }    an error body in the called format (headers such as retry-after);
+ *   { kind: 'error', status? }   an error body in the called format (headers such as retry-after);
  *                                `inStream`: 200 and, after `after` events, the format's in-stream error
  *   { kind: 'hang' }             never answers; with `after`, 200 and that many events first
  *   { kind: 'drop' }             destroys the socket before any byte; with `after` (or `events`), mid-stream
@@ -121,8 +121,9 @@ export type Reply =
   | (Content & { kind: 'sse'; events?: string[]; delayMs?: number; headers?: Headers })
   | {
       kind: 'error';
-      status: number;
-      message?: string;
+      /** Default 500 (200 in a stream). */
+      status?: number;
+      message?: string | ((call: UpstreamCall) => string);
       type?: string;
       code?: string | null;
       headers?: Headers;
@@ -181,7 +182,8 @@ export interface FakeUpstream {
   usage: FormatUsage;
   on(path: string): UpstreamCall[];
   last(path?: string): UpstreamCall | undefined;
-  setHandler(h: Handler | Reply | undefined): void;
+  /** A number: an error with that status. */
+  setHandler(h: Handler | Reply | number | undefined): void;
   /** Replies for the next calls, in order; after them the handler. A number: an error with that status. */
   script(...replies: Array<Reply | number>): void;
   /** Every call from now on waits (once recorded) until the function returned is called. */
@@ -196,8 +198,8 @@ export interface FakeUpstream {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const toHandler = (h: Handler | Reply | undefined): Handler | undefined =>
-  h === undefined || typeof h === 'function' ? h : () => h;
+const toHandler = (h: Handler | Reply | number | undefined): Handler | undefined =>
+  h === undefined || typeof h === 'function' ? h : () => toReply(h);
 const toReply = (r: Reply | number): Reply => (typeof r === 'number' ? { kind: 'error', status: r } : r);
 const copyUsage = (u: FormatUsage): FormatUsage => ({
   ...(u.openai ? { openai: { ...u.openai } } : {}),
@@ -445,9 +447,11 @@ async function answer(out: Output, reply: Reply | undefined, ctx: AnswerContext)
       await out.events(reply.events ?? encodeStream(call.format, wire(content(reply)), style), reply.delayMs ?? delay);
       return out.end();
     case 'error': {
+      const status = reply.status ?? 500;
       const from = ctx.opts.name ? ` from ${ctx.opts.name}` : '';
-      const message = reply.message ?? `scripted ${reply.status}${from}`;
-      if (!reply.inStream) return out.error(reply.status, { ...reply, message }, reply.headers);
+      const message =
+        typeof reply.message === 'function' ? reply.message(call) : (reply.message ?? `scripted ${status}${from}`);
+      if (!reply.inStream) return out.error(status, { ...reply, message }, reply.headers);
       out.call.error = message;
       out.sseHead(reply.headers);
       const a = wire(content({}));
