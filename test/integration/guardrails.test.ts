@@ -1,7 +1,7 @@
 /**
  * Guardrails end to end, over real sockets: the gateway in-process, one upstream on 127.0.0.1 that
  * plays both providers (OpenAI `oai/m`, Anthropic `ant/m`) and answers what each test scripts
- * (guard-upstream.ts), and a webhook server. Both caller endpoints (/v1/chat/completions,
+ * (fake-upstream.ts, set up as GUARD), and a webhook server (guard-webhook.ts). Both caller endpoints (/v1/chat/completions,
  * /v1/messages) and, where the path differs, both upstream formats (pass-through vs translated).
  *
  * Invariants checked after every test: no secret (nor a telling fragment of one) is in the
@@ -10,12 +10,8 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertAnthropicStreamOrder } from '../helpers/anthropic-order.js';
-import {
-  startGuardUpstream,
-  startGuardWebhook,
-  type GuardUpstream,
-  type GuardWebhook,
-} from '../helpers/guard-upstream.js';
+import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { GUARD, startGuardWebhook, type GuardWebhook } from '../helpers/guard-webhook.js';
 import { loadTestConfig, startGateway, type RunningGateway } from '../helpers/start-gateway.js';
 import { SseDecoder, type SseMessage } from '../../src/sse/decode.js';
 
@@ -59,12 +55,12 @@ const KEY_INTERN = 'guard-test-key-intern-0001';
 const OAI_SECRET = 'sk-guard-oai-provider-secret-0001';
 const ANT_SECRET = 'sk-ant-guard-provider-secret-0001';
 
-let upstream: GuardUpstream;
+let upstream: FakeUpstream;
 let hook: GuardWebhook;
 let gw: RunningGateway | undefined;
 
 beforeAll(async () => {
-  upstream = await startGuardUpstream();
+  upstream = await startFakeUpstream(GUARD);
   hook = await startGuardWebhook();
 });
 afterAll(async () => {
@@ -83,7 +79,7 @@ afterEach(async () => {
     await gw?.close();
     gw = undefined;
     upstream.calls.length = 0;
-    upstream.setReply({ text: ['ok'] });
+    upstream.setHandler({ text: ['ok'] });
     hook.calls.length = 0;
     hook.setAnswer(() => ({ body: { action: 'allow' } }));
   }
@@ -503,7 +499,7 @@ describe('input: redact', () => {
     '%s caller → %s upstream: the upstream gets [REDACTED:email], the reply still works',
     async (ep, up) => {
       await start(RULE.piiIn);
-      upstream.setReply({ text: ['Noted, ', 'will do.'] });
+      upstream.setHandler({ text: ['Noted, ', 'will do.'] });
       const res = await send(ep, modelOf(up), { content: `please write to ${EMAIL} today` });
       const r = await read(ep, res);
       expect(r.status).toBe(200);
@@ -525,7 +521,7 @@ describe('input: redact', () => {
 
   it.each(COMBOS)('%s caller → %s upstream, streaming: redacted upstream, well-formed stream back', async (ep, up) => {
     await start(RULE.piiIn);
-    upstream.setReply({ text: ['Sure', ', done.'] });
+    upstream.setHandler({ text: ['Sure', ', done.'] });
     const res = await send(ep, modelOf(up), { content: `cc ${EMAIL}`, stream: true });
     const r = await read(ep, res);
     expect(r.status).toBe(200);
@@ -671,7 +667,7 @@ describe('output: non-stream', () => {
     '%s caller ← %s upstream: an email and a card number in the answer become placeholders',
     async (ep, up) => {
       await start(RULE.piiOut);
-      upstream.setReply({ text: [`Mail ${EMAIL} or pay with ${CARD}.`] });
+      upstream.setHandler({ text: [`Mail ${EMAIL} or pay with ${CARD}.`] });
       const res = await send(ep, modelOf(up), { content: 'contact?' });
       const r = await read(ep, res);
       expect(r.status).toBe(200);
@@ -691,7 +687,7 @@ describe('output: non-stream', () => {
     '%s caller ← %s upstream: a blocking output rule → 400 guardrail_blocked, nothing of the answer',
     async (ep, up) => {
       await start(RULE.noAwsOut);
-      upstream.setReply({ text: [`Use ${AWS} for that.`] });
+      upstream.setHandler({ text: [`Use ${AWS} for that.`] });
       const res = await send(ep, modelOf(up), { content: 'which key?' });
       await expectBlocked(ep, res, 'no-aws-out', 'response');
       expect(upstream.calls).toHaveLength(1);
@@ -710,7 +706,7 @@ describe('output: non-stream', () => {
         `  - { id: out-only, applies_to: output, check: { type: detectors, detectors: [credit_card] }, action: redact }`,
       ].join('\n'),
     );
-    upstream.setReply({ text: [`write to ${EMAIL}, card ${CARD}`] });
+    upstream.setHandler({ text: [`write to ${EMAIL}, card ${CARD}`] });
     const res = await send('openai', 'oai/m', { content: `my card ${CARD}, mail ${EMAIL}` });
     const r = await read('openai', res);
     expect(upstream.calls[0].rawBody).toContain(`my card ${CARD}, mail [REDACTED:email]`);
@@ -731,7 +727,7 @@ describe('output: streams', () => {
     '%s caller ← %s upstream, email split over %s: the placeholder, never the secret, a well-formed stream',
     async (ep, up, _name, pieces) => {
       await start(RULE.piiOut);
-      upstream.setReply({ text: [...pieces] });
+      upstream.setHandler({ text: [...pieces] });
       const res = await send(ep, modelOf(up), { content: 'contact?', stream: true, includeUsage: true });
       const r = await read(ep, res);
       expect(r.status).toBe(200);
@@ -759,7 +755,7 @@ describe('output: streams', () => {
       const full = `${filler} reach ${EMAIL} or ${card} then ${filler}.`;
       // Pieces of 7 characters: every secret is cut several times.
       const pieces = full.match(/[\s\S]{1,7}/g)!;
-      upstream.setReply({ text: pieces });
+      upstream.setHandler({ text: pieces });
       const res = await send(ep, modelOf(up), { content: 'go', stream: true });
       const r = await read(ep, res);
       expectCompleteStream(ep, r);
@@ -775,7 +771,7 @@ describe('output: streams', () => {
     await start(
       `  - { id: codename-out, applies_to: output, check: { type: keywords, words: ["${CODENAME}"] }, action: redact }`,
     );
-    upstream.setReply({ text: ['Status of Proj', 'ect Night', 'ingale: green.'] });
+    upstream.setHandler({ text: ['Status of Proj', 'ect Night', 'ingale: green.'] });
     const r = await read(ep, await send(ep, modelOf(up), { content: 'status', stream: true }));
     expectCompleteStream(ep, r);
     expect(r.text).toBe('Status of [REDACTED:keyword]: green.');
@@ -785,7 +781,7 @@ describe('output: streams', () => {
     await start(
       `  - { id: tickets, applies_to: output, check: { type: regex, pattern: "TCK-[0-9]{6}" }, action: redact }`,
     );
-    upstream.setReply({ text: ['See TC', 'K-12', '3456 and TCK-65432', '1.'] });
+    upstream.setHandler({ text: ['See TC', 'K-12', '3456 and TCK-65432', '1.'] });
     const r = await read(ep, await send(ep, 'oai/m', { content: 'tickets', stream: true }));
     expectCompleteStream(ep, r);
     expect(r.text).toBe('See [REDACTED:regex] and [REDACTED:regex].');
@@ -796,7 +792,7 @@ describe('output: streams', () => {
     async (ep, up) => {
       await start(RULE.noAwsOut);
       const filler = Array.from({ length: 30 }, (_, i) => `w${i}`).join(' ');
-      upstream.setReply({ text: [`${filler} the key is AKIAIOSF`, 'ODNN7EXAMPLE and', ' more after it.'] });
+      upstream.setHandler({ text: [`${filler} the key is AKIAIOSF`, 'ODNN7EXAMPLE and', ' more after it.'] });
       const res = await send(ep, modelOf(up), { content: 'key?', stream: true });
       const r = await read(ep, res);
       expectStreamBlocked(ep, r, 'no-aws-out');
@@ -817,7 +813,7 @@ describe('output: streams', () => {
     "%s caller: a block mid-stream while the upstream keeps its stream open still ends the caller's stream, and the upstream call is closed",
     async (ep) => {
       await start(RULE.noAwsOut);
-      upstream.setReply({ text: ['here: ', AWS, ' and then some'], hang: true });
+      upstream.setHandler({ text: ['here: ', AWS, ' and then some'], kind: 'hang', after: 'body' });
       const res = await send(ep, 'oai/m', { content: 'key?', stream: true });
       const r = await read(ep, res);
       expectStreamBlocked(ep, r, 'no-aws-out');
@@ -843,7 +839,7 @@ describe('output: tool-call arguments', () => {
     '%s caller ← %s upstream (stream %s): an AWS key in the arguments is redacted, JSON stays valid',
     async (ep, up, stream) => {
       await start(RULE.awsRedactOut);
-      upstream.setReply({ tool: { name: 'configure', args: ARGS } });
+      upstream.setHandler({ toolCalls: [{ name: 'configure', pieces: ARGS }] });
       const r = await read(ep, await send(ep, modelOf(up), { content: 'configure it', stream }));
       expect(r.status).toBe(200);
       if (stream) expectCompleteStream(ep, r);
@@ -864,7 +860,7 @@ describe('output: tool-call arguments', () => {
     ),
   )('%s caller ← %s upstream (stream %s): a blocking rule stops a tool call carrying a key', async (ep, up, stream) => {
     await start(RULE.noAwsOut);
-    upstream.setReply({ text: ['Calling the tool.'], tool: { name: 'configure', args: ARGS } });
+    upstream.setHandler({ text: ['Calling the tool.'], toolCalls: [{ name: 'configure', pieces: ARGS }] });
     const res = await send(ep, modelOf(up), { content: 'configure it', stream });
     if (!stream) {
       await expectBlocked(ep, res, 'no-aws-out', 'response');
@@ -896,7 +892,7 @@ describe('match filters', () => {
     await start(
       `  - { id: dev2-pii, match: { keys: [dev2] }, check: { type: detectors, detectors: [email] }, action: redact }`,
     );
-    upstream.setReply({ text: [`ask ${EMAIL}`] });
+    upstream.setHandler({ text: [`ask ${EMAIL}`] });
     const r2 = await read(ep, await send(ep, 'ant/m', { key: KEY_DEV2, content: `from ${EMAIL}` }));
     expect(r2.text).toBe('ask [REDACTED:email]');
     expect(upstream.calls[0].rawBody).toContain('from [REDACTED:email]');
@@ -924,7 +920,7 @@ describe('match filters', () => {
     await start(
       `  - { id: oai-out, applies_to: output, match: { models: ["oai/*"] }, check: { type: detectors, detectors: [email] }, action: redact }`,
     );
-    upstream.setReply({ text: [`at ${EMAIL}`] });
+    upstream.setHandler({ text: [`at ${EMAIL}`] });
     expect((await read('openai', await send('openai', 'oai/m', { stream: true }))).text).toBe('at [REDACTED:email]');
     expect((await read('openai', await send('openai', 'ant/m', { stream: true }))).text).toBe(`at ${EMAIL}`);
   });
@@ -1031,7 +1027,7 @@ describe('webhook', () => {
       hook.setAnswer((call) => ({
         body: { action: 'redact', parts: call.parts.map((p) => p.replace('Alice', '[NAME]')) },
       }));
-      upstream.setReply({ text: ['Hi Al', 'ice, ', 'bye.'] });
+      upstream.setHandler({ text: ['Hi Al', 'ice, ', 'bye.'] });
       const res = await send(ep, 'oai/m', { content: 'greet', stream: true });
       const r = await read(ep, res);
       expectCompleteStream(ep, r);
@@ -1047,7 +1043,7 @@ describe('webhook', () => {
     async (ep) => {
       await start(rule('out-hook', 'out', '', 'output'));
       hook.setAnswer(() => ({ body: { action: 'block' } }));
-      upstream.setReply({ text: ['secret ', 'plans'] });
+      upstream.setHandler({ text: ['secret ', 'plans'] });
       const res = await send(ep, 'ant/m', { content: 'plans?', stream: true });
       await expectBlocked(ep, res, 'out-hook', 'response');
       expect((await logLine(res)).guardrails).toEqual([
@@ -1076,7 +1072,7 @@ describe('webhook', () => {
       hook.setAnswer((call) => ({
         body: { action: 'redact', parts: call.parts.map((p) => p.replace(/Alice/g, '[NAME]')) },
       }));
-      upstream.setReply({ text: ['Hello Alice!'] });
+      upstream.setHandler({ text: ['Hello Alice!'] });
       const res = await send(ep, 'ant/m', { content: 'I am Alice' });
       const r = await read(ep, res);
       expect(r.text).toBe('Hello [NAME]!');
@@ -1214,7 +1210,7 @@ describe('known bugs', () => {
 
   it.fails('an escaped character inside tool-call arguments does not hide a key (output stream)', async () => {
     await start(RULE.awsRedactOut);
-    upstream.setReply({ tool: { name: 'configure', args: ['{"k":"\\u0041KIAIOSF', 'ODNN7EXAMPLE"}'] } });
+    upstream.setHandler({ toolCalls: [{ name: 'configure', pieces: ['{"k":"\\u0041KIAIOSF', 'ODNN7EXAMPLE"}'] }] });
     const r = await read('openai', await send('openai', 'oai/m', { content: 'configure', stream: true }));
     expect(JSON.parse(r.toolArgs!)).toEqual({ k: '[REDACTED:aws_access_key]' });
   });
