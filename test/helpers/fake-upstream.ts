@@ -119,7 +119,8 @@ export type Reply =
   | (Content & { kind?: undefined })
   | (Content & { kind: 'json'; status?: number; body?: unknown; headers?: Headers })
   | (Content & { kind: 'sse'; events?: string[]; delayMs?: number; headers?: Headers })
-  | {
+  /** The content: what a stream sends before an in-stream error. */
+  | (Content & {
       kind: 'error';
       /** Default 500 (200 in a stream). */
       status?: number;
@@ -129,7 +130,7 @@ export type Reply =
       headers?: Headers;
       inStream?: boolean;
       after?: number;
-    }
+    })
   | (Content & { kind: 'hang' | 'drop'; after?: After; events?: string[] })
   | { kind: 'held'; until: Promise<unknown>; then?: Reply }
   | { kind: 'raw'; status: number; body: string; headers?: Headers };
@@ -454,7 +455,7 @@ async function answer(out: Output, reply: Reply | undefined, ctx: AnswerContext)
       if (!reply.inStream) return out.error(status, { ...reply, message }, reply.headers);
       out.call.error = message;
       out.sseHead(reply.headers);
-      const a = wire(content({}));
+      const a = wire(content(reply));
       await out.events(encodeStream(call.format, a, style).slice(0, reply.after ?? 0));
       return out.end(streamError(call.format, message, reply.type));
     }
@@ -688,6 +689,124 @@ export function answerEvents(format: WireFormat, c: Content, style: { includeUsa
 function standalone(format: WireFormat, c: Content): WireAnswer {
   const call = { format, body: { model: c.model ?? 'unknown' }, n: 1 } as UpstreamCall;
   return toWire(c, { call, usage: {}, defaultAnswer: strictAnswer, opts: { name: 'fake' } });
+}
+
+// ---------------------------------------------------------------- scripted conversations
+
+export const TOOL_CALL_TOKENS = 10;
+export const COUNT_TOKENS_BASE = 1000;
+
+/**
+ * Answers scripted by the conversation, so one scenario list works whichever format the gateway
+ * speaks upstream (the last user text decides):
+ *   default              → `echo: <last user text>`, prefixed `[sys:<system>] ` when a system prompt was sent
+ *   contains `weather`   → one tool call get_weather {"city":"Paris"}, no text
+ *   contains `parallel`  → two calls get_weather Paris, Rome (OpenAI streams interleave their arguments)
+ *   last message is a tool result → `tool said: <result text>`
+ *   max_tokens < words   → the first max_tokens words, finish `length` / stop_reason `max_tokens`
+ *   contains `fail NNN`  → HTTP NNN with the format's error body (429: retry-after 7)
+ *   contains `cut`       → a stream that starts (first text delta), then an in-stream error
+ * Usage: 16 input and 4 cache-read tokens (OpenAI prompt_tokens 20), output one per word plus
+ * TOOL_CALL_TOKENS per call; count_tokens answers COUNT_TOKENS_BASE + messages.
+ */
+export const SCRIPTED: FakeUpstreamOptions = {
+  handler: scripted,
+  countTokens: (body) => COUNT_TOKENS_BASE + (Array.isArray(body?.messages) ? body.messages.length : 0),
+  interleave: true,
+};
+
+function scripted(call: UpstreamCall): Reply | undefined {
+  if (call.endpoint === 'count_tokens') return undefined;
+  const c = conversation(call.format, call.body);
+  const usage = (output: number) => ({ input: 16, cacheRead: 4, output });
+  /** Each word with the space before it, as streamed. */
+  const say = (text: string, max = c.maxTokens) => {
+    const all = text.split(' ');
+    const kept = max !== undefined && max < all.length ? all.slice(0, max) : all;
+    const finish = kept.length < all.length ? ('length' as const) : ('stop' as const);
+    return { text: kept.map((w, i) => (i === 0 ? w : ` ${w}`)), finish, usage: usage(kept.length) };
+  };
+  if (c.toolResult !== undefined) return say(`tool said: ${c.toolResult}`);
+  const fail = /fail (\d{3})/.exec(c.lastUserText);
+  if (fail) {
+    const status = Number(fail[1]);
+    return { kind: 'error', status, headers: status === 429 ? { 'retry-after': '7' } : {} };
+  }
+  const cities = c.lastUserText.includes('parallel')
+    ? ['Paris', 'Rome']
+    : c.lastUserText.includes('weather')
+      ? ['Paris']
+      : [];
+  if (cities.length > 0) {
+    const toolCalls = cities.map((city) => ({ name: 'get_weather', pieces: thirds(JSON.stringify({ city })) }));
+    return { toolCalls, usage: usage(TOOL_CALL_TOKENS * cities.length) };
+  }
+  const reply = `${c.system ? `[sys:${c.system}] ` : ''}echo: ${c.lastUserText}`;
+  if (!c.lastUserText.includes('cut')) return say(reply);
+  // A non-streaming request cannot fail half-way: a plain server error.
+  if (call.body?.stream !== true) return { kind: 'error', status: 500 };
+  const [message, type, after] =
+    call.format === 'openai' ? ['boom', 'server_error', 2] : ['Overloaded', 'overloaded_error', 4];
+  return { kind: 'error', inStream: true, message, type, after, ...say(reply) };
+}
+
+/** A JSON text cut into three fragments, as providers stream arguments. */
+function thirds(json: string): string[] {
+  const a = Math.floor(json.length / 3);
+  const b = Math.floor((2 * json.length) / 3);
+  return [json.slice(0, a), json.slice(a, b), json.slice(b)];
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((p: any) =>
+      p?.type === 'text' && typeof p.text === 'string' ? p.text : p?.type === 'tool_result' ? textOf(p.content) : '',
+    )
+    .join('');
+}
+
+/** What the scenario depends on, whatever the format. */
+function conversation(format: WireFormat, body: any) {
+  const msgs: any[] = Array.isArray(body?.messages) ? body.messages : [];
+  const lastUser = [...msgs].reverse().find((m) => m?.role === 'user');
+  const last = msgs.at(-1);
+  if (format === 'openai') {
+    let i = msgs.length;
+    while (i > 0 && msgs[i - 1]?.role === 'tool') i--;
+    return {
+      system: msgs
+        .filter((m) => m?.role === 'system' || m?.role === 'developer')
+        .map((m) => textOf(m.content))
+        .join('\n'),
+      lastUserText: textOf(lastUser?.content),
+      toolResult:
+        i < msgs.length
+          ? msgs
+              .slice(i)
+              .map((m) => textOf(m.content))
+              .join('\n')
+          : undefined,
+      maxTokens: body?.max_completion_tokens ?? body?.max_tokens,
+    };
+  }
+  const results =
+    last?.role === 'user' && Array.isArray(last.content)
+      ? last.content.filter((b: any) => b?.type === 'tool_result')
+      : [];
+  const userText = Array.isArray(lastUser?.content)
+    ? lastUser.content
+        .filter((b: any) => b?.type === 'text')
+        .map((b: any) => b.text)
+        .join('')
+    : textOf(lastUser?.content);
+  return {
+    system: textOf(body?.system),
+    lastUserText: userText,
+    toolResult: results.length > 0 ? results.map((b: any) => textOf(b.content)).join('\n') : undefined,
+    maxTokens: body?.max_tokens as number | undefined,
+  };
 }
 
 // ---------------------------------------------------------------- fleets
