@@ -17,7 +17,7 @@ import {
   scriptedGateway,
 } from '../helpers/gateway-config.js';
 import { recordingFetch } from '../helpers/sse.js';
-import { configOf, loadTestConfig, startGateway, type RunningGateway } from '../helpers/start-gateway.js';
+import { configOf, startGateway, type RunningGateway } from '../helpers/start-gateway.js';
 
 let up: FakeUpstream;
 let gw: RunningGateway;

@@ -17,7 +17,7 @@ import { assertAnthropicStreamOrder } from '../helpers/anthropic-order.js';
 import { type FakeUpstream, SCRIPTED, startFakeUpstream, type UpstreamCall } from '../helpers/fake-upstream.js';
 import { ANT_SECRET, OAI_SECRET, SCRIPTED_KEY, scriptedGateway } from '../helpers/gateway-config.js';
 import { recordingFetch } from '../helpers/sse.js';
-import { configOf, loadTestConfig, startGateway, type RunningGateway } from '../helpers/start-gateway.js';
+import { configOf, startGateway, type RunningGateway } from '../helpers/start-gateway.js';
 
 let up: FakeUpstream;
 let gw: RunningGateway;

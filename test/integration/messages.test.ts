@@ -9,7 +9,7 @@ import { assertAnthropicStreamOrder } from '../helpers/anthropic-order.js';
 import { type FakeUpstream, SCRIPTED, startFakeUpstream } from '../helpers/fake-upstream.js';
 import { ANT_SECRET, SCRIPTED_KEY, SCRIPTED_LIMITED_KEY, scriptedGateway } from '../helpers/gateway-config.js';
 import { readSse } from '../helpers/sse.js';
-import { configOf, loadTestConfig, startGateway, type RunningGateway } from '../helpers/start-gateway.js';
+import { configOf, startGateway, type RunningGateway } from '../helpers/start-gateway.js';
 
 const ULID = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
 
