@@ -41,7 +41,8 @@ const VERSION = CLAUDE
   : null;
 if (!CLAUDE)
   console.warn(
-    'claude-code-cli.test.ts: skipped — no `claude` found (set CLAUDE_BIN=/path/to/claude or put it on PATH to run the real CLI through the gateway)',
+    'claude-code-cli.test.ts: skipped — no `claude` found (set CLAUDE_BIN=/path/to/claude or put it on PATH to run ' +
+      'the real CLI through the gateway)',
   );
 else console.warn(`claude-code-cli.test.ts: running ${CLAUDE} (${VERSION?.[0] ?? 'unknown version'})`);
 /** Gateway model discovery exists in the CLI from this version on (verified with 2.1.197; absent in 2.1.112). */

@@ -221,7 +221,9 @@ export async function expectAnthropicStream(res: Response): Promise<{ blocks: an
   return { blocks, stop: delta.delta.stop_reason, model: parsed[0].message.model };
 }
 
-/** What reached the upstream on pass-through: the caller's bytes but for the model, its headers kept, our credential. */
+/**
+ * What reached the upstream on pass-through: the caller's bytes but for the model, its headers kept, our credential.
+ */
 export function expectPassThrough(got: UpstreamCall, c: Captured, sentRaw: string, sentModel: string): void {
   const i = sentRaw.indexOf(`"model":${JSON.stringify(sentModel)}`);
   expect(i).toBeGreaterThanOrEqual(0);
@@ -236,7 +238,10 @@ export function expectPassThrough(got: UpstreamCall, c: Captured, sentRaw: strin
   expect(JSON.stringify(got.headers)).not.toContain(CC_KEY);
 }
 
-/** What reached an OpenAI upstream: a request it accepted, carrying every text and tool the caller sent (`sent`: the body sent). */
+/**
+ * What reached an OpenAI upstream: a request it accepted, carrying every text and tool the caller sent (`sent`: the
+ * body sent).
+ */
 export function expectTranslated(got: UpstreamCall, sent: any): void {
   expect(got.path).toBe('/v1/chat/completions');
   expect(got.status, got.error).toBe(200);
@@ -384,5 +389,8 @@ async function replayModels({ gw }: ReplayContext, c: Captured): Promise<void> {
   expect(ids.filter((id: string) => /^(claude|anthropic)/i.test(id))).toEqual([DISCOVERABLE_ALIAS]);
 }
 
-/** `<version>/<scenario>/<format>` cases that wait for a gateway fix: left out of claude-code-replay.test.ts until they pass. */
+/**
+ * `<version>/<scenario>/<format>` cases that wait for a gateway fix: left out of claude-code-replay.test.ts until they
+ * pass.
+ */
 export const PENDING = new Set<string>([]);

@@ -69,7 +69,8 @@ export const RECIPE = { name: 'pancakes', servings: 4, steps: ['mix', 'fry'] };
  *   `parallel`                        → two get_weather calls (Paris, Rome)
  *   `weather`                         → one get_weather call (Paris)
  *   `recipe`                          → RECIPE as the structured output (JSON text, or the forced tool's input)
- *   `think`                           → thinking `step by step` (Anthropic: a signed block; OpenAI: reasoning tokens), text `thought it through`
+ *   `think`                           → thinking `step by step` (Anthropic: a signed block; OpenAI: reasoning tokens),
+ *   text `thought it through`
  */
 export function scenarioReply(req: UpstreamCall): Reply | undefined {
   const msgs: any[] = Array.isArray(req.body?.messages) ? req.body.messages : [];

@@ -93,7 +93,10 @@ function openObjectPath(schema: unknown, path: string, requireAll: boolean): str
       const req = Array.isArray(schema.required) ? schema.required : [];
       const missing = Object.keys(schema.properties).find((k) => !req.includes(k));
       if (missing !== undefined)
-        return `${path}: 'required' is required to be supplied and to be an array including every key in properties. Missing '${missing}'`;
+        return (
+          `${path}: 'required' is required to be supplied and to be an array including every key in properties. ` +
+          `Missing '${missing}'`
+        );
     }
   }
   for (const key of ['properties', '$defs', 'definitions'] as const) {
@@ -224,7 +227,9 @@ export function validateOpenAIChat(
     }
     if (pending.length > 0 && m.role !== 'tool') {
       return {
-        message: `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${pending.join(', ')}`,
+        message:
+          `An assistant message with 'tool_calls' must be followed by tool messages responding to each ` +
+          `'tool_call_id'. The following tool_call_ids did not have response messages: ${pending.join(', ')}`,
         param: `messages.[${pendingFrom}].role`,
         code: null,
       };
@@ -271,7 +276,8 @@ export function validateOpenAIChat(
       if (!pending.includes(m.tool_call_id)) {
         return {
           message:
-            "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",
+            "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with " +
+            "'tool_calls'.",
           param: `messages.[${i}].role`,
           code: null,
         };
@@ -283,7 +289,9 @@ export function validateOpenAIChat(
   }
   if (pending.length > 0) {
     return {
-      message: `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${pending.join(', ')}`,
+      message:
+        `An assistant message with 'tool_calls' must be followed by tool messages responding to each ` +
+        `'tool_call_id'. The following tool_call_ids did not have response messages: ${pending.join(', ')}`,
       param: `messages.[${pendingFrom}].role`,
       code: null,
     };
@@ -301,7 +309,9 @@ export function validateOpenAIChat(
     if (!isInt(body.max_tokens)) return invalidType('max_tokens', 'an integer', body.max_tokens);
     if (body.max_tokens < 1)
       return {
-        message: `Invalid 'max_tokens': integer below minimum value. Expected a value >= 1, but got ${body.max_tokens} instead.`,
+        message:
+          `Invalid 'max_tokens': integer below minimum value. Expected a value >= 1, but got ` +
+          `${body.max_tokens} instead.`,
         param: 'max_tokens',
         code: 'integer_below_min_value',
       };
@@ -316,13 +326,17 @@ export function validateOpenAIChat(
     if (typeof body.temperature !== 'number') return invalidType('temperature', 'a decimal', body.temperature);
     if (reasoning && body.temperature !== 1)
       return {
-        message: `Unsupported value: 'temperature' does not support ${body.temperature} with this model. Only the default (1) value is supported.`,
+        message:
+          `Unsupported value: 'temperature' does not support ${body.temperature} with this model. Only the ` +
+          `default (1) value is supported.`,
         param: 'temperature',
         code: 'unsupported_value',
       };
     if (body.temperature < 0 || body.temperature > 2)
       return {
-        message: `Invalid 'temperature': decimal above maximum value. Expected a value <= 2, but got ${body.temperature} instead.`,
+        message:
+          `Invalid 'temperature': decimal above maximum value. Expected a value <= 2, but got ` +
+          `${body.temperature} instead.`,
         param: 'temperature',
         code: 'decimal_above_max_value',
       };
@@ -341,7 +355,9 @@ export function validateOpenAIChat(
     };
   if (typeof body.user === 'string' && body.user.length > 64) {
     return {
-      message: `Invalid 'user': string too long. Expected a string with maximum length 64, but got a string with length ${body.user.length} instead.`,
+      message:
+        `Invalid 'user': string too long. Expected a string with maximum length 64, but got a string with ` +
+        `length ${body.user.length} instead.`,
       param: 'user',
       code: 'string_above_max_length',
     };
@@ -373,7 +389,9 @@ export function validateOpenAIChat(
       return invalidType('stop', 'a string or an array of strings', body.stop);
     if (stops.length > 4)
       return {
-        message: `Invalid 'stop': array too long. Expected an array with maximum length 4, but got an array with length ${stops.length} instead.`,
+        message:
+          `Invalid 'stop': array too long. Expected an array with maximum length 4, but got an array with ` +
+          `length ${stops.length} instead.`,
         param: 'stop',
         code: 'array_above_max_length',
       };
@@ -394,7 +412,9 @@ export function validateOpenAIChat(
       if (typeof def.name !== 'string') return missing(`${p}.${t.type}.name`);
       if (!TOOL_NAME_OPENAI.test(def.name))
         return {
-          message: `Invalid '${p}.${t.type}.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`,
+          message:
+            `Invalid '${p}.${t.type}.name': string does not match pattern. Expected a string that matches the ` +
+            `pattern '^[a-zA-Z0-9_-]+$'.`,
           param: `${p}.${t.type}.name`,
           code: 'invalid_value',
         };
@@ -466,7 +486,12 @@ export function validateOpenAIChat(
       if (typeof js.name !== 'string') return missing('response_format.json_schema.name');
       if (!TOOL_NAME_OPENAI.test(js.name))
         return {
-          message: `Invalid 'response_format.json_schema.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`,
+          message:
+            `Invalid 'response_format.json_schema.name': string does not match pattern. Expected a string that ` +
+            `` +
+            `` +
+            `` +
+            `matches the pattern '^[a-zA-Z0-9_-]+$'.`,
           param: 'response_format.json_schema.name',
           code: 'invalid_value',
         };
@@ -591,7 +616,9 @@ const ANTHROPIC_BLOCKS = [
 /** Block types the beta API adds; accepted when any anthropic-beta value is sent. */
 const ANTHROPIC_BETA_BLOCKS = ['mcp_tool_use', 'mcp_tool_result', 'compaction'];
 
-/** Claude models without extended thinking, and the ones without native structured output (other names are accepted). */
+/**
+ * Claude models without extended thinking, and the ones without native structured output (other names are accepted).
+ */
 const NO_THINKING = /^claude-(?:instant|2|3-(?!7))/;
 const NO_OUTPUT_FORMAT = /^claude-(?:instant|2|3)|^claude-(?:opus|sonnet)-4(?:-0)?(?:-\d{8})?$/;
 
@@ -687,14 +714,16 @@ export function validateAnthropic(
         return bad('thinking.enabled.budget_tokens: Input should be greater than or equal to 1024');
       if (kind === 'messages' && thinking.budget_tokens >= body.max_tokens)
         return bad(
-          '`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size',
+          '`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at ' +
+            'https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size',
         );
       thinkingOn = true;
     } else if (thinking.type === 'adaptive') {
       thinkingOn = true;
     } else if (thinking.type !== 'disabled' && thinking.type !== 'between_tools') {
       return bad(
-        `thinking: Input tag '${String(thinking.type)}' found using 'type' does not match any of the expected tags: 'enabled', 'disabled', 'adaptive', 'between_tools'`,
+        `thinking: Input tag '${String(thinking.type)}' found using 'type' does not match any of the expected tags: ` +
+          `'enabled', 'disabled', 'adaptive', 'between_tools'`,
       );
     }
     for (const k of Object.keys(thinking)) {
@@ -715,15 +744,18 @@ export function validateAnthropic(
   if (thinkingOn) {
     if (body.temperature !== undefined && body.temperature !== 1)
       return bad(
-        '`temperature` may only be set to 1 when thinking is enabled or in adaptive mode. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#feature-compatibility',
+        '`temperature` may only be set to 1 when thinking is enabled or in adaptive mode. Please consult our ' +
+          'documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#feature-compatibility',
       );
     if (body.top_k !== undefined)
       return bad(
-        '`top_k` must be unset when thinking is enabled. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#feature-compatibility',
+        '`top_k` must be unset when thinking is enabled. Please consult our documentation at ' +
+          'https://docs.claude.com/en/docs/build-with-claude/extended-thinking#feature-compatibility',
       );
     if (body.top_p !== undefined && body.top_p < 0.95)
       return bad(
-        '`top_p` must be greater than or equal to 0.95 or unset when thinking is enabled. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#feature-compatibility',
+        '`top_p` must be greater than or equal to 0.95 or unset when thinking is enabled. Please consult our ' +
+          'documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#feature-compatibility',
       );
   }
 
@@ -831,7 +863,8 @@ function checkAnthropicMessages(messages: any[], beta: string[], thinkingOn: boo
       if (!isObj(b)) return bad(`${p}: Input should be a valid dictionary`);
       if (!ANTHROPIC_BLOCKS.includes(b.type) && !(betaBlocks && ANTHROPIC_BETA_BLOCKS.includes(b.type))) {
         return bad(
-          `${p}: Input tag '${String(b.type)}' found using 'type' does not match any of the expected tags: ${ANTHROPIC_BLOCKS.map((t) => `'${t}'`).join(', ')}`,
+          `${p}: Input tag '${String(b.type)}' found using 'type' does not match any of the expected tags: ` +
+            `${ANTHROPIC_BLOCKS.map((t) => `'${t}'`).join(', ')}`,
         );
       }
       if (m.role === 'system' && b.type !== 'text')
@@ -859,7 +892,9 @@ function checkAnthropicMessages(messages: any[], beta: string[], thinkingOn: boo
         const unanswered = uses.filter((id) => !answered.includes(id));
         if (unanswered.length > 0) {
           return bad(
-            `messages.${next.index}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${unanswered.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`,
+            `messages.${next.index}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ` +
+              `${unanswered.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next ` +
+              `message.`,
           );
         }
       }
@@ -871,14 +906,17 @@ function checkAnthropicMessages(messages: any[], beta: string[], thinkingOn: boo
       const strange = results.map((b) => b.tool_use_id as string).filter((id) => !known.includes(id));
       if (strange.length > 0) {
         return bad(
-          `messages.${turn.index}.content.0: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${strange.join(', ')}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`,
+          `messages.${turn.index}.content.0: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ` +
+            `${strange.join(', ')}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous ` +
+            `message.`,
         );
       }
       const firstOther = turn.blocks.findIndex((b) => b.type !== 'tool_result');
       const lastResult = turn.blocks.map((b) => b.type).lastIndexOf('tool_result');
       if (firstOther !== -1 && firstOther < lastResult) {
         return bad(
-          `messages.${turn.index}: tool_result blocks must come first in the user message content, before any other content`,
+          `messages.${turn.index}: tool_result blocks must come first in the user message content, before any other ` +
+            `content`,
         );
       }
     }
@@ -892,7 +930,11 @@ function checkAnthropicMessages(messages: any[], beta: string[], thinkingOn: boo
       const first = prev.blocks[0];
       if (first && first.type !== 'thinking' && first.type !== 'redacted_thinking') {
         return bad(
-          `messages.${prev.index}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${first.type}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable \`thinking\`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking`,
+          `messages.${prev.index}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found ` +
+            `\`${first.type}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block ` +
+            `(preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks). We recommend you include thinking blocks ` +
+            `from previous turns. To avoid this requirement, disable \`thinking\`. Please consult our documentation at ` +
+            `https://docs.claude.com/en/docs/build-with-claude/extended-thinking`,
         );
       }
     }

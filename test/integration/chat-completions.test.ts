@@ -93,7 +93,8 @@ describe('built-in mock provider', () => {
 describe('same-format pass-through to an OpenAI-compatible upstream', () => {
   it('forwards the body unchanged but for model and the output cap, with the provider key and correlation id', async () => {
     const raw =
-      '{ "model" : "up/gpt-test", "messages":[{"role":"user","content":"hi \\u00e9"}], "seed": 7, "x_custom": {"nested": ["model", 1]} }';
+      '{ "model" : "up/gpt-test", "messages":[{"role":"user","content":"hi \\u00e9"}], "seed": 7, "x_custom": ' +
+      '{"nested": ["model", 1]} }';
     const res = await chat(raw);
     expect(res.status).toBe(200);
     const got = upstream.received[0];

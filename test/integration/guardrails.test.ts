@@ -1,7 +1,8 @@
 /**
  * Guardrails end to end, over real sockets: the gateway in-process, one upstream on 127.0.0.1 that
  * plays both providers (OpenAI `oai/m`, Anthropic `ant/m`) and answers what each test scripts
- * (fake-upstream.ts, set up as GUARD), and a webhook server (guard-webhook.ts). Both caller endpoints (/v1/chat/completions,
+ * (fake-upstream.ts, set up as GUARD), and a webhook server (guard-webhook.ts). Both caller endpoints
+ * (/v1/chat/completions,
  * /v1/messages) and, where the path differs, both upstream formats (pass-through vs translated).
  *
  * Invariants checked after every test: no secret (nor a telling fragment of one) is in the
@@ -24,7 +25,8 @@ const IBAN = 'DE89 3704 0044 0532 0130 00';
 const PHONE = '+44 20 7946 0958';
 const BEARER_TOKEN = 'abcDEF123ghiJKL456mnoPQR789';
 const PEM_BODY = 'MIIEowIBAAKCAQEAx4bL7v0wTr9KqL2Yf0Z3cT1kqPz9Hn2W';
-const PRIVATE_KEY = `-----BEGIN RSA PRIVATE KEY-----\n${PEM_BODY}\nq1w2e3r4t5y6u7i8o9p0asdfghjklZXCV\n-----END RSA PRIVATE KEY-----`;
+const PRIVATE_KEY =
+  `-----BEGIN RSA PRIVATE KEY-----\n${PEM_BODY}\nq1w2e3r4t5y6u7i8o9p0asdfghjklZXCV\n-----END RSA ` + `PRIVATE KEY-----`;
 const CODENAME = 'Project Nightingale';
 
 /** Strings that must never show up in logs or in a blocked/redacted reply (parts of the secrets too). */
@@ -402,22 +404,38 @@ function splitAt(text: string, ...cuts: number[]): string[] {
 // ---------------------------------------------------------------- rules used by several tests
 
 const RULE = {
-  noAwsIn: `  - { id: no-aws-keys, applies_to: input, check: { type: detectors, detectors: [aws_access_key] }, action: block }`,
+  noAwsIn:
+    `  - { id: no-aws-keys, applies_to: input, check: { type: detectors, detectors: [aws_access_key] }, ` +
+    `action: block }`,
   codename: `  - { id: codename, applies_to: input, check: { type: keywords, words: ["${CODENAME}"] }, action: block }`,
   piiIn: `  - { id: pii-in, applies_to: input, check: { type: detectors, detectors: [email] }, action: redact }`,
-  allIn: `  - { id: all-in, applies_to: input, check: { type: detectors, detectors: [email, phone, credit_card, iban, aws_access_key, private_key, bearer_token] }, action: redact }`,
+  allIn:
+    `  - { id: all-in, applies_to: input, check: { type: detectors, detectors: [email, phone, credit_card, iban, ` +
+    `` +
+    `` +
+    `` +
+    `aws_access_key, private_key, bearer_token] }, action: redact }`,
   logIn: `  - { id: watch, applies_to: input, check: { type: detectors, detectors: [email] }, action: log }`,
-  piiOut: `  - { id: pii-out, applies_to: output, check: { type: detectors, detectors: [email, credit_card] }, action: redact }`,
-  allBoth: `  - { id: pii, applies_to: both, check: { type: detectors, detectors: [email, phone, credit_card, iban, aws_access_key, private_key, bearer_token] }, action: redact }`,
-  noAwsOut: `  - { id: no-aws-out, applies_to: output, check: { type: detectors, detectors: [aws_access_key] }, action: block }`,
-  awsRedactOut: `  - { id: aws-out, applies_to: output, check: { type: detectors, detectors: [aws_access_key] }, action: redact }`,
+  piiOut:
+    `  - { id: pii-out, applies_to: output, check: { type: detectors, detectors: [email, credit_card] }, ` +
+    `action: redact }`,
+  allBoth:
+    `  - { id: pii, applies_to: both, check: { type: detectors, detectors: [email, phone, credit_card, iban, ` +
+    `aws_access_key, private_key, bearer_token] }, action: redact }`,
+  noAwsOut:
+    `  - { id: no-aws-out, applies_to: output, check: { type: detectors, detectors: [aws_access_key] }, ` +
+    `action: block }`,
+  awsRedactOut:
+    `  - { id: aws-out, applies_to: output, check: { type: detectors, detectors: [aws_access_key] }, ` +
+    `action: redact }`,
 };
 
 // ================================================================ input
 
 describe('input: block', () => {
   it.each(ENDPOINTS)(
-    'an AWS key in the prompt (%s caller): 400 guardrail_blocked naming the rule, nothing sent upstream, the hit logged',
+    'an AWS key in the prompt (%s caller): 400 guardrail_blocked naming the rule, nothing sent upstream, the hit ' +
+      'logged',
     async (ep) => {
       await start(RULE.noAwsIn);
       const res = await send(ep, ep === 'openai' ? 'oai/m' : 'ant/m', { content: `deploy with ${AWS} please` });
@@ -563,7 +581,8 @@ describe('input: redact', () => {
   });
 
   it.each(COMBOS)(
-    '%s caller → %s upstream: tool-call arguments and tool results in the history are redacted, arguments stay valid JSON',
+    '%s caller → %s upstream: tool-call arguments and tool results in the history are redacted, arguments stay valid ' +
+      'JSON',
     async (ep, up) => {
       await start(RULE.allIn);
       const args = JSON.stringify({ q: `key ${AWS}`, owner: EMAIL });
@@ -653,7 +672,9 @@ describe('input: max_input_tokens', () => {
         `  - { id: small-prompts, applies_to: input, check: { type: max_input_tokens, limit: 40 }, action: block }`,
       ].join('\n'),
     );
-    const big = `my key:\n-----BEGIN RSA PRIVATE KEY-----\n${Array.from({ length: 12 }, () => PEM_BODY).join('\n')}\n-----END RSA PRIVATE KEY-----`;
+    const big =
+      `my key:\n-----BEGIN RSA PRIVATE ` +
+      `KEY-----\n${Array.from({ length: 12 }, () => PEM_BODY).join('\n')}\n-----END RSA PRIVATE KEY-----`;
     const res = await send('openai', 'oai/m', { content: big });
     expect(res.status).toBe(200);
     expect(upstream.calls[0].body.messages.at(-1).content).toBe('my key:\n[REDACTED:private_key]');
@@ -703,7 +724,11 @@ describe('output: non-stream', () => {
     await start(
       [
         RULE.piiIn.replace('pii-in', 'in-only'),
-        `  - { id: out-only, applies_to: output, check: { type: detectors, detectors: [credit_card] }, action: redact }`,
+        `  - { id: out-only, applies_to: output, check: { type: detectors, detectors: [credit_card] }, action: redact ` +
+          `` +
+          `` +
+          `` +
+          `}`,
       ].join('\n'),
     );
     upstream.setHandler({ text: [`write to ${EMAIL}, card ${CARD}`] });
@@ -788,7 +813,8 @@ describe('output: streams', () => {
   });
 
   it.each(COMBOS)(
-    '%s caller ← %s upstream: a block mid-stream ends it with an in-stream error naming the rule, nothing of the key sent',
+    '%s caller ← %s upstream: a block mid-stream ends it with an in-stream error naming the rule, nothing of the key ' +
+      'sent',
     async (ep, up) => {
       await start(RULE.noAwsOut);
       const filler = Array.from({ length: 30 }, (_, i) => `w${i}`).join(' ');
@@ -810,7 +836,8 @@ describe('output: streams', () => {
   );
 
   it.each(ENDPOINTS)(
-    "%s caller: a block mid-stream while the upstream keeps its stream open still ends the caller's stream, and the upstream call is closed",
+    "%s caller: a block mid-stream while the upstream keeps its stream open still ends the caller's stream, and the " +
+      'upstream call is closed',
     async (ep) => {
       await start(RULE.noAwsOut);
       upstream.setHandler({ text: ['here: ', AWS, ' and then some'], kind: 'hang', after: 'body' });
@@ -878,7 +905,8 @@ describe('output: tool-call arguments', () => {
 describe('match filters', () => {
   it.each(ENDPOINTS)('roles (%s caller): a rule for role intern blocks intern, not dev', async (ep) => {
     await start(
-      `  - { id: intern-words, match: { roles: [intern] }, check: { type: keywords, words: ["${CODENAME}"] }, action: block }`,
+      `  - { id: intern-words, match: { roles: [intern] }, check: { type: keywords, words: ["${CODENAME}"] }, ` +
+        `action: block }`,
     );
     const blocked = await send(ep, 'oai/m', { key: KEY_INTERN, content: `about ${CODENAME}` });
     await expectBlocked(ep, blocked, 'intern-words');
@@ -905,7 +933,8 @@ describe('match filters', () => {
     'models (%s caller): a rule for ant/* applies to ant/m and to an alias that routes there, not to oai/m',
     async (ep) => {
       await start(
-        `  - { id: claude-only, match: { models: ["ant/*"] }, check: { type: keywords, words: ["${CODENAME}"] }, action: block }`,
+        `  - { id: claude-only, match: { models: ["ant/*"] }, check: { type: keywords, words: ["${CODENAME}"] }, ` +
+          `action: block }`,
       );
       await expectBlocked(ep, await send(ep, 'ant/m', { content: CODENAME }), 'claude-only');
       await expectBlocked(ep, await send(ep, 'team/claude', { content: CODENAME }), 'claude-only');
@@ -918,7 +947,8 @@ describe('match filters', () => {
 
   it('models, output: an output rule for oai/* redacts oai/m answers only', async () => {
     await start(
-      `  - { id: oai-out, applies_to: output, match: { models: ["oai/*"] }, check: { type: detectors, detectors: [email] }, action: redact }`,
+      `  - { id: oai-out, applies_to: output, match: { models: ["oai/*"] }, check: { type: detectors, detectors: ` +
+        `[email] }, action: redact }`,
     );
     upstream.setHandler({ text: [`at ${EMAIL}`] });
     expect((await read('openai', await send('openai', 'oai/m', { stream: true }))).text).toBe('at [REDACTED:email]');
@@ -927,7 +957,8 @@ describe('match filters', () => {
 
   it('all filters together: every list must match', async () => {
     await start(
-      `  - { id: narrow, match: { roles: [dev], keys: [dev2], models: ["oai/m"] }, check: { type: keywords, words: ["${CODENAME}"] }, action: block }`,
+      `  - { id: narrow, match: { roles: [dev], keys: [dev2], models: ["oai/m"] }, check: { type: keywords, words: ` +
+        `["${CODENAME}"] }, action: block }`,
     );
     await expectBlocked('openai', await send('openai', 'oai/m', { key: KEY_DEV2, content: CODENAME }), 'narrow');
     expect((await send('openai', 'ant/m', { key: KEY_DEV2, content: CODENAME })).status).toBe(200);
@@ -941,7 +972,8 @@ describe('match filters', () => {
 
 describe('webhook', () => {
   const rule = (id: string, path: string, extra = '', appliesTo = 'input') =>
-    `  - { id: ${id}, applies_to: ${appliesTo}, check: { type: webhook, url: "${hook.url}/${path}"${extra} }, action: block }`;
+    `  - { id: ${id}, applies_to: ${appliesTo}, check: { type: webhook, url: "${hook.url}/${path}"${extra} }, ` +
+    `action: block }`;
 
   it.each(ENDPOINTS)('allow (%s caller): served; the webhook got {guardrail, direction, text, parts}', async (ep) => {
     await start(rule('hook', 'allow'));
@@ -1225,7 +1257,8 @@ describe('known bugs', () => {
   // is aborted when the caller leaves.
   it('a caller that goes away while an input webhook is consulted aborts the webhook call', async () => {
     await start(
-      `  - { id: slow, applies_to: input, check: { type: webhook, url: "${hook.url}/slow", timeout_ms: 5000, on_error: fail_closed }, action: block }`,
+      `  - { id: slow, applies_to: input, check: { type: webhook, url: "${hook.url}/slow", timeout_ms: 5000, ` +
+        `on_error: fail_closed }, action: block }`,
     );
     hook.setAnswer(() => ({ body: { action: 'allow' }, delayMs: 1500 }));
     const abandonedBefore = hook.abandoned; // earlier tests' timed-out webhook calls count too

@@ -164,7 +164,8 @@ describe('same-format pass-through to an Anthropic upstream', () => {
 
   it('relays the upstream’s SSE bytes unchanged', async () => {
     const raw =
-      '{"model":"ant/m","max_tokens":50,"stream":true,"messages":[{"role":"user","content":"several words in this reply"}],"x_extra":true}';
+      '{"model":"ant/m","max_tokens":50,"stream":true,"messages":[{"role":"user","content":"several words in this ' +
+      'reply"}],"x_extra":true}';
     const res = await messages(raw);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/event-stream');

@@ -58,17 +58,21 @@ function post(path: string, body: unknown, headers: Record<string, string>) {
 
 describe('Anthropic → Anthropic pass-through forwards what the gateway does not know', () => {
   for (const stream of [false, true]) {
-    it(`Claude Code's body through an alias, ${stream ? 'streamed' : 'JSON'}: bytes up but for model, betas forwarded`, async () => {
-      const body = claudeCodeBody('team/claude', stream);
-      const res = await post('/v1/messages', body, anthropicHeaders({ 'anthropic-beta': BETAS }));
-      const text = await res.text();
-      expect(res.status, text).toBe(200);
-      const got = up.last('/v1/messages')!;
-      expect(got.status).toBe(200);
-      expect(got.body).toEqual({ ...body, model: 'claude-sonnet-4-5' });
-      expect(got.headers['anthropic-beta']).toBe(BETAS);
-      expect(res.headers.get('x-gateway-dropped-fields')).toBeNull();
-    });
+    it(
+      `Claude Code's body through an alias, ${stream ? 'streamed' : 'JSON'}: bytes up but for model, betas ` +
+        `forwarded`,
+      async () => {
+        const body = claudeCodeBody('team/claude', stream);
+        const res = await post('/v1/messages', body, anthropicHeaders({ 'anthropic-beta': BETAS }));
+        const text = await res.text();
+        expect(res.status, text).toBe(200);
+        const got = up.last('/v1/messages')!;
+        expect(got.status).toBe(200);
+        expect(got.body).toEqual({ ...body, model: 'claude-sonnet-4-5' });
+        expect(got.headers['anthropic-beta']).toBe(BETAS);
+        expect(res.headers.get('x-gateway-dropped-fields')).toBeNull();
+      },
+    );
   }
 
   it('an unknown top-level field, role and block type reach the provider, which decides', async () => {

@@ -214,7 +214,8 @@ describe('each failure mode, with the default retry_on / fallback_on', () => {
   ])('429 with %s above max_retry_after_ms: no wait, the next target at once', async (name, value) => {
     await start({
       routing:
-        'retry: { initial_backoff_ms: 2, max_backoff_ms: 5, max_retry_after_ms: 1000 }, cooldown: { failures: 1000, cooldown_ms: 1 }',
+        'retry: { initial_backoff_ms: 2, max_backoff_ms: 5, max_retry_after_ms: 1000 }, cooldown: { failures: 1000, ' +
+        'cooldown_ms: 1 }',
       providers: [P('p1'), P('p2')],
       aliases: '  team/chain: { strategy: ordered, targets: [p1/m, p2/m] }',
     });
@@ -416,7 +417,11 @@ describe('retries and max_attempts', () => {
   it('max_retries is per target: 2 retries on p1, then p2', async () => {
     await start({
       routing:
-        'max_attempts: 10, retry: { max_retries: 2, initial_backoff_ms: 1, max_backoff_ms: 5 }, cooldown: { failures: 1000 }',
+        'max_attempts: 10, retry: { max_retries: 2, initial_backoff_ms: 1, max_backoff_ms: 5 }, cooldown: { failures: ' +
+        '' +
+        '' +
+        '' +
+        '1000 }',
       providers: [P('p1'), P('p2'), P('p3')],
       aliases: CHAIN,
     });
@@ -443,7 +448,8 @@ describe('retries and max_attempts', () => {
   it('max_attempts caps retries, targets and fallbacks together', async () => {
     await start({
       routing:
-        'max_attempts: 4, retry: { max_retries: 1, initial_backoff_ms: 1, max_backoff_ms: 5 }, cooldown: { failures: 1000 }',
+        'max_attempts: 4, retry: { max_retries: 1, initial_backoff_ms: 1, max_backoff_ms: 5 }, cooldown: { failures: ' +
+        '1000 }',
       providers: [P('p1'), P('p2'), P('p3')],
       aliases: '  team/chain: { strategy: ordered, targets: [p1/m, p2/m], fallbacks: [p3/m] }',
     });
@@ -484,32 +490,37 @@ describe('retries and max_attempts', () => {
     expect(g2).toBeGreaterThanOrEqual(39); // base 80: between 40 and 80
   });
 
-  it('an alias overrides the routing lists: retry_on [503] does not retry a 500; fallback_on [connect] stops at a 500', async () => {
-    await start({
-      routing: FAST,
-      providers: [P('p1'), P('p2'), P('p3')],
-      aliases: [
-        '  team/noretry: { strategy: ordered, targets: [p1/m, p2/m], retry_on: [503] }',
-        '  team/nofallback: { strategy: ordered, targets: [p1/m, p2/m], fallback_on: [connect] }',
-        '  team/override: { strategy: ordered, targets: [p1/m, p2/m, p3/m], max_attempts: 2, retry: { max_retries: 0 } }',
-      ].join('\n'),
-    });
-    fleet.up.p1.setHandler(500);
-    expectServed(await chat('team/noretry'), 'p2/m', 2);
-    expect(fleet.sequence).toEqual(['p1', 'p2']);
+  it(
+    'an alias overrides the routing lists: retry_on [503] does not retry a 500; fallback_on [connect] stops at a ' +
+      '500',
+    async () => {
+      await start({
+        routing: FAST,
+        providers: [P('p1'), P('p2'), P('p3')],
+        aliases: [
+          '  team/noretry: { strategy: ordered, targets: [p1/m, p2/m], retry_on: [503] }',
+          '  team/nofallback: { strategy: ordered, targets: [p1/m, p2/m], fallback_on: [connect] }',
+          '  team/override: { strategy: ordered, targets: [p1/m, p2/m, p3/m], max_attempts: 2, retry: { max_retries: 0 ' +
+            '} }',
+        ].join('\n'),
+      });
+      fleet.up.p1.setHandler(500);
+      expectServed(await chat('team/noretry'), 'p2/m', 2);
+      expect(fleet.sequence).toEqual(['p1', 'p2']);
 
-    fleet.sequence.length = 0;
-    const res = await chat('team/nofallback');
-    await expectError('openai', res, 500, 'upstream_error');
-    expect(res.headers.get('x-gateway-attempts')).toBe('2');
-    expect(fleet.sequence).toEqual(['p1', 'p1']);
+      fleet.sequence.length = 0;
+      const res = await chat('team/nofallback');
+      await expectError('openai', res, 500, 'upstream_error');
+      expect(res.headers.get('x-gateway-attempts')).toBe('2');
+      expect(fleet.sequence).toEqual(['p1', 'p1']);
 
-    fleet.sequence.length = 0;
-    fleet.up.p2.setHandler(500);
-    const capped = await chat('team/override');
-    await expectError('openai', capped, 500, 'upstream_error');
-    expect(fleet.sequence).toEqual(['p1', 'p2']);
-  });
+      fleet.sequence.length = 0;
+      fleet.up.p2.setHandler(500);
+      const capped = await chat('team/override');
+      await expectError('openai', capped, 500, 'upstream_error');
+      expect(fleet.sequence).toEqual(['p1', 'p2']);
+    },
+  );
 
   it('a concrete model id uses the global policy: retried, never sent elsewhere', async () => {
     await start({ routing: FAST, providers: [P('p1'), P('p2')], aliases: '  team/chain: { targets: [p1/m, p2/m] }' });
@@ -565,7 +576,11 @@ describe('strategies and fallbacks', () => {
       routing: 'max_attempts: 10, retry: { initial_backoff_ms: 1, max_backoff_ms: 2 }, cooldown: { failures: 1000 }',
       providers: [P('p1'), P('p2'), P('p3')],
       aliases:
-        '  team/o: { strategy: ordered, targets: [ { model: p3/m, weight: 0.001 }, p1/m, { model: p2/m, weight: 100 } ] }',
+        '  team/o: { strategy: ordered, targets: [ { model: p3/m, weight: 0.001 }, p1/m, { model: p2/m, weight: 100 } ' +
+        '' +
+        '' +
+        '' +
+        '] }',
     });
     for (let i = 0; i < 5; i++) expectServed(await chat('team/o'), 'p3/m', 1);
     fleet.sequence.length = 0;
@@ -684,7 +699,9 @@ describe('cooldown (circuit breaker)', () => {
 
   it('a probe is never retried, even with retries configured', async () => {
     await start({
-      routing: `max_attempts: 10, retry: { max_retries: 3, initial_backoff_ms: 1, max_backoff_ms: 2 }, cooldown: { failures: 2, window_ms: 10000, cooldown_ms: ${COOLDOWN_MS} }`,
+      routing:
+        `max_attempts: 10, retry: { max_retries: 3, initial_backoff_ms: 1, max_backoff_ms: 2 }, cooldown: { ` +
+        `failures: 2, window_ms: 10000, cooldown_ms: ${COOLDOWN_MS} }`,
       providers: [P('p1'), P('p2')],
       aliases: WITH_FALLBACK,
     });
@@ -891,19 +908,26 @@ describe.each(ENDPOINTS)('BYOK (%s caller)', (ep) => {
     expect(allHeaders()).not.toContain(configuredKey('p1'));
   });
 
-  it('required: without the header 401 provider_key_required and no upstream call; with it, served (no configured key needed)', async () => {
-    await start({
-      routing: FAST,
-      providers: [P('p1', { byok: 'required', apiKey: null })],
-      aliases: '  team/a: { targets: [p1/m] }',
-    });
-    const e = await expectError(ep, await send(ep, 'team/a'), 401, 'provider_key_required');
-    expect(e.type).toBe(TYPE.authentication[ep]);
-    expect(e.message).toContain('x-provider-api-key');
-    expect(fleet.calls).toHaveLength(0);
-    expectServed(await send(ep, 'team/a', { headers: BYOK }), 'p1/m', 1);
-    expect(fleet.up.p1.calls[0].headers.authorization).toBe(`Bearer ${CALLER_KEY}`);
-  });
+  it(
+    'required: without the header 401 provider_key_required and no upstream call; with it, served (no configured key ' +
+      '' +
+      '' +
+      '' +
+      'needed)',
+    async () => {
+      await start({
+        routing: FAST,
+        providers: [P('p1', { byok: 'required', apiKey: null })],
+        aliases: '  team/a: { targets: [p1/m] }',
+      });
+      const e = await expectError(ep, await send(ep, 'team/a'), 401, 'provider_key_required');
+      expect(e.type).toBe(TYPE.authentication[ep]);
+      expect(e.message).toContain('x-provider-api-key');
+      expect(fleet.calls).toHaveLength(0);
+      expectServed(await send(ep, 'team/a', { headers: BYOK }), 'p1/m', 1);
+      expect(fleet.up.p1.calls[0].headers.authorization).toBe(`Bearer ${CALLER_KEY}`);
+    },
+  );
 
   it('never: with the header 400 provider_key_not_allowed and no upstream call', async () => {
     await start({ routing: FAST, providers: [P('p1', { byok: 'never' })], aliases: '  team/a: { targets: [p1/m] }' });

@@ -154,9 +154,15 @@ describe('traces', () => {
     }
   });
 
-  it('a collector that never answers + 100 requests with a 1 MB model: memory and the trace queue stay bounded, drops counted in /metrics', async () => {
+  it('a collector that never answers + 100 requests with a 1 MB model: memory and the trace queue stay bounded, drops ' +
+    '' +
+    '' +
+    '' +
+    'counted in /metrics', async () => {
     const collector = await startHangingCollector();
-    const extra = `observability:\n  metrics: { admin_key: ${ADMIN} }\n  traces: { otlp_endpoint: ${collector.url}, service_name: gw-hang }\n`;
+    const extra =
+      `observability:\n  metrics: { admin_key: ${ADMIN} }\n  traces: { otlp_endpoint: ${collector.url}, ` +
+      `service_name: gw-hang }\n`;
     const logs: string[] = [];
     const gateway = createGateway(configOf(securityGateway(up.url, extra)), {
       logger: createLogger({ level: 'debug', write: (l) => (logs.length < 1000 ? logs.push(l) : undefined) }),

@@ -53,7 +53,12 @@ providers:
     models:
       m: { context_window: 200000, max_output_tokens: 4096, upstream_name: claude-test, price: ${price} }
       think: { context_window: 200000, upstream_name: claude-think, price: ${price} }
-${webSearchPrice === undefined ? '' : `      search: { context_window: 200000, max_output_tokens: 4096, upstream_name: claude-test, price: { input: 0, output: 100, web_search: ${webSearchPrice} } }\n`}roles:
+${
+  webSearchPrice === undefined
+    ? ''
+    : `      search: { context_window: 200000, max_output_tokens: 4096, ` +
+      `upstream_name: claude-test, price: { input: 0, output: 100, web_search: ${webSearchPrice} } }\n`
+}roles:
   dev: { models: ["*"] }
 keys:
   - { id: small, key: ${SMALL}, role: dev }
@@ -318,24 +323,28 @@ describe('web searches reported in usage are priced', () => {
 });
 
 describe('absurd usage reports never reach budget arithmetic as NaN or Infinity', () => {
-  it('input and output tokens 1e308: the cost is capped, the counter stays finite and the budget refuses what follows', async () => {
-    await start(
-      strictUpstream({
-        usage: (req) =>
-          req.path.endsWith('/chat/completions')
-            ? { prompt_tokens: 10, completion_tokens: 1e308 }
-            : { input_tokens: 1e308, output_tokens: 1e308 },
-      }),
-    );
-    const res = await send('anthropic', BIG, { model: 'an/m', max_tokens: 10, messages: hi });
-    expect(res.status, await res.text()).toBe(200);
-    const spent = await settled('roomy', costOf(res));
-    expect(Number.isFinite(spent), String(spent)).toBe(true);
-    expect(Number.isSafeInteger(spent), String(spent)).toBe(true);
-    expect(spent).toBeGreaterThan(1000 * 1e9);
-    const next = await send('openai', BIG, { model: 'oa/m', max_tokens: 10, messages: hi });
-    expect(next.status).toBe(429);
-  });
+  it(
+    'input and output tokens 1e308: the cost is capped, the counter stays finite and the budget refuses what ' +
+      'follows',
+    async () => {
+      await start(
+        strictUpstream({
+          usage: (req) =>
+            req.path.endsWith('/chat/completions')
+              ? { prompt_tokens: 10, completion_tokens: 1e308 }
+              : { input_tokens: 1e308, output_tokens: 1e308 },
+        }),
+      );
+      const res = await send('anthropic', BIG, { model: 'an/m', max_tokens: 10, messages: hi });
+      expect(res.status, await res.text()).toBe(200);
+      const spent = await settled('roomy', costOf(res));
+      expect(Number.isFinite(spent), String(spent)).toBe(true);
+      expect(Number.isSafeInteger(spent), String(spent)).toBe(true);
+      expect(spent).toBeGreaterThan(1000 * 1e9);
+      const next = await send('openai', BIG, { model: 'oa/m', max_tokens: 10, messages: hi });
+      expect(next.status).toBe(429);
+    },
+  );
 });
 
 describe('a concurrent burst of mixed requests against $1', () => {

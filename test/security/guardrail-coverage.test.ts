@@ -38,7 +38,9 @@ afterEach(async () => {
   }
 });
 
-/** `rule`: one YAML guardrail list item. Roles: dev (defaults), locked (server_tools: deny), mcp (mcp_servers: allow). */
+/**
+ * `rule`: one YAML guardrail list item. Roles: dev (defaults), locked (server_tools: deny), mcp (mcp_servers: allow).
+ */
 async function start(
   rule = `  - { id: no-bird, applies_to: input, check: { type: keywords, words: [${WORD}] }, action: block }`,
 ): Promise<RunningGateway> {

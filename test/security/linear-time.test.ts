@@ -33,7 +33,9 @@ function word(length: number): string {
   return s;
 }
 
-/** Runs `send` at n and 2n characters (after a small warm-up: tokenizer ranks, JIT): health prompt at both, time linear. */
+/**
+ * Runs `send` at n and 2n characters (after a small warm-up: tokenizer ranks, JIT): health prompt at both, time linear.
+ */
 async function expectLinearAndResponsive(
   rig: SecurityRig,
   n: number,
@@ -56,7 +58,9 @@ describe('private_key detector as an input guardrail', () => {
   let rig: SecurityRig;
   beforeAll(async () => {
     rig = await startRig((req) => ({ kind: 'json', body: jsonReply(req.path, 'ok') }), {
-      extra: `guardrails:\n  - { id: keys-in, applies_to: input, check: { type: detectors, detectors: [private_key] }, action: redact }`,
+      extra:
+        `guardrails:\n  - { id: keys-in, applies_to: input, check: { type: detectors, detectors: [private_key] ` +
+        `}, action: redact }`,
     });
   });
   afterAll(() => rig.close());
@@ -81,7 +85,12 @@ describe('redaction inside tool-call arguments', () => {
   let rig: SecurityRig;
   beforeAll(async () => {
     rig = await startRig((req) => ({ kind: 'json', body: jsonReply(req.path, 'ok') }), {
-      extra: `guardrails:\n  - { id: aws-in, applies_to: input, check: { type: detectors, detectors: [aws_access_key] }, action: redact }`,
+      extra:
+        `guardrails:\n  - { id: aws-in, applies_to: input, check: { type: detectors, detectors: [aws_access_key] ` +
+        `` +
+        `` +
+        `` +
+        `}, action: redact }`,
     });
   });
   afterAll(() => rig.close());
@@ -156,7 +165,9 @@ describe('max_input_tokens guardrail', () => {
   let rig: SecurityRig;
   beforeAll(async () => {
     rig = await startRig((req) => ({ kind: 'json', body: jsonReply(req.path, 'ok') }), {
-      extra: `guardrails:\n  - { id: size-in, applies_to: input, check: { type: max_input_tokens, limit: 100 }, action: block }`,
+      extra:
+        `guardrails:\n  - { id: size-in, applies_to: input, check: { type: max_input_tokens, limit: 100 }, ` +
+        `action: block }`,
     });
   });
   afterAll(() => rig.close());
@@ -189,7 +200,9 @@ describe('output stream guard', () => {
         return { kind: 'sse', events: openaiStream(deltas) };
       },
       {
-        extra: `guardrails:\n  - { id: tokens-out, applies_to: output, check: { type: detectors, detectors: [email, phone, credit_card, iban, aws_access_key, private_key, bearer_token] }, action: redact }`,
+        extra:
+          `guardrails:\n  - { id: tokens-out, applies_to: output, check: { type: detectors, detectors: [email, ` +
+          `phone, credit_card, iban, aws_access_key, private_key, bearer_token] }, action: redact }`,
       },
     );
   });

@@ -40,7 +40,8 @@ function scenario(path: string, text: string): Reply {
       return { kind: 'drop', events: full.slice(0, 3) };
     case 'provider error': {
       const err = openai
-        ? 'data: {"error":{"message":"The server had an error while processing your request.","type":"server_error","code":null}}\n\n'
+        ? 'data: {"error":{"message":"The server had an error while processing your ' +
+          'request.","type":"server_error","code":null}}\n\n'
         : 'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n';
       return { kind: 'sse', events: [...full.slice(0, 3), err] };
     }
