@@ -102,7 +102,8 @@ describe('YAML syntax errors point at the wrong line', () => {
       '    z: 1',
     ]);
     expect(r.out[0]).toBe(
-      'g.yaml:5:5  YAML syntax error: this line is indented deeper than line 4, which already has a value: indent it like the keys next to it',
+      'g.yaml:5:5  YAML syntax error: this line is indented deeper than line 4, which already has a value: indent it ' +
+        'like the keys next to it',
     );
     expect(r.out.join('\n')).not.toContain('sk-literal');
   });

@@ -7,14 +7,17 @@ import { cli, INVALID, ISSUE_LINE, PLAIN_KEY, ROOT, VALID } from './capture.js';
 const ESC = '\u001b[';
 
 /** The role reaches openai/gpt-4o-mini only through its aliases: allowed, and said once. */
-const ALIAS_REACH = `${VALID}:29:39  roles.developer.models[1]: warning: aliases allowed here route to models role "developer" may not name directly: team/fast → openai/gpt-4o-mini; team/cloud → openai/gpt-4o-mini`;
+const ALIAS_REACH =
+  `${VALID}:29:39  roles.developer.models[1]: warning: aliases allowed here route to models role ` +
+  `"developer" may not name directly: team/fast → openai/gpt-4o-mini; team/cloud → openai/gpt-4o-mini`;
 
 describe('gateway check-config', () => {
   test('a valid file exits 0, prints its warning and a summary with counts', async () => {
     const r = await cli(['check-config', VALID]);
     expect(r.code).toBe(0);
     expect(r.out).toEqual([
-      `${VALID}:17:14  providers.openai.api_key: warning: environment variable OPENAI_API_KEY is not set; provider "openai" is unavailable`,
+      `${VALID}:17:14  providers.openai.api_key: warning: environment variable OPENAI_API_KEY is not set; provider ` +
+        `"openai" is unavailable`,
       ALIAS_REACH,
       `${VALID}: valid, 2 warnings (2 providers, 3 models, 2 aliases, 2 roles, 2 keys)`,
     ]);

@@ -1,4 +1,7 @@
-/** Hot reload: a valid file is applied to new requests while a stream in flight finishes on the old config; an invalid file changes nothing. */
+/**
+ * Hot reload: a valid file is applied to new requests while a stream in flight finishes on the old config; an invalid
+ * file changes nothing.
+ */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,39 +40,43 @@ describe('config reload', () => {
     running = undefined;
   });
 
-  test('valid file: new requests use it, the stream in flight finishes on the old one; invalid file: old config stays', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'gw-reload-'));
-    const file = join(dir, 'gateway.yaml');
-    writeFileSync(file, yaml('echo: { context_window: 1000 }'));
-    const lines: string[] = [];
-    const c = capture();
-    running = await startServe(
-      { config: file, host: '127.0.0.1', port: 0, logger: createLogger({ write: (l) => lines.push(l) }) },
-      c.io,
-    );
+  test(
+    'valid file: new requests use it, the stream in flight finishes on the old one; invalid file: old config ' +
+      'stays',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'gw-reload-'));
+      const file = join(dir, 'gateway.yaml');
+      writeFileSync(file, yaml('echo: { context_window: 1000 }'));
+      const lines: string[] = [];
+      const c = capture();
+      running = await startServe(
+        { config: file, host: '127.0.0.1', port: 0, logger: createLogger({ write: (l) => lines.push(l) }) },
+        c.io,
+      );
 
-    // A slow stream (6 chunks, 40 ms apart) on the model the new config removes.
-    const inFlight = await chat(running.url, 'local/echo', true);
-    expect(inFlight.status).toBe(200);
-    const body = inFlight.text();
+      // A slow stream (6 chunks, 40 ms apart) on the model the new config removes.
+      const inFlight = await chat(running.url, 'local/echo', true);
+      expect(inFlight.status).toBe(200);
+      const body = inFlight.text();
 
-    writeFileSync(file, yaml('echo2: { context_window: 1000 }'));
-    expect(await running.reload()).toBe(true);
-    expect((await chat(running.url, 'local/echo2')).status).toBe(200);
-    expect((await chat(running.url, 'local/echo')).status).toBe(404);
-    const text = await body;
-    expect(text).toContain('data: [DONE]');
-    expect(text.match(/"content":"/g)?.length).toBeGreaterThanOrEqual(6);
+      writeFileSync(file, yaml('echo2: { context_window: 1000 }'));
+      expect(await running.reload()).toBe(true);
+      expect((await chat(running.url, 'local/echo2')).status).toBe(200);
+      expect((await chat(running.url, 'local/echo')).status).toBe(404);
+      const text = await body;
+      expect(text).toContain('data: [DONE]');
+      expect(text.match(/"content":"/g)?.length).toBeGreaterThanOrEqual(6);
 
-    writeFileSync(file, 'providers: {\n  broken: [');
-    expect(await running.reload()).toBe(false);
-    expect((await chat(running.url, 'local/echo2')).status).toBe(200);
-    const failed = lines
-      .map((l) => JSON.parse(l))
-      .find((l) => l.msg === 'config reload failed: keeping the current config');
-    expect(failed.problems[0]).toMatch(/gateway\.yaml:\d+:\d+ {2}.*YAML syntax error/);
-    expect(lines.some((l) => l.includes('"msg":"config reloaded"'))).toBe(true);
-  });
+      writeFileSync(file, 'providers: {\n  broken: [');
+      expect(await running.reload()).toBe(false);
+      expect((await chat(running.url, 'local/echo2')).status).toBe(200);
+      const failed = lines
+        .map((l) => JSON.parse(l))
+        .find((l) => l.msg === 'config reload failed: keeping the current config');
+      expect(failed.problems[0]).toMatch(/gateway\.yaml:\d+:\d+ {2}.*YAML syntax error/);
+      expect(lines.some((l) => l.includes('"msg":"config reloaded"'))).toBe(true);
+    },
+  );
 
   test('--watch reloads when the file changes', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gw-watch-'));

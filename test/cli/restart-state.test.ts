@@ -240,7 +240,8 @@ describe('budget spend across restarts of `gateway serve`', () => {
    * seen. Expected: close() waits (bounded) for the aborted requests to settle before closing
    * the store, so the file holds in-flight 0 and the settled spend.
    */
-  test('SIGTERM with a stream still running past shutdown_grace_ms: its slot and reservation are settled before the final flush', async () => {
+  test('SIGTERM with a stream still running past shutdown_grace_ms: its slot and reservation are settled before the ' +
+    'final flush', async () => {
     const path = join(dir, 'shutdown-state.json');
     const run = {
       flushMs: 600_000,

@@ -51,7 +51,8 @@ describe('gateway serve', () => {
     expect(c.err.join('\n')).toContain(`try it with the key with id "laptop" (role: developer; written in ${VALID}):`);
     const curl = c.err.find((l) => l.trimStart().startsWith('curl '));
     expect(curl).toBe(
-      `  curl ${running.url}/v1/chat/completions -H "Authorization: Bearer ${PLAIN_KEY}" -H 'content-type: application/json' ` +
+      `  curl ${running.url}/v1/chat/completions -H "Authorization: Bearer ${PLAIN_KEY}" -H 'content-type: ` +
+        `application/json' ` +
         `-d '{"model":"local/echo","messages":[{"role":"user","content":"Hello"}]}'`,
     );
     expect((await curlLine(curl!, {})).status).toBe(200);

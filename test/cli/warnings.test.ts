@@ -59,7 +59,8 @@ describe('who prints config warnings', () => {
     const r = await cli(['count-tokens', '-c', config, '-m', 'openai/gpt-4o-mini', ANTHROPIC]);
     expect(r.code).toBe(0);
     expect(r.err).toEqual([
-      `warning: provider "openai" is unavailable (${UNSET}): "openai/gpt-4o-mini" cannot be served until it is configured`,
+      `warning: provider "openai" is unavailable (${UNSET}): "openai/gpt-4o-mini" cannot be served until it is ` +
+        `configured`,
     ]);
     expect(r.out[0]).toMatch(/tokens {2}\(model openai\/gpt-4o-mini/);
   });

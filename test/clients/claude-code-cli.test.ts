@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../helpers/start-gateway.js';
-import { startStrictUpstream, type StrictUpstream } from '../helpers/strict-upstream.js';
+import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import {
   CC_KEY,
   claudeCodeReply,
@@ -41,7 +41,8 @@ const VERSION = CLAUDE
   : null;
 if (!CLAUDE)
   console.warn(
-    'claude-code-cli.test.ts: skipped — no `claude` found (set CLAUDE_BIN=/path/to/claude or put it on PATH to run the real CLI through the gateway)',
+    'claude-code-cli.test.ts: skipped — no `claude` found (set CLAUDE_BIN=/path/to/claude or put it on PATH to run ' +
+      'the real CLI through the gateway)',
   );
 else console.warn(`claude-code-cli.test.ts: running ${CLAUDE} (${VERSION?.[0] ?? 'unknown version'})`);
 /** Gateway model discovery exists in the CLI from this version on (verified with 2.1.197; absent in 2.1.112). */
@@ -52,13 +53,13 @@ const RUN_PENDING = process.env.CC_PENDING === '1';
 /** The OpenAI-format cases wait for the same translation fixes as the replay's pending cases. */
 const pending = (format: UpstreamFormat) => !RUN_PENDING && [...PENDING].some((k) => k.endsWith(`/${format}`));
 
-let up: StrictUpstream;
+let up: FakeUpstream;
 let gw: RunningGateway;
 let root: string;
 
 beforeAll(async () => {
   if (!CLAUDE) return;
-  up = await startStrictUpstream({ reply: claudeCodeReply });
+  up = await startFakeUpstream({ handler: claudeCodeReply });
   gw = await startReplayGateway(up.url);
   root = mkdtempSync(join(tmpdir(), 'cc-cli-'));
 });

@@ -18,12 +18,12 @@ import { expect } from 'vitest';
 import { assertAnthropicStreamOrder } from '../helpers/anthropic-order.js';
 import { readSse } from '../helpers/sse.js';
 import { loadTestConfig, startGateway, type RunningGateway } from '../helpers/start-gateway.js';
-import type { StrictReply, StrictRequest, StrictUpstream } from '../helpers/strict-upstream.js';
+import type { Content, FakeUpstream, UpstreamCall } from '../helpers/fake-upstream.js';
 
 /** Replay steps run against one gateway and its strict upstream. */
 export interface ReplayContext {
   gw: RunningGateway;
-  up: StrictUpstream;
+  up: FakeUpstream;
 }
 
 export const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'claude-code');
@@ -154,7 +154,7 @@ export const PLAIN_REPLY = 'Hello from the strict upstream.';
  * a tool result → `tool said: <result>`; "Read the file <path>" with Read offered → a Read call;
  * otherwise PLAIN_REPLY. On Anthropic, thinking asked → a thinking block first.
  */
-export function claudeCodeReply(req: StrictRequest): StrictReply | undefined {
+export function claudeCodeReply(req: UpstreamCall): Content | undefined {
   const msgs: any[] = Array.isArray(req.body?.messages) ? req.body.messages : [];
   const thinking =
     req.format === 'anthropic' && ['enabled', 'adaptive'].includes(req.body?.thinking?.type)
@@ -221,8 +221,10 @@ export async function expectAnthropicStream(res: Response): Promise<{ blocks: an
   return { blocks, stop: delta.delta.stop_reason, model: parsed[0].message.model };
 }
 
-/** What reached the upstream on pass-through: the caller's bytes but for the model, its headers kept, our credential. */
-export function expectPassThrough(got: StrictRequest, c: Captured, sentRaw: string, sentModel: string): void {
+/**
+ * What reached the upstream on pass-through: the caller's bytes but for the model, its headers kept, our credential.
+ */
+export function expectPassThrough(got: UpstreamCall, c: Captured, sentRaw: string, sentModel: string): void {
   const i = sentRaw.indexOf(`"model":${JSON.stringify(sentModel)}`);
   expect(i).toBeGreaterThanOrEqual(0);
   const expected =
@@ -236,8 +238,11 @@ export function expectPassThrough(got: StrictRequest, c: Captured, sentRaw: stri
   expect(JSON.stringify(got.headers)).not.toContain(CC_KEY);
 }
 
-/** What reached an OpenAI upstream: a request it accepted, carrying every text and tool the caller sent (`sent`: the body sent). */
-export function expectTranslated(got: StrictRequest, sent: any): void {
+/**
+ * What reached an OpenAI upstream: a request it accepted, carrying every text and tool the caller sent (`sent`: the
+ * body sent).
+ */
+export function expectTranslated(got: UpstreamCall, sent: any): void {
   expect(got.path).toBe('/v1/chat/completions');
   expect(got.status, got.error).toBe(200);
   expect(got.body.model).toBe(TARGETS.openai.upstreamModel);
@@ -384,5 +389,8 @@ async function replayModels({ gw }: ReplayContext, c: Captured): Promise<void> {
   expect(ids.filter((id: string) => /^(claude|anthropic)/i.test(id))).toEqual([DISCOVERABLE_ALIAS]);
 }
 
-/** `<version>/<scenario>/<format>` cases that wait for a gateway fix: left out of claude-code-replay.test.ts until they pass. */
+/**
+ * `<version>/<scenario>/<format>` cases that wait for a gateway fix: left out of claude-code-replay.test.ts until they
+ * pass.
+ */
 export const PENDING = new Set<string>([]);

@@ -7,13 +7,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../helpers/start-gateway.js';
-import { startStrictUpstream, type StrictUpstream } from '../helpers/strict-upstream.js';
+import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { claudeCodeReply, loadScenarios, replay, startReplayGateway } from './claude-code-fixtures.js';
 
-let up: StrictUpstream;
+let up: FakeUpstream;
 let gw: RunningGateway;
 beforeAll(async () => {
-  up = await startStrictUpstream({ reply: claudeCodeReply });
+  up = await startFakeUpstream({ handler: claudeCodeReply });
   gw = await startReplayGateway(up.url);
 });
 afterAll(async () => {

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { RunningGateway } from '../helpers/start-gateway.js';
-import { startStrictUpstream, type StrictUpstream } from '../helpers/strict-upstream.js';
+import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import {
   claudeCodeReply,
   loadScenarios,
@@ -16,11 +16,11 @@ import {
   type UpstreamFormat,
 } from './claude-code-fixtures.js';
 
-let up: StrictUpstream;
+let up: FakeUpstream;
 let gw: RunningGateway;
 
 beforeAll(async () => {
-  up = await startStrictUpstream({ reply: claudeCodeReply });
+  up = await startFakeUpstream({ handler: claudeCodeReply });
   gw = await startReplayGateway(up.url);
 });
 afterAll(async () => {

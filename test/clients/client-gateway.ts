@@ -10,18 +10,12 @@
  * Keys: CLIENT_KEY may use everything; LIMITED_KEY only team/gpt (team/claude is a 403);
  * BROKE_KEY has a budget too small for any request (429 budget_exceeded before any upstream call).
  */
-import { loadTestConfig, startGateway, type RunningGateway } from '../helpers/start-gateway.js';
+import { configOf, startGateway, type RunningGateway } from '../helpers/start-gateway.js';
 import { afterAll, beforeAll, expect } from 'vitest';
-import {
-  startStrictUpstream,
-  type StrictReply,
-  type StrictRequest,
-  type StrictUpstream,
-} from '../helpers/strict-upstream.js';
+import { startFakeUpstream, type Reply, type UpstreamCall, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { BROKE_KEY, CLIENT_KEY, clientGateway, LIMITED_KEY } from '../helpers/gateway-config.js';
 
-export const CLIENT_KEY = 'client-suite-key-0001';
-export const LIMITED_KEY = 'client-suite-key-0002';
-export const BROKE_KEY = 'client-suite-key-0003';
+export { BROKE_KEY, CLIENT_KEY, LIMITED_KEY };
 
 export const OAI_ALIAS = 'team/gpt';
 export const ANT_ALIAS = 'team/claude';
@@ -36,53 +30,16 @@ export const UPSTREAMS = [
   { upstream: 'anthropic', alias: ANT_ALIAS, concrete: ANT_MODEL },
 ] as const;
 
-export function clientConfigYaml(upstreamUrl: string): string {
-  return `
-server: { host: 127.0.0.1, port: 0, body_limit: 1mb, shutdown_grace_ms: 2000 }
-# One upstream call per request, and no circuit opened by scripted failures.
-routing: { retry: { max_retries: 0 }, cooldown: { failures: 1000, cooldown_ms: 1 } }
-providers:
-  oai:
-    api: openai
-    base_url: ${upstreamUrl}/v1
-    api_key: sk-oai-client-suite-000111
-    timeouts: { connect_ms: 2000, first_byte_ms: 5000, total_ms: 15000 }
-    models:
-      gpt-4o-mini: { context_window: 128000, max_output_tokens: 16384, price: { input: 1, output: 1 } }
-      o4-mini: { context_window: 200000, max_output_tokens: 100000, price: { input: 1, output: 1 } }
-  ant:
-    api: anthropic
-    base_url: ${upstreamUrl}
-    api_key: sk-ant-client-suite-000222
-    timeouts: { connect_ms: 2000, first_byte_ms: 5000, total_ms: 15000 }
-    models:
-      claude-sonnet-4-5: { context_window: 200000, max_output_tokens: 64000, price: { input: 1, output: 1 } }
-aliases:
-  ${OAI_ALIAS}: { targets: [ ${OAI_MODEL} ] }
-  ${ANT_ALIAS}: { targets: [ ${ANT_MODEL} ] }
-roles:
-  all: { models: ["*"] }
-  limited: { models: ["${OAI_ALIAS}"] }
-  broke: { models: ["*"] }
-keys:
-  - { id: all, key: ${CLIENT_KEY}, role: all }
-  - { id: limited, key: ${LIMITED_KEY}, role: limited }
-  - { id: broke, key: ${BROKE_KEY}, role: broke }
-budgets:
-  - { id: broke-total, scope: { key: broke }, limit_usd: 0.000001, period: total }
-`;
-}
-
 export function startClientGateway(upstreamUrl: string): Promise<RunningGateway> {
-  return startGateway(loadTestConfig(clientConfigYaml(upstreamUrl)));
+  return startGateway(configOf(clientGateway(upstreamUrl)));
 }
 
 /** The suite's rig for one test file: the strict upstream answering scenarios, the gateway before it. */
-export function useClientRig(): { readonly up: StrictUpstream; readonly gw: RunningGateway } {
-  let up: StrictUpstream | undefined;
+export function useClientRig(): { readonly up: FakeUpstream; readonly gw: RunningGateway } {
+  let up: FakeUpstream | undefined;
   let gw: RunningGateway | undefined;
   beforeAll(async () => {
-    up = await startStrictUpstream({ reply: scenarioReply });
+    up = await startFakeUpstream({ handler: scenarioReply });
     gw = await startClientGateway(up.url);
   });
   afterAll(async () => {
@@ -105,22 +62,23 @@ export function useClientRig(): { readonly up: StrictUpstream; readonly gw: Runn
 export const RECIPE = { name: 'pancakes', servings: 4, steps: ['mix', 'fry'] };
 
 /**
- * The strict upstream's reply hook, scripted by the conversation so every client and format sees
+ * The fake upstream's handler, scripted by the conversation so every client and format sees
  * the same scenario (anything else gets the upstream's default, `echo: <last user text>`):
  *   last message carries tool results → text `tool said: <results joined by newlines>`
  *   last user text has `fail NNN`     → HTTP NNN in the provider's error format
  *   `parallel`                        → two get_weather calls (Paris, Rome)
  *   `weather`                         → one get_weather call (Paris)
  *   `recipe`                          → RECIPE as the structured output (JSON text, or the forced tool's input)
- *   `think`                           → thinking `step by step` (Anthropic: a signed block; OpenAI: reasoning tokens), text `thought it through`
+ *   `think`                           → thinking `step by step` (Anthropic: a signed block; OpenAI: reasoning tokens),
+ *   text `thought it through`
  */
-export function scenarioReply(req: StrictRequest): StrictReply | undefined {
+export function scenarioReply(req: UpstreamCall): Reply | undefined {
   const msgs: any[] = Array.isArray(req.body?.messages) ? req.body.messages : [];
   const results = toolResults(req.format, msgs);
   if (results !== undefined) return { text: `tool said: ${results.join('\n')}` };
   const text = lastUserText(req.format, msgs);
   const fail = /fail (\d{3})/.exec(text);
-  if (fail) return { error: { status: Number(fail[1]) } };
+  if (fail) return { kind: 'error', status: Number(fail[1]) };
   if (text.includes('parallel'))
     return {
       toolCalls: [
@@ -140,7 +98,7 @@ function textOf(content: unknown): string {
   return content.map((p: any) => (p?.type === 'text' && typeof p.text === 'string' ? p.text : '')).join('');
 }
 
-function lastUserText(format: StrictRequest['format'], msgs: any[]): string {
+function lastUserText(format: UpstreamCall['format'], msgs: any[]): string {
   const users = msgs.filter((m) => m?.role === 'user');
   if (format === 'openai') return textOf(users.at(-1)?.content);
   // Anthropic: the last user message with text (a tool-result turn has none).
@@ -153,7 +111,7 @@ function lastUserText(format: StrictRequest['format'], msgs: any[]): string {
 }
 
 /** The results the last message hands back to the model, or undefined when it hands back none. */
-function toolResults(format: StrictRequest['format'], msgs: any[]): string[] | undefined {
+function toolResults(format: UpstreamCall['format'], msgs: any[]): string[] | undefined {
   if (format === 'openai') {
     let i = msgs.length;
     while (i > 0 && msgs[i - 1]?.role === 'tool') i--;
@@ -168,7 +126,7 @@ function toolResults(format: StrictRequest['format'], msgs: any[]): string[] | u
 }
 
 /** The last chat request the upstream accepted carried `system` in its format's own place. */
-export function expectSystemPrompt(up: StrictUpstream, upstream: 'openai' | 'anthropic', system: string): void {
+export function expectSystemPrompt(up: FakeUpstream, upstream: 'openai' | 'anthropic', system: string): void {
   const req = up.accepted.at(-1);
   expect(req?.format).toBe(upstream);
   if (upstream === 'openai') {

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { SseDecoder } from '../../src/sse/decode.js';
 import { assertAnthropicStreamOrder } from '../helpers/anthropic-order.js';
-import { recordingFetch } from '../helpers/scripted-upstream.js';
+import { recordingFetch } from '../helpers/sse.js';
 import { CLIENT_KEY, RECIPE } from './client-gateway.js';
 
 const RECIPE_SCHEMA = z.object({ name: z.string(), servings: z.number().int(), steps: z.array(z.string()) });

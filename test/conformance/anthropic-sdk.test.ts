@@ -1,27 +1,25 @@
 /**
  * The official `@anthropic-ai/sdk` against the gateway: the built-in mock (`local/echo`), an
  * OpenAI-format upstream (`oai/m`) and an Anthropic-format upstream (`ant/m`), the last two played
- * by test/helpers/scripted-upstream.ts. Token counting, the Anthropic model list with paging,
+ * by test/helpers/fake-upstream.ts (set up as SCRIPTED). Token counting, the Anthropic model list with paging,
  * x-api-key auth, error classes, header forwarding and credential isolation.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SseDecoder } from '../../src/sse/decode.js';
 import { assertAnthropicStreamOrder } from '../helpers/anthropic-order.js';
+import { COUNT_TOKENS_BASE, type FakeUpstream, SCRIPTED, startFakeUpstream } from '../helpers/fake-upstream.js';
 import {
   ANT_SECRET,
-  COUNT_TOKENS_BASE,
   OAI_SECRET,
-  recordingFetch,
   SCRIPTED_KEY,
   SCRIPTED_LIMITED_KEY,
-  scriptedConfigYaml,
-  startScriptedUpstream,
-  type ScriptedUpstream,
-} from '../helpers/scripted-upstream.js';
-import { loadTestConfig, startGateway, type RunningGateway } from '../helpers/start-gateway.js';
+  scriptedGateway,
+} from '../helpers/gateway-config.js';
+import { recordingFetch } from '../helpers/sse.js';
+import { configOf, startGateway, type RunningGateway } from '../helpers/start-gateway.js';
 
-let up: ScriptedUpstream;
+let up: FakeUpstream;
 let gw: RunningGateway;
 let client: Anthropic;
 const streams: string[] = [];
@@ -29,8 +27,8 @@ const streams: string[] = [];
 const sent: Array<Record<string, string>> = [];
 
 beforeAll(async () => {
-  up = await startScriptedUpstream();
-  gw = await startGateway(loadTestConfig(scriptedConfigYaml(up.url)));
+  up = await startFakeUpstream(SCRIPTED);
+  gw = await startGateway(configOf(scriptedGateway(up.url)));
   client = new Anthropic({
     apiKey: SCRIPTED_KEY,
     baseURL: gw.url,

@@ -2,7 +2,7 @@
  * One scenario list, run for every cell of {OpenAI-format upstream, Anthropic-format upstream}
  * × {openai SDK on /v1/chat/completions, Anthropic SDK on /v1/messages} × {JSON, stream}.
  * Two cells per upstream are same-format pass-through, two are translations through the canonical
- * model. The upstream is test/helpers/scripted-upstream.ts, which renders both wire formats itself
+ * model. The upstream is test/helpers/fake-upstream.ts (set up as SCRIPTED), which renders both wire formats itself
  * and is scripted by the last user message, so every cell expects the same outcome.
  *
  * Streams go through the SDKs' strict helpers (`chat.completions.stream().finalChatCompletion()`,
@@ -14,19 +14,12 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SseDecoder, type SseMessage } from '../../src/sse/decode.js';
 import { assertAnthropicStreamOrder } from '../helpers/anthropic-order.js';
-import {
-  ANT_SECRET,
-  OAI_SECRET,
-  recordingFetch,
-  SCRIPTED_KEY,
-  scriptedConfigYaml,
-  startScriptedUpstream,
-  type ScriptedRequest,
-  type ScriptedUpstream,
-} from '../helpers/scripted-upstream.js';
-import { loadTestConfig, startGateway, type RunningGateway } from '../helpers/start-gateway.js';
+import { type FakeUpstream, SCRIPTED, startFakeUpstream, type UpstreamCall } from '../helpers/fake-upstream.js';
+import { ANT_SECRET, OAI_SECRET, SCRIPTED_KEY, scriptedGateway } from '../helpers/gateway-config.js';
+import { recordingFetch } from '../helpers/sse.js';
+import { configOf, startGateway, type RunningGateway } from '../helpers/start-gateway.js';
 
-let up: ScriptedUpstream;
+let up: FakeUpstream;
 let gw: RunningGateway;
 let openai: OpenAI;
 let anthropic: Anthropic;
@@ -34,8 +27,8 @@ let anthropic: Anthropic;
 const streams: string[] = [];
 
 beforeAll(async () => {
-  up = await startScriptedUpstream();
-  gw = await startGateway(loadTestConfig(scriptedConfigYaml(up.url)));
+  up = await startFakeUpstream(SCRIPTED);
+  gw = await startGateway(configOf(scriptedGateway(up.url)));
   openai = new OpenAI({ apiKey: SCRIPTED_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0, fetch: recordingFetch(streams) });
   anthropic = new Anthropic({ apiKey: SCRIPTED_KEY, baseURL: gw.url, maxRetries: 0, fetch: recordingFetch(streams) });
 });
@@ -289,7 +282,7 @@ interface Ctx {
   stream: boolean;
   ask(a: Ask): Promise<Outcome>;
   /** The chat requests the upstream received during this test. */
-  upstreamCalls(): ScriptedRequest[];
+  upstreamCalls(): UpstreamCall[];
 }
 
 function textOf(content: unknown): string {

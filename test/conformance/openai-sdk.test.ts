@@ -1,23 +1,17 @@
 /** The official `openai` SDK against the gateway, for the built-in mock and an OpenAI-format upstream. */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openaiEcho, startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
-import {
-  loadTestConfig,
-  OTHER_ROLE_KEY,
-  startGateway,
-  testConfigYaml,
-  TEST_KEY,
-  type RunningGateway,
-} from '../helpers/start-gateway.js';
+import { youSaid, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { formatsGateway, OTHER_ROLE_KEY, TEST_KEY } from '../helpers/gateway-config.js';
+import { configOf, type RunningGateway, startGateway } from '../helpers/start-gateway.js';
 
-let upstream: MockUpstream;
+let upstream: FakeUpstream;
 let gw: RunningGateway;
 let client: OpenAI;
 
 beforeAll(async () => {
-  upstream = await startMockUpstream();
-  gw = await startGateway(loadTestConfig(testConfigYaml(upstream.url)));
+  upstream = await startFakeUpstream({ handler: youSaid });
+  gw = await startGateway(configOf(formatsGateway(upstream.url)));
   client = new OpenAI({ apiKey: TEST_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
 });
 afterAll(async () => {
@@ -122,12 +116,12 @@ describe('errors surface as the SDK error classes', () => {
     );
     upstream.setHandler(() => ({
       kind: 'drop',
-      chunks: [
+      events: [
         'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"hi"},"finish_reason":null}]}\n\n',
       ],
     }));
     const stream = client.chat.completions.stream({ model: 'up/gpt-test', messages: msg });
     await expect(stream.finalChatCompletion()).rejects.toBeInstanceOf(OpenAI.APIError);
-    upstream.setHandler(openaiEcho);
+    upstream.setHandler(youSaid);
   });
 });

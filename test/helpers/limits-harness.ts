@@ -1,63 +1,32 @@
 /**
- * Shared pieces of the budget and rate-limit tests: a config with priced models on both upstream
- * formats, the keys and roles the scopes name, exact reservation and cost arithmetic (the same
+ * Shared pieces of the budget and rate-limit tests: the fake upstream's setup, the keys the
+ * scopes name, exact reservation and cost arithmetic (the same
  * documented rules, written out independently of src/budget), HTTP helpers that can read
  * trailers or cut a stream, and guards against minute-window boundaries.
  */
 
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 
+import type { FakeUpstreamOptions } from './fake-upstream.js';
+import { LIMIT_KEYS, LIMITS_ANT_SECRET, LIMITS_OAI_SECRET, PRICE } from './gateway-config.js';
+
+/** The priced models' config is pricedGateway (gateway-config.ts); its keys and prices: */
+export { PRICE };
+export const KEYS = LIMIT_KEYS;
+export type KeyName = keyof typeof KEYS;
+export const OAI_SECRET = LIMITS_OAI_SECRET;
+export const ANT_SECRET = LIMITS_ANT_SECRET;
 /** USD per million tokens → nano-USD per token is ×1000. */
-export const PRICE = { input: 1, output: 2, cacheRead: 0.5, cacheWrite: 1.25 };
 export const NANO = { input: 1000, output: 2000, cacheRead: 500, cacheWrite: 1250 };
 
-export const KEYS = {
-  t1: 'limits-test-key-team-one-0001',
-  t2: 'limits-test-key-team-two-0002',
-  s1: 'limits-test-key-solo-one-0003',
-} as const;
-export type KeyName = keyof typeof KEYS;
-export const OAI_SECRET = 'sk-limits-oai-provider-secret-1';
-export const ANT_SECRET = 'sk-ant-limits-provider-secret-1';
+/** The usage every answer reports until a test sets up.usage, in each format's own terms. */
+export const DEFAULT_USAGE = {
+  openai: { prompt: 12, cached: 0, completion: 5 },
+  anthropic: { input: 12, cacheRead: 0, cacheWrite: 0, output: 5 },
+};
 
-/**
- * Providers `oai` (OpenAI format) and `ant` (Anthropic format) at `upstreamUrl`, one priced model
- * `m` each, and a mock provider `local/echo` with the same price; roles `team` (keys t1, t2) and
- * `solo` (key s1). No retries, no circuit breaking (so failures are one upstream call each).
- */
-export function pricedConfigYaml(upstreamUrl: string, extra = ''): string {
-  const price = `{ input: ${PRICE.input}, output: ${PRICE.output}, cache_read: ${PRICE.cacheRead}, cache_write: ${PRICE.cacheWrite} }`;
-  return `
-server: { host: 127.0.0.1, port: 0, shutdown_grace_ms: 1000 }
-routing: { retry: { max_retries: 0 }, cooldown: { failures: 100000, cooldown_ms: 1 } }
-providers:
-  oai:
-    api: openai
-    base_url: ${upstreamUrl}/v1
-    api_key: ${OAI_SECRET}
-    timeouts: { connect_ms: 2000, first_byte_ms: 20000, total_ms: 30000 }
-    models:
-      m: { context_window: 100000, max_output_tokens: 1000, price: ${price} }
-  ant:
-    api: anthropic
-    base_url: ${upstreamUrl}
-    api_key: ${ANT_SECRET}
-    timeouts: { connect_ms: 2000, first_byte_ms: 20000, total_ms: 30000 }
-    models:
-      m: { context_window: 100000, max_output_tokens: 1000, price: ${price} }
-  local:
-    api: mock
-    models:
-      echo: { context_window: 8192, price: ${price} }
-roles:
-  team: { models: ["*"] }
-  solo: { models: ["*"] }
-keys:
-  - { id: t1, key: ${KEYS.t1}, role: team }
-  - { id: t2, key: ${KEYS.t2}, role: team }
-  - { id: s1, key: ${KEYS.s1}, role: solo }
-${extra}`;
-}
+/** The fake upstream of the limits tests: `ok` in two pieces, with exact usage (costs are exact). */
+export const PRICED: FakeUpstreamOptions = { answer: () => ({ text: ['o', 'k'] }), usage: DEFAULT_USAGE };
 
 export type Endpoint = 'openai' | 'anthropic';
 

@@ -8,3 +8,20 @@ export async function readSse(res: Response): Promise<SseMessage[]> {
   out.push(...d.push(text), ...d.end());
   return out;
 }
+
+/**
+ * A `fetch` for the SDK clients that keeps a copy of every event-stream body the gateway sends,
+ * so the raw SSE behind an SDK call can be checked too. The body is read whole before the SDK
+ * sees it (the gateway ends its streams itself), so an SDK that aborts on an `event: error`
+ * cannot cut the copy short. `sentHeaders` (optional) receives the headers of every request sent.
+ */
+export function recordingFetch(streams: string[], sentHeaders?: Array<Record<string, string>>): typeof fetch {
+  return async (input, init) => {
+    sentHeaders?.push(Object.fromEntries(new Headers(init?.headers).entries()));
+    const res = await fetch(input, init);
+    if (!(res.headers.get('content-type') ?? '').includes('text/event-stream')) return res;
+    const text = await res.text();
+    streams.push(text);
+    return new Response(text, { status: res.status, statusText: res.statusText, headers: res.headers });
+  };
+}

@@ -24,7 +24,6 @@ import {
   headersFor,
   openaiCostNano,
   PATH,
-  pricedConfigYaml,
   rawPost,
   requestLogs,
   reservation,
@@ -34,9 +33,12 @@ import {
   type Endpoint,
   type KeyName,
   NANO,
+  DEFAULT_USAGE,
+  PRICED,
 } from '../helpers/limits-harness.js';
-import { DEFAULT_USAGE, startPricedUpstream, type PricedUpstream } from '../helpers/priced-upstream.js';
-import { loadTestConfig, startGateway, type RunningGateway } from '../helpers/start-gateway.js';
+import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { pricedGateway } from '../helpers/gateway-config.js';
+import { configOf, startGateway, type RunningGateway } from '../helpers/start-gateway.js';
 
 const BODY = bodyFor('oai/m');
 const R = reservation(BODY, 10).nano;
@@ -44,10 +46,10 @@ const A = openaiCostNano(DEFAULT_USAGE.openai);
 /** A limit that serves exactly n sequential standard requests. */
 const room = (n: number) => (n - 1) * A + R + A / 2;
 
-let up: PricedUpstream;
+let up: FakeUpstream;
 
 beforeAll(async () => {
-  up = await startPricedUpstream();
+  up = await startFakeUpstream(PRICED);
 });
 afterAll(async () => {
   await up.close();
@@ -64,7 +66,7 @@ it('the arithmetic the tests rely on', () => {
 function gatewayFor(extra: string): { gw: () => RunningGateway } {
   let gw: RunningGateway;
   beforeAll(async () => {
-    gw = await startGateway(loadTestConfig(pricedConfigYaml(up.url, extra)));
+    gw = await startGateway(configOf(pricedGateway(up.url, extra)));
   });
   afterAll(async () => {
     await gw?.close();
@@ -189,7 +191,8 @@ describe('budget scope: key', () => {
     expect(served).toBe(2);
     const message = await expectBudgetRefusal(refusal, 'openai', 'key-t1', 2);
     expect(message).toBe(
-      `Budget "key-t1" (key "t1", total) would be exceeded: $0.000044 of $${usd(room(2))} used, this request may cost up to $0.000047; it never resets (period total).`,
+      `Budget "key-t1" (key "t1", total) would be exceeded: $0.000044 of $${usd(room(2))} used, this request may ` +
+        `cost up to $0.000047; it never resets (period total).`,
     );
     // A total budget never resets: no retry-after.
     expect(refusal.headers.get('retry-after')).toBeNull();
@@ -288,7 +291,8 @@ describe('several budgets at once: all must allow, and a refusal reserves nothin
     expect((await send(url, 'openai', 't1', BODY)).status).toBe(200);
     await expectBudgetRefusal(await send(url, 'openai', 't1', BODY), 'openai', 'per-key', 2); // t1's own 3rd
     expect((await send(url, 'openai', 't2', BODY)).status).toBe(200); // team: 3 of 3
-    await expectBudgetRefusal(await send(url, 'openai', 't2', BODY), 'openai', 'team-b', 3); // t2 has room, the team has not
+    // t2 has room, the team has not
+    await expectBudgetRefusal(await send(url, 'openai', 't2', BODY), 'openai', 'team-b', 3);
     expect((await send(url, 'openai', 's1', BODY)).status).toBe(200); // global: 4 of 4
     await expectBudgetRefusal(await send(url, 'anthropic', 's1', BODY), 'anthropic', 'everyone', 4);
     await expectBudgetRefusal(await send(url, 'openai', 't1', BODY), 'openai', 'per-key', 4);
@@ -417,8 +421,8 @@ describe('settlement: the reservation is replaced by the actual cost', () => {
   });
 
   it.each([
-    { what: 'HTTP 500', reply: { kind: 'status', status: 500 } as const, status: 500 },
-    { what: 'a connection reset', reply: { kind: 'reset' } as const, status: 502 },
+    { what: 'HTTP 500', reply: { kind: 'error', status: 500 } as const, status: 500 },
+    { what: 'a connection reset', reply: { kind: 'drop' } as const, status: 502 },
   ])('an upstream failure ($what) spends nothing, on both endpoints', async ({ reply, status }) => {
     const before = await spend(gw(), KEY);
     up.setHandler(() => reply);
@@ -436,7 +440,8 @@ describe('settlement: the reservation is replaced by the actual cost', () => {
   it('an upstream stream that breaks after message_start: the usage seen so far counts', async () => {
     const before = await spend(gw(), KEY);
     up.usage.anthropic = { input: 3000, cacheRead: 2000, cacheWrite: 1000, output: 400 };
-    up.setHandler(() => ({ kind: 'partial', events: 3, then: 'reset' }));
+    // message_start, ping, content_block_start and the first text delta, then the socket is gone.
+    up.setHandler(() => ({ kind: 'drop', after: 4 }));
     const res = await rawPost(
       gw().url + PATH.anthropic,
       headersFor('anthropic', 't1'),
@@ -450,26 +455,33 @@ describe('settlement: the reservation is replaced by the actual cost', () => {
     expect(await spend(gw(), KEY)).toBe(before + seen);
   });
 
-  it('a client cutting an OpenAI-format stream before its usage chunk: the prompt and the relayed output are charged, counted locally', async () => {
-    // OpenAI streams report usage only in their last chunk, so none has been seen when the caller
-    // leaves; the provider read the prompt and generated what was relayed: both count, locally.
-    const before = await spend(gw(), KEY);
-    const body = bodyFor('oai/m', { stream: true });
-    up.setHandler(() => ({ kind: 'partial', events: 2, then: 'hang' }));
-    const cut = await cutStreamAfter(gw().url + PATH.openai, headersFor('openai', 't1'), body, '"content":"o"');
-    expect(cut.status).toBe(200);
-    await eventually(() => up.open === 0, 'the upstream call is aborted');
-    await eventually(() => requestLogs(gw().logs).some((l) => l.client_aborted === true), 'the request is logged');
-    const line = requestLogs(gw().logs)
-      .filter((l) => l.client_aborted === true)
-      .at(-1);
-    expect(line.input_tokens).toBeGreaterThan(0);
-    expect(line.input_tokens).toBeLessThan(Math.ceil(Buffer.byteLength(body) / 3));
-    expect(line.output_tokens).toBeGreaterThanOrEqual(1);
-    const charged = line.input_tokens * NANO.input + line.output_tokens * NANO.output;
-    expect(line.cost_usd).toBe(charged / 1e9);
-    await eventually(async () => (await spend(gw(), KEY)) === before + charged, 'settled at the counted usage');
-  });
+  it(
+    'a client cutting an OpenAI-format stream before its usage chunk: the prompt and the relayed output are charged, ' +
+      '' +
+      '' +
+      '' +
+      'counted locally',
+    async () => {
+      // OpenAI streams report usage only in their last chunk, so none has been seen when the caller
+      // leaves; the provider read the prompt and generated what was relayed: both count, locally.
+      const before = await spend(gw(), KEY);
+      const body = bodyFor('oai/m', { stream: true });
+      up.setHandler(() => ({ kind: 'hang', after: 2 }));
+      const cut = await cutStreamAfter(gw().url + PATH.openai, headersFor('openai', 't1'), body, '"content":"o"');
+      expect(cut.status).toBe(200);
+      await eventually(() => up.open === 0, 'the upstream call is aborted');
+      await eventually(() => requestLogs(gw().logs).some((l) => l.client_aborted === true), 'the request is logged');
+      const line = requestLogs(gw().logs)
+        .filter((l) => l.client_aborted === true)
+        .at(-1);
+      expect(line.input_tokens).toBeGreaterThan(0);
+      expect(line.input_tokens).toBeLessThan(Math.ceil(Buffer.byteLength(body) / 3));
+      expect(line.output_tokens).toBeGreaterThanOrEqual(1);
+      const charged = line.input_tokens * NANO.input + line.output_tokens * NANO.output;
+      expect(line.cost_usd).toBe(charged / 1e9);
+      await eventually(async () => (await spend(gw(), KEY)) === before + charged, 'settled at the counted usage');
+    },
+  );
 
   it.each([
     { ep: 'anthropic' as const, marker: '"text":"o"', how: 'pass-through' },
@@ -479,7 +491,8 @@ describe('settlement: the reservation is replaced by the actual cost', () => {
     async ({ ep, marker }) => {
       const before = await spend(gw(), KEY);
       up.usage.anthropic = { input: 3000, cacheRead: 2000, cacheWrite: 1000, output: 400 };
-      up.setHandler(() => ({ kind: 'partial', events: 3, then: 'hang' }));
+      // message_start, ping, content_block_start and the first text delta, then silence.
+      up.setHandler(() => ({ kind: 'hang', after: 4 }));
       const cut = await cutStreamAfter(
         gw().url + PATH[ep],
         headersFor(ep, 't1'),
@@ -508,42 +521,46 @@ describe('200 concurrent requests against a small budget', () => {
   - { id: small-team, scope: { role: team }, limit_usd: ${usd(L)}, period: total }
   - { id: small-s1, scope: { key: s1 }, limit_usd: ${usd(L)}, period: total }`);
 
-  it('with replies held, exactly floor(limit / reservation) are sent upstream; the rest get 429 at once; spend stays within the limit', async () => {
-    const release = up.hold();
-    let refused = 0;
-    const all = Array.from({ length: 200 }, (_, i) =>
-      send(gw().url, i % 2 ? 'anthropic' : 'openai', i % 3 ? 't1' : 't2', BODY).then(async (res) => {
-        if (res.status === 429) {
-          refused++;
-          expect(res.headers.get('x-gateway-limit')).toBe('budget=small-team');
-        }
-        await res.arrayBuffer();
-        return res.status;
-      }),
-    );
-    try {
-      await up.waitForCalls(20);
-      await eventually(() => refused === 180, '180 refusals');
-      // The store holds exactly the 20 reservations: nothing more can get in.
-      expect(await spend(gw(), 'budget:small-team:*:total')).toBe(20 * R);
+  it(
+    'with replies held, exactly floor(limit / reservation) are sent upstream; the rest get 429 at once; spend stays ' +
+      'within the limit',
+    async () => {
+      const release = up.hold();
+      let refused = 0;
+      const all = Array.from({ length: 200 }, (_, i) =>
+        send(gw().url, i % 2 ? 'anthropic' : 'openai', i % 3 ? 't1' : 't2', BODY).then(async (res) => {
+          if (res.status === 429) {
+            refused++;
+            expect(res.headers.get('x-gateway-limit')).toBe('budget=small-team');
+          }
+          await res.arrayBuffer();
+          return res.status;
+        }),
+      );
+      try {
+        await up.waitForCalls(20);
+        await eventually(() => refused === 180, '180 refusals');
+        // The store holds exactly the 20 reservations: nothing more can get in.
+        expect(await spend(gw(), 'budget:small-team:*:total')).toBe(20 * R);
+        expect(up.calls.length).toBe(20);
+      } finally {
+        release();
+      }
+      const statuses = await Promise.all(all);
+      expect(statuses.filter((s) => s === 200).length).toBe(20);
+      expect(statuses.filter((s) => s === 429).length).toBe(180);
       expect(up.calls.length).toBe(20);
-    } finally {
-      release();
-    }
-    const statuses = await Promise.all(all);
-    expect(statuses.filter((s) => s === 200).length).toBe(20);
-    expect(statuses.filter((s) => s === 429).length).toBe(180);
-    expect(up.calls.length).toBe(20);
-    const spent = await spend(gw(), 'budget:small-team:*:total');
-    expect(spent).toBe(20 * A);
-    expect(spent).toBeLessThanOrEqual(L);
+      const spent = await spend(gw(), 'budget:small-team:*:total');
+      expect(spent).toBe(20 * A);
+      expect(spent).toBeLessThanOrEqual(L);
 
-    // Settled at their actual cost, the budget has room again: sequentially, until the next
-    // reservation would not fit.
-    const more = await serveUntilRefused(gw(), 't1', 100);
-    expect(20 + more.served).toBe(Math.floor((L - R) / A) + 1);
-    expect(await spend(gw(), 'budget:small-team:*:total')).toBeLessThanOrEqual(L);
-  });
+      // Settled at their actual cost, the budget has room again: sequentially, until the next
+      // reservation would not fit.
+      const more = await serveUntilRefused(gw(), 't1', 100);
+      expect(20 + more.served).toBe(Math.floor((L - R) / A) + 1);
+      expect(await spend(gw(), 'budget:small-team:*:total')).toBeLessThanOrEqual(L);
+    },
+  );
 
   it('free-running (replies not held): never more spend than the limit, and every served request counted', async () => {
     const all = await Promise.all(
@@ -609,7 +626,7 @@ describe('the state store unavailable', () => {
     { policy: 'fail_open', status: 200 },
   ])('$policy', async ({ policy, status }) => {
     const logs: string[] = [];
-    const config = loadTestConfig(pricedConfigYaml(up.url, `${budgets}\nstate: { on_unavailable: ${policy} }`));
+    const config = configOf(pricedGateway(up.url, `${budgets}\nstate: { on_unavailable: ${policy} }`));
     const gateway = createGateway(config, {
       logger: createLogger({ level: 'debug', write: (l) => logs.push(l) }),
       store: down,

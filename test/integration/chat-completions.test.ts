@@ -1,31 +1,18 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  openaiCompletion,
-  openaiSseChunks,
-  openaiEcho,
-  startMockUpstream,
-  type MockUpstream,
-} from '../helpers/mock-upstream.js';
-import {
-  authHeaders,
-  loadTestConfig,
-  OTHER_ROLE_KEY,
-  PROVIDER_SECRET,
-  startGateway,
-  testConfigYaml,
-  TEST_KEY,
-  type RunningGateway,
-} from '../helpers/start-gateway.js';
+import { answerBody, answerEvents, youSaid, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { formatsGateway, OTHER_ROLE_KEY, PROVIDER_SECRET, TEST_KEY } from '../helpers/gateway-config.js';
+import { authHeaders, configOf, type RunningGateway, startGateway } from '../helpers/start-gateway.js';
 import { readSse } from '../helpers/sse.js';
 
 const ULID = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
 
-let upstream: MockUpstream;
+let upstream: FakeUpstream;
 let gw: RunningGateway;
 
 beforeAll(async () => {
-  upstream = await startMockUpstream();
-  gw = await startGateway(loadTestConfig(testConfigYaml(upstream.url)));
+  // The pass-through tests forward a field OpenAI does not know, to see it arrive unchanged.
+  upstream = await startFakeUpstream({ handler: youSaid, accept: { unknownFields: true } });
+  gw = await startGateway(configOf(formatsGateway(upstream.url)));
 });
 afterAll(async () => {
   await gw.close();
@@ -33,7 +20,7 @@ afterAll(async () => {
 });
 beforeEach(() => {
   upstream.received.length = 0;
-  upstream.setHandler(openaiEcho);
+  upstream.setHandler(youSaid);
 });
 
 function chat(body: unknown, headers: Record<string, string> = authHeaders()) {
@@ -106,7 +93,8 @@ describe('built-in mock provider', () => {
 describe('same-format pass-through to an OpenAI-compatible upstream', () => {
   it('forwards the body unchanged but for model and the output cap, with the provider key and correlation id', async () => {
     const raw =
-      '{ "model" : "up/gpt-test", "messages":[{"role":"user","content":"hi \\u00e9"}], "seed": 7, "x_custom": {"nested": ["model", 1]} }';
+      '{ "model" : "up/gpt-test", "messages":[{"role":"user","content":"hi \\u00e9"}], "seed": 7, "x_custom": ' +
+      '{"nested": ["model", 1]} }';
     const res = await chat(raw);
     expect(res.status).toBe(200);
     const got = upstream.received[0];
@@ -121,7 +109,7 @@ describe('same-format pass-through to an OpenAI-compatible upstream', () => {
   });
 
   it('returns the upstream response bytes as they came, but for the model the caller named', async () => {
-    const upstreamBody = openaiCompletion('exact bytes', 'gpt-test-upstream');
+    const upstreamBody = answerBody('openai', { text: 'exact bytes', model: 'gpt-test-upstream' });
     upstream.setHandler(() => ({ kind: 'json', body: upstreamBody }));
     const res = await chat({ model: 'up/gpt-test', messages: [{ role: 'user', content: 'x' }] });
     expect(await res.text()).toBe(
@@ -130,8 +118,8 @@ describe('same-format pass-through to an OpenAI-compatible upstream', () => {
   });
 
   it('relays a stream byte for byte when the caller asked for usage', async () => {
-    const chunks = openaiSseChunks('one two three', { includeUsage: true });
-    upstream.setHandler(() => ({ kind: 'sse', chunks }));
+    const chunks = answerEvents('openai', { text: 'one two three', model: 'gpt-test' }, { includeUsage: true });
+    upstream.setHandler(() => ({ kind: 'sse', events: chunks }));
     const res = await chat({
       model: 'up/gpt-test',
       stream: true,
@@ -157,8 +145,8 @@ describe('same-format pass-through to an OpenAI-compatible upstream', () => {
   });
 
   it('turns a stream cut mid-way into an in-stream OpenAI error', async () => {
-    const chunks = openaiSseChunks('one two three');
-    upstream.setHandler(() => ({ kind: 'drop', chunks: chunks.slice(0, 2) }));
+    const chunks = answerEvents('openai', { text: 'one two three', model: 'gpt-test' });
+    upstream.setHandler(() => ({ kind: 'drop', events: chunks.slice(0, 2) }));
     const res = await chat({
       model: 'up/gpt-test',
       stream: true,

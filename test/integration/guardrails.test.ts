@@ -1,7 +1,8 @@
 /**
  * Guardrails end to end, over real sockets: the gateway in-process, one upstream on 127.0.0.1 that
  * plays both providers (OpenAI `oai/m`, Anthropic `ant/m`) and answers what each test scripts
- * (guard-upstream.ts), and a webhook server. Both caller endpoints (/v1/chat/completions,
+ * (fake-upstream.ts, set up as GUARD), and a webhook server (guard-webhook.ts). Both caller endpoints
+ * (/v1/chat/completions,
  * /v1/messages) and, where the path differs, both upstream formats (pass-through vs translated).
  *
  * Invariants checked after every test: no secret (nor a telling fragment of one) is in the
@@ -10,12 +11,8 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertAnthropicStreamOrder } from '../helpers/anthropic-order.js';
-import {
-  startGuardUpstream,
-  startGuardWebhook,
-  type GuardUpstream,
-  type GuardWebhook,
-} from '../helpers/guard-upstream.js';
+import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { GUARD, startGuardWebhook, type GuardWebhook } from '../helpers/guard-webhook.js';
 import { loadTestConfig, startGateway, type RunningGateway } from '../helpers/start-gateway.js';
 import { SseDecoder, type SseMessage } from '../../src/sse/decode.js';
 
@@ -28,7 +25,8 @@ const IBAN = 'DE89 3704 0044 0532 0130 00';
 const PHONE = '+44 20 7946 0958';
 const BEARER_TOKEN = 'abcDEF123ghiJKL456mnoPQR789';
 const PEM_BODY = 'MIIEowIBAAKCAQEAx4bL7v0wTr9KqL2Yf0Z3cT1kqPz9Hn2W';
-const PRIVATE_KEY = `-----BEGIN RSA PRIVATE KEY-----\n${PEM_BODY}\nq1w2e3r4t5y6u7i8o9p0asdfghjklZXCV\n-----END RSA PRIVATE KEY-----`;
+const PRIVATE_KEY =
+  `-----BEGIN RSA PRIVATE KEY-----\n${PEM_BODY}\nq1w2e3r4t5y6u7i8o9p0asdfghjklZXCV\n-----END RSA ` + `PRIVATE KEY-----`;
 const CODENAME = 'Project Nightingale';
 
 /** Strings that must never show up in logs or in a blocked/redacted reply (parts of the secrets too). */
@@ -59,12 +57,12 @@ const KEY_INTERN = 'guard-test-key-intern-0001';
 const OAI_SECRET = 'sk-guard-oai-provider-secret-0001';
 const ANT_SECRET = 'sk-ant-guard-provider-secret-0001';
 
-let upstream: GuardUpstream;
+let upstream: FakeUpstream;
 let hook: GuardWebhook;
 let gw: RunningGateway | undefined;
 
 beforeAll(async () => {
-  upstream = await startGuardUpstream();
+  upstream = await startFakeUpstream(GUARD);
   hook = await startGuardWebhook();
 });
 afterAll(async () => {
@@ -83,7 +81,7 @@ afterEach(async () => {
     await gw?.close();
     gw = undefined;
     upstream.calls.length = 0;
-    upstream.setReply({ text: ['ok'] });
+    upstream.setHandler({ text: ['ok'] });
     hook.calls.length = 0;
     hook.setAnswer(() => ({ body: { action: 'allow' } }));
   }
@@ -406,22 +404,38 @@ function splitAt(text: string, ...cuts: number[]): string[] {
 // ---------------------------------------------------------------- rules used by several tests
 
 const RULE = {
-  noAwsIn: `  - { id: no-aws-keys, applies_to: input, check: { type: detectors, detectors: [aws_access_key] }, action: block }`,
+  noAwsIn:
+    `  - { id: no-aws-keys, applies_to: input, check: { type: detectors, detectors: [aws_access_key] }, ` +
+    `action: block }`,
   codename: `  - { id: codename, applies_to: input, check: { type: keywords, words: ["${CODENAME}"] }, action: block }`,
   piiIn: `  - { id: pii-in, applies_to: input, check: { type: detectors, detectors: [email] }, action: redact }`,
-  allIn: `  - { id: all-in, applies_to: input, check: { type: detectors, detectors: [email, phone, credit_card, iban, aws_access_key, private_key, bearer_token] }, action: redact }`,
+  allIn:
+    `  - { id: all-in, applies_to: input, check: { type: detectors, detectors: [email, phone, credit_card, iban, ` +
+    `` +
+    `` +
+    `` +
+    `aws_access_key, private_key, bearer_token] }, action: redact }`,
   logIn: `  - { id: watch, applies_to: input, check: { type: detectors, detectors: [email] }, action: log }`,
-  piiOut: `  - { id: pii-out, applies_to: output, check: { type: detectors, detectors: [email, credit_card] }, action: redact }`,
-  allBoth: `  - { id: pii, applies_to: both, check: { type: detectors, detectors: [email, phone, credit_card, iban, aws_access_key, private_key, bearer_token] }, action: redact }`,
-  noAwsOut: `  - { id: no-aws-out, applies_to: output, check: { type: detectors, detectors: [aws_access_key] }, action: block }`,
-  awsRedactOut: `  - { id: aws-out, applies_to: output, check: { type: detectors, detectors: [aws_access_key] }, action: redact }`,
+  piiOut:
+    `  - { id: pii-out, applies_to: output, check: { type: detectors, detectors: [email, credit_card] }, ` +
+    `action: redact }`,
+  allBoth:
+    `  - { id: pii, applies_to: both, check: { type: detectors, detectors: [email, phone, credit_card, iban, ` +
+    `aws_access_key, private_key, bearer_token] }, action: redact }`,
+  noAwsOut:
+    `  - { id: no-aws-out, applies_to: output, check: { type: detectors, detectors: [aws_access_key] }, ` +
+    `action: block }`,
+  awsRedactOut:
+    `  - { id: aws-out, applies_to: output, check: { type: detectors, detectors: [aws_access_key] }, ` +
+    `action: redact }`,
 };
 
 // ================================================================ input
 
 describe('input: block', () => {
   it.each(ENDPOINTS)(
-    'an AWS key in the prompt (%s caller): 400 guardrail_blocked naming the rule, nothing sent upstream, the hit logged',
+    'an AWS key in the prompt (%s caller): 400 guardrail_blocked naming the rule, nothing sent upstream, the hit ' +
+      'logged',
     async (ep) => {
       await start(RULE.noAwsIn);
       const res = await send(ep, ep === 'openai' ? 'oai/m' : 'ant/m', { content: `deploy with ${AWS} please` });
@@ -503,7 +517,7 @@ describe('input: redact', () => {
     '%s caller → %s upstream: the upstream gets [REDACTED:email], the reply still works',
     async (ep, up) => {
       await start(RULE.piiIn);
-      upstream.setReply({ text: ['Noted, ', 'will do.'] });
+      upstream.setHandler({ text: ['Noted, ', 'will do.'] });
       const res = await send(ep, modelOf(up), { content: `please write to ${EMAIL} today` });
       const r = await read(ep, res);
       expect(r.status).toBe(200);
@@ -525,7 +539,7 @@ describe('input: redact', () => {
 
   it.each(COMBOS)('%s caller → %s upstream, streaming: redacted upstream, well-formed stream back', async (ep, up) => {
     await start(RULE.piiIn);
-    upstream.setReply({ text: ['Sure', ', done.'] });
+    upstream.setHandler({ text: ['Sure', ', done.'] });
     const res = await send(ep, modelOf(up), { content: `cc ${EMAIL}`, stream: true });
     const r = await read(ep, res);
     expect(r.status).toBe(200);
@@ -567,7 +581,8 @@ describe('input: redact', () => {
   });
 
   it.each(COMBOS)(
-    '%s caller → %s upstream: tool-call arguments and tool results in the history are redacted, arguments stay valid JSON',
+    '%s caller → %s upstream: tool-call arguments and tool results in the history are redacted, arguments stay valid ' +
+      'JSON',
     async (ep, up) => {
       await start(RULE.allIn);
       const args = JSON.stringify({ q: `key ${AWS}`, owner: EMAIL });
@@ -657,7 +672,9 @@ describe('input: max_input_tokens', () => {
         `  - { id: small-prompts, applies_to: input, check: { type: max_input_tokens, limit: 40 }, action: block }`,
       ].join('\n'),
     );
-    const big = `my key:\n-----BEGIN RSA PRIVATE KEY-----\n${Array.from({ length: 12 }, () => PEM_BODY).join('\n')}\n-----END RSA PRIVATE KEY-----`;
+    const big =
+      `my key:\n-----BEGIN RSA PRIVATE ` +
+      `KEY-----\n${Array.from({ length: 12 }, () => PEM_BODY).join('\n')}\n-----END RSA PRIVATE KEY-----`;
     const res = await send('openai', 'oai/m', { content: big });
     expect(res.status).toBe(200);
     expect(upstream.calls[0].body.messages.at(-1).content).toBe('my key:\n[REDACTED:private_key]');
@@ -671,7 +688,7 @@ describe('output: non-stream', () => {
     '%s caller ← %s upstream: an email and a card number in the answer become placeholders',
     async (ep, up) => {
       await start(RULE.piiOut);
-      upstream.setReply({ text: [`Mail ${EMAIL} or pay with ${CARD}.`] });
+      upstream.setHandler({ text: [`Mail ${EMAIL} or pay with ${CARD}.`] });
       const res = await send(ep, modelOf(up), { content: 'contact?' });
       const r = await read(ep, res);
       expect(r.status).toBe(200);
@@ -691,7 +708,7 @@ describe('output: non-stream', () => {
     '%s caller ← %s upstream: a blocking output rule → 400 guardrail_blocked, nothing of the answer',
     async (ep, up) => {
       await start(RULE.noAwsOut);
-      upstream.setReply({ text: [`Use ${AWS} for that.`] });
+      upstream.setHandler({ text: [`Use ${AWS} for that.`] });
       const res = await send(ep, modelOf(up), { content: 'which key?' });
       await expectBlocked(ep, res, 'no-aws-out', 'response');
       expect(upstream.calls).toHaveLength(1);
@@ -707,10 +724,14 @@ describe('output: non-stream', () => {
     await start(
       [
         RULE.piiIn.replace('pii-in', 'in-only'),
-        `  - { id: out-only, applies_to: output, check: { type: detectors, detectors: [credit_card] }, action: redact }`,
+        `  - { id: out-only, applies_to: output, check: { type: detectors, detectors: [credit_card] }, action: redact ` +
+          `` +
+          `` +
+          `` +
+          `}`,
       ].join('\n'),
     );
-    upstream.setReply({ text: [`write to ${EMAIL}, card ${CARD}`] });
+    upstream.setHandler({ text: [`write to ${EMAIL}, card ${CARD}`] });
     const res = await send('openai', 'oai/m', { content: `my card ${CARD}, mail ${EMAIL}` });
     const r = await read('openai', res);
     expect(upstream.calls[0].rawBody).toContain(`my card ${CARD}, mail [REDACTED:email]`);
@@ -731,7 +752,7 @@ describe('output: streams', () => {
     '%s caller ← %s upstream, email split over %s: the placeholder, never the secret, a well-formed stream',
     async (ep, up, _name, pieces) => {
       await start(RULE.piiOut);
-      upstream.setReply({ text: [...pieces] });
+      upstream.setHandler({ text: [...pieces] });
       const res = await send(ep, modelOf(up), { content: 'contact?', stream: true, includeUsage: true });
       const r = await read(ep, res);
       expect(r.status).toBe(200);
@@ -759,7 +780,7 @@ describe('output: streams', () => {
       const full = `${filler} reach ${EMAIL} or ${card} then ${filler}.`;
       // Pieces of 7 characters: every secret is cut several times.
       const pieces = full.match(/[\s\S]{1,7}/g)!;
-      upstream.setReply({ text: pieces });
+      upstream.setHandler({ text: pieces });
       const res = await send(ep, modelOf(up), { content: 'go', stream: true });
       const r = await read(ep, res);
       expectCompleteStream(ep, r);
@@ -775,7 +796,7 @@ describe('output: streams', () => {
     await start(
       `  - { id: codename-out, applies_to: output, check: { type: keywords, words: ["${CODENAME}"] }, action: redact }`,
     );
-    upstream.setReply({ text: ['Status of Proj', 'ect Night', 'ingale: green.'] });
+    upstream.setHandler({ text: ['Status of Proj', 'ect Night', 'ingale: green.'] });
     const r = await read(ep, await send(ep, modelOf(up), { content: 'status', stream: true }));
     expectCompleteStream(ep, r);
     expect(r.text).toBe('Status of [REDACTED:keyword]: green.');
@@ -785,18 +806,19 @@ describe('output: streams', () => {
     await start(
       `  - { id: tickets, applies_to: output, check: { type: regex, pattern: "TCK-[0-9]{6}" }, action: redact }`,
     );
-    upstream.setReply({ text: ['See TC', 'K-12', '3456 and TCK-65432', '1.'] });
+    upstream.setHandler({ text: ['See TC', 'K-12', '3456 and TCK-65432', '1.'] });
     const r = await read(ep, await send(ep, 'oai/m', { content: 'tickets', stream: true }));
     expectCompleteStream(ep, r);
     expect(r.text).toBe('See [REDACTED:regex] and [REDACTED:regex].');
   });
 
   it.each(COMBOS)(
-    '%s caller ← %s upstream: a block mid-stream ends it with an in-stream error naming the rule, nothing of the key sent',
+    '%s caller ← %s upstream: a block mid-stream ends it with an in-stream error naming the rule, nothing of the key ' +
+      'sent',
     async (ep, up) => {
       await start(RULE.noAwsOut);
       const filler = Array.from({ length: 30 }, (_, i) => `w${i}`).join(' ');
-      upstream.setReply({ text: [`${filler} the key is AKIAIOSF`, 'ODNN7EXAMPLE and', ' more after it.'] });
+      upstream.setHandler({ text: [`${filler} the key is AKIAIOSF`, 'ODNN7EXAMPLE and', ' more after it.'] });
       const res = await send(ep, modelOf(up), { content: 'key?', stream: true });
       const r = await read(ep, res);
       expectStreamBlocked(ep, r, 'no-aws-out');
@@ -814,10 +836,11 @@ describe('output: streams', () => {
   );
 
   it.each(ENDPOINTS)(
-    "%s caller: a block mid-stream while the upstream keeps its stream open still ends the caller's stream, and the upstream call is closed",
+    "%s caller: a block mid-stream while the upstream keeps its stream open still ends the caller's stream, and the " +
+      'upstream call is closed',
     async (ep) => {
       await start(RULE.noAwsOut);
-      upstream.setReply({ text: ['here: ', AWS, ' and then some'], hang: true });
+      upstream.setHandler({ text: ['here: ', AWS, ' and then some'], kind: 'hang', after: 'body' });
       const res = await send(ep, 'oai/m', { content: 'key?', stream: true });
       const r = await read(ep, res);
       expectStreamBlocked(ep, r, 'no-aws-out');
@@ -843,7 +866,7 @@ describe('output: tool-call arguments', () => {
     '%s caller ← %s upstream (stream %s): an AWS key in the arguments is redacted, JSON stays valid',
     async (ep, up, stream) => {
       await start(RULE.awsRedactOut);
-      upstream.setReply({ tool: { name: 'configure', args: ARGS } });
+      upstream.setHandler({ toolCalls: [{ name: 'configure', pieces: ARGS }] });
       const r = await read(ep, await send(ep, modelOf(up), { content: 'configure it', stream }));
       expect(r.status).toBe(200);
       if (stream) expectCompleteStream(ep, r);
@@ -864,7 +887,7 @@ describe('output: tool-call arguments', () => {
     ),
   )('%s caller ← %s upstream (stream %s): a blocking rule stops a tool call carrying a key', async (ep, up, stream) => {
     await start(RULE.noAwsOut);
-    upstream.setReply({ text: ['Calling the tool.'], tool: { name: 'configure', args: ARGS } });
+    upstream.setHandler({ text: ['Calling the tool.'], toolCalls: [{ name: 'configure', pieces: ARGS }] });
     const res = await send(ep, modelOf(up), { content: 'configure it', stream });
     if (!stream) {
       await expectBlocked(ep, res, 'no-aws-out', 'response');
@@ -882,7 +905,8 @@ describe('output: tool-call arguments', () => {
 describe('match filters', () => {
   it.each(ENDPOINTS)('roles (%s caller): a rule for role intern blocks intern, not dev', async (ep) => {
     await start(
-      `  - { id: intern-words, match: { roles: [intern] }, check: { type: keywords, words: ["${CODENAME}"] }, action: block }`,
+      `  - { id: intern-words, match: { roles: [intern] }, check: { type: keywords, words: ["${CODENAME}"] }, ` +
+        `action: block }`,
     );
     const blocked = await send(ep, 'oai/m', { key: KEY_INTERN, content: `about ${CODENAME}` });
     await expectBlocked(ep, blocked, 'intern-words');
@@ -896,7 +920,7 @@ describe('match filters', () => {
     await start(
       `  - { id: dev2-pii, match: { keys: [dev2] }, check: { type: detectors, detectors: [email] }, action: redact }`,
     );
-    upstream.setReply({ text: [`ask ${EMAIL}`] });
+    upstream.setHandler({ text: [`ask ${EMAIL}`] });
     const r2 = await read(ep, await send(ep, 'ant/m', { key: KEY_DEV2, content: `from ${EMAIL}` }));
     expect(r2.text).toBe('ask [REDACTED:email]');
     expect(upstream.calls[0].rawBody).toContain('from [REDACTED:email]');
@@ -909,7 +933,8 @@ describe('match filters', () => {
     'models (%s caller): a rule for ant/* applies to ant/m and to an alias that routes there, not to oai/m',
     async (ep) => {
       await start(
-        `  - { id: claude-only, match: { models: ["ant/*"] }, check: { type: keywords, words: ["${CODENAME}"] }, action: block }`,
+        `  - { id: claude-only, match: { models: ["ant/*"] }, check: { type: keywords, words: ["${CODENAME}"] }, ` +
+          `action: block }`,
       );
       await expectBlocked(ep, await send(ep, 'ant/m', { content: CODENAME }), 'claude-only');
       await expectBlocked(ep, await send(ep, 'team/claude', { content: CODENAME }), 'claude-only');
@@ -922,16 +947,18 @@ describe('match filters', () => {
 
   it('models, output: an output rule for oai/* redacts oai/m answers only', async () => {
     await start(
-      `  - { id: oai-out, applies_to: output, match: { models: ["oai/*"] }, check: { type: detectors, detectors: [email] }, action: redact }`,
+      `  - { id: oai-out, applies_to: output, match: { models: ["oai/*"] }, check: { type: detectors, detectors: ` +
+        `[email] }, action: redact }`,
     );
-    upstream.setReply({ text: [`at ${EMAIL}`] });
+    upstream.setHandler({ text: [`at ${EMAIL}`] });
     expect((await read('openai', await send('openai', 'oai/m', { stream: true }))).text).toBe('at [REDACTED:email]');
     expect((await read('openai', await send('openai', 'ant/m', { stream: true }))).text).toBe(`at ${EMAIL}`);
   });
 
   it('all filters together: every list must match', async () => {
     await start(
-      `  - { id: narrow, match: { roles: [dev], keys: [dev2], models: ["oai/m"] }, check: { type: keywords, words: ["${CODENAME}"] }, action: block }`,
+      `  - { id: narrow, match: { roles: [dev], keys: [dev2], models: ["oai/m"] }, check: { type: keywords, words: ` +
+        `["${CODENAME}"] }, action: block }`,
     );
     await expectBlocked('openai', await send('openai', 'oai/m', { key: KEY_DEV2, content: CODENAME }), 'narrow');
     expect((await send('openai', 'ant/m', { key: KEY_DEV2, content: CODENAME })).status).toBe(200);
@@ -945,7 +972,8 @@ describe('match filters', () => {
 
 describe('webhook', () => {
   const rule = (id: string, path: string, extra = '', appliesTo = 'input') =>
-    `  - { id: ${id}, applies_to: ${appliesTo}, check: { type: webhook, url: "${hook.url}/${path}"${extra} }, action: block }`;
+    `  - { id: ${id}, applies_to: ${appliesTo}, check: { type: webhook, url: "${hook.url}/${path}"${extra} }, ` +
+    `action: block }`;
 
   it.each(ENDPOINTS)('allow (%s caller): served; the webhook got {guardrail, direction, text, parts}', async (ep) => {
     await start(rule('hook', 'allow'));
@@ -1031,7 +1059,7 @@ describe('webhook', () => {
       hook.setAnswer((call) => ({
         body: { action: 'redact', parts: call.parts.map((p) => p.replace('Alice', '[NAME]')) },
       }));
-      upstream.setReply({ text: ['Hi Al', 'ice, ', 'bye.'] });
+      upstream.setHandler({ text: ['Hi Al', 'ice, ', 'bye.'] });
       const res = await send(ep, 'oai/m', { content: 'greet', stream: true });
       const r = await read(ep, res);
       expectCompleteStream(ep, r);
@@ -1047,7 +1075,7 @@ describe('webhook', () => {
     async (ep) => {
       await start(rule('out-hook', 'out', '', 'output'));
       hook.setAnswer(() => ({ body: { action: 'block' } }));
-      upstream.setReply({ text: ['secret ', 'plans'] });
+      upstream.setHandler({ text: ['secret ', 'plans'] });
       const res = await send(ep, 'ant/m', { content: 'plans?', stream: true });
       await expectBlocked(ep, res, 'out-hook', 'response');
       expect((await logLine(res)).guardrails).toEqual([
@@ -1076,7 +1104,7 @@ describe('webhook', () => {
       hook.setAnswer((call) => ({
         body: { action: 'redact', parts: call.parts.map((p) => p.replace(/Alice/g, '[NAME]')) },
       }));
-      upstream.setReply({ text: ['Hello Alice!'] });
+      upstream.setHandler({ text: ['Hello Alice!'] });
       const res = await send(ep, 'ant/m', { content: 'I am Alice' });
       const r = await read(ep, res);
       expect(r.text).toBe('Hello [NAME]!');
@@ -1214,7 +1242,7 @@ describe('known bugs', () => {
 
   it.fails('an escaped character inside tool-call arguments does not hide a key (output stream)', async () => {
     await start(RULE.awsRedactOut);
-    upstream.setReply({ tool: { name: 'configure', args: ['{"k":"\\u0041KIAIOSF', 'ODNN7EXAMPLE"}'] } });
+    upstream.setHandler({ toolCalls: [{ name: 'configure', pieces: ['{"k":"\\u0041KIAIOSF', 'ODNN7EXAMPLE"}'] }] });
     const r = await read('openai', await send('openai', 'oai/m', { content: 'configure', stream: true }));
     expect(JSON.parse(r.toolArgs!)).toEqual({ k: '[REDACTED:aws_access_key]' });
   });
@@ -1229,7 +1257,8 @@ describe('known bugs', () => {
   // is aborted when the caller leaves.
   it('a caller that goes away while an input webhook is consulted aborts the webhook call', async () => {
     await start(
-      `  - { id: slow, applies_to: input, check: { type: webhook, url: "${hook.url}/slow", timeout_ms: 5000, on_error: fail_closed }, action: block }`,
+      `  - { id: slow, applies_to: input, check: { type: webhook, url: "${hook.url}/slow", timeout_ms: 5000, ` +
+        `on_error: fail_closed }, action: block }`,
     );
     hook.setAnswer(() => ({ body: { action: 'allow' }, delayMs: 1500 }));
     const abandonedBefore = hook.abandoned; // earlier tests' timed-out webhook calls count too

@@ -1,16 +1,11 @@
 /** Client disconnects abort the upstream call; shutdown lets in-flight streams finish. */
 import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openaiSseChunks, startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
-import {
-  authHeaders,
-  loadTestConfig,
-  startGateway,
-  testConfigYaml,
-  type RunningGateway,
-} from '../helpers/start-gateway.js';
+import { answerEvents, startFakeUpstream, type FakeUpstream, youSaid } from '../helpers/fake-upstream.js';
+import { formatsGateway } from '../helpers/gateway-config.js';
+import { authHeaders, configOf, type RunningGateway, startGateway } from '../helpers/start-gateway.js';
 
-let upstream: MockUpstream | undefined;
+let upstream: FakeUpstream | undefined;
 let gw: RunningGateway | undefined;
 afterEach(async () => {
   await gw?.close();
@@ -24,19 +19,19 @@ describe('client disconnect', () => {
   it('aborts the upstream request when the caller goes away mid-stream', async () => {
     let upstreamClosed!: () => void;
     const closed = new Promise<void>((r) => (upstreamClosed = r));
-    upstream = await startMockUpstream();
+    upstream = await startFakeUpstream({ handler: youSaid });
     upstream.setHandler(() => ({ kind: 'hang' }));
     // A handler that writes one event and then stays open, noting when the gateway hangs up.
     const { createServer } = await import('node:http');
     const slow = createServer((req, res) => {
       req.resume();
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.write(openaiSseChunks('a')[0]);
+      res.write(answerEvents('openai', { text: 'a', model: 'gpt-test' })[0]);
       res.on('close', () => upstreamClosed());
     });
     await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
     const port = (slow.address() as { port: number }).port;
-    gw = await startGateway(loadTestConfig(testConfigYaml(`http://127.0.0.1:${port}`)));
+    gw = await startGateway(configOf(formatsGateway(`http://127.0.0.1:${port}`)));
     const url = new URL(`${gw.url}/v1/chat/completions`);
     await new Promise<void>((resolve, reject) => {
       const req = request(url, { method: 'POST', headers: authHeaders() }, (res) => {
@@ -58,10 +53,10 @@ describe('client disconnect', () => {
 
 describe('graceful shutdown', () => {
   it('finishes an in-flight stream, then refuses new connections', async () => {
-    upstream = await startMockUpstream();
-    const chunks = openaiSseChunks('one two three four five six');
-    upstream.setHandler(() => ({ kind: 'sse', chunks, delayMs: 40 }));
-    gw = await startGateway(loadTestConfig(testConfigYaml(upstream.url)));
+    upstream = await startFakeUpstream({ handler: youSaid });
+    const chunks = answerEvents('openai', { text: 'one two three four five six', model: 'gpt-test' });
+    upstream.setHandler(() => ({ kind: 'sse', events: chunks, delayMs: 40 }));
+    gw = await startGateway(configOf(formatsGateway(upstream.url)));
     const res = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: authHeaders(), body });
     expect(res.status).toBe(200);
     const closing = gw.gateway.close(5000);

@@ -6,25 +6,20 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { assertAnthropicStreamOrder } from '../helpers/anthropic-order.js';
-import {
-  ANT_SECRET,
-  SCRIPTED_KEY,
-  SCRIPTED_LIMITED_KEY,
-  scriptedConfigYaml,
-  startScriptedUpstream,
-  type ScriptedUpstream,
-} from '../helpers/scripted-upstream.js';
+import { type FakeUpstream, SCRIPTED, startFakeUpstream } from '../helpers/fake-upstream.js';
+import { ANT_SECRET, SCRIPTED_KEY, SCRIPTED_LIMITED_KEY, scriptedGateway } from '../helpers/gateway-config.js';
 import { readSse } from '../helpers/sse.js';
-import { loadTestConfig, startGateway, type RunningGateway } from '../helpers/start-gateway.js';
+import { configOf, startGateway, type RunningGateway } from '../helpers/start-gateway.js';
 
 const ULID = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
 
-let up: ScriptedUpstream;
+let up: FakeUpstream;
 let gw: RunningGateway;
 
 beforeAll(async () => {
-  up = await startScriptedUpstream();
-  gw = await startGateway(loadTestConfig(scriptedConfigYaml(up.url, { bodyLimit: '2kb' })));
+  // The pass-through tests send fields Anthropic does not know, to see them arrive unchanged.
+  up = await startFakeUpstream({ ...SCRIPTED, accept: { unknownFields: true } });
+  gw = await startGateway(configOf(scriptedGateway(up.url, { bodyLimit: '2kb' })));
 });
 afterAll(async () => {
   await gw?.close();
@@ -169,7 +164,8 @@ describe('same-format pass-through to an Anthropic upstream', () => {
 
   it('relays the upstream’s SSE bytes unchanged', async () => {
     const raw =
-      '{"model":"ant/m","max_tokens":50,"stream":true,"messages":[{"role":"user","content":"several words in this reply"}],"x_extra":true}';
+      '{"model":"ant/m","max_tokens":50,"stream":true,"messages":[{"role":"user","content":"several words in this ' +
+      'reply"}],"x_extra":true}';
     const res = await messages(raw);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/event-stream');

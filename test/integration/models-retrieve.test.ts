@@ -9,21 +9,15 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  loadTestConfig,
-  OTHER_ROLE_KEY,
-  startGateway,
-  testConfigYaml,
-  TEST_KEY,
-  type RunningGateway,
-} from '../helpers/start-gateway.js';
+import { formatsGateway, OTHER_ROLE_KEY, TEST_KEY } from '../helpers/gateway-config.js';
+import { configOf, type RunningGateway, startGateway } from '../helpers/start-gateway.js';
 
 const ULID = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
 let gw: RunningGateway;
 
 beforeAll(async () => {
   // No upstream is called: port 9 (discard) is never reached.
-  gw = await startGateway(loadTestConfig(testConfigYaml('http://127.0.0.1:9')));
+  gw = await startGateway(configOf(formatsGateway('http://127.0.0.1:9')));
 });
 afterAll(async () => {
   await gw?.close();

@@ -4,37 +4,31 @@
  * (incoming traceparent honoured), /health and /ready.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMockUpstream, openaiEcho, type MockUpstream } from '../helpers/mock-upstream.js';
+import { startFakeUpstream, youSaid, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.js';
-import {
-  authHeaders,
-  loadTestConfig,
-  PROVIDER_SECRET,
-  startGateway,
-  testConfigYaml,
-  TEST_KEY,
-  type RunningGateway,
-} from '../helpers/start-gateway.js';
+import { formatsGateway, PROVIDER_SECRET, TEST_KEY } from '../helpers/gateway-config.js';
+import { authHeaders, configOf, type RunningGateway, startGateway } from '../helpers/start-gateway.js';
 
 const ADMIN = 'metrics-admin-key-0001';
 const BYOK = 'sk-caller-own-key-777777';
 
-let upstream: MockUpstream;
+let upstream: FakeUpstream;
 let receiver: OtlpReceiver;
 let gw: RunningGateway;
 
 beforeAll(async () => {
-  upstream = await startMockUpstream(openaiEcho);
+  upstream = await startFakeUpstream({ handler: youSaid });
   receiver = await startOtlpReceiver();
-  const yaml = testConfigYaml(
+  const spec = formatsGateway(
     upstream.url,
     `
 observability:
   metrics: { admin_key: ${ADMIN} }
   traces: { otlp_endpoint: ${receiver.tracesUrl}, service_name: gw-test }
 `,
-  ).replace(`api_key: ${PROVIDER_SECRET}`, `api_key: ${PROVIDER_SECRET}\n    byok: optional`);
-  gw = await startGateway(loadTestConfig(yaml));
+  );
+  spec.providers.up!.byok = 'optional';
+  gw = await startGateway(configOf(spec));
 });
 afterAll(async () => {
   await gw.close();

@@ -5,15 +5,21 @@
  * message, context_management, output_config.effort, adaptive thinking and its anthropic-beta list.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { anthropicHeaders, openaiHeaders, startStrictGateway } from '../helpers/strict-gateway.js';
-import { startStrictUpstream, type StrictUpstream } from '../helpers/strict-upstream.js';
-import type { RunningGateway } from '../helpers/start-gateway.js';
+import { strictGateway } from '../helpers/gateway-config.js';
+import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
+import {
+  anthropicHeaders,
+  configOf,
+  openaiHeaders,
+  startGateway,
+  type RunningGateway,
+} from '../helpers/start-gateway.js';
 
-let up: StrictUpstream;
+let up: FakeUpstream;
 let gw: RunningGateway;
 beforeAll(async () => {
-  up = await startStrictUpstream();
-  gw = await startStrictGateway(up.url);
+  up = await startFakeUpstream();
+  gw = await startGateway(configOf(strictGateway(up.url)));
 });
 afterAll(async () => {
   await gw?.close();
@@ -52,17 +58,21 @@ function post(path: string, body: unknown, headers: Record<string, string>) {
 
 describe('Anthropic → Anthropic pass-through forwards what the gateway does not know', () => {
   for (const stream of [false, true]) {
-    it(`Claude Code's body through an alias, ${stream ? 'streamed' : 'JSON'}: bytes up but for model, betas forwarded`, async () => {
-      const body = claudeCodeBody('team/claude', stream);
-      const res = await post('/v1/messages', body, anthropicHeaders({ 'anthropic-beta': BETAS }));
-      const text = await res.text();
-      expect(res.status, text).toBe(200);
-      const got = up.last('/v1/messages')!;
-      expect(got.status).toBe(200);
-      expect(got.body).toEqual({ ...body, model: 'claude-sonnet-4-5' });
-      expect(got.headers['anthropic-beta']).toBe(BETAS);
-      expect(res.headers.get('x-gateway-dropped-fields')).toBeNull();
-    });
+    it(
+      `Claude Code's body through an alias, ${stream ? 'streamed' : 'JSON'}: bytes up but for model, betas ` +
+        `forwarded`,
+      async () => {
+        const body = claudeCodeBody('team/claude', stream);
+        const res = await post('/v1/messages', body, anthropicHeaders({ 'anthropic-beta': BETAS }));
+        const text = await res.text();
+        expect(res.status, text).toBe(200);
+        const got = up.last('/v1/messages')!;
+        expect(got.status).toBe(200);
+        expect(got.body).toEqual({ ...body, model: 'claude-sonnet-4-5' });
+        expect(got.headers['anthropic-beta']).toBe(BETAS);
+        expect(res.headers.get('x-gateway-dropped-fields')).toBeNull();
+      },
+    );
   }
 
   it('an unknown top-level field, role and block type reach the provider, which decides', async () => {

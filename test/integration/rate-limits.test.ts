@@ -25,9 +25,9 @@ import {
   eventually,
   headersFor,
   KEYS,
+  PRICED,
   minuteEnd,
   PATH,
-  pricedConfigYaml,
   requestLogs,
   reservation,
   send,
@@ -36,8 +36,9 @@ import {
   type Endpoint,
   type KeyName,
 } from '../helpers/limits-harness.js';
-import { startPricedUpstream, type PricedReply, type PricedUpstream } from '../helpers/priced-upstream.js';
-import { loadTestConfig, startGateway, type RunningGateway } from '../helpers/start-gateway.js';
+import { startFakeUpstream, type Reply, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { pricedGateway } from '../helpers/gateway-config.js';
+import { configOf, startGateway, type RunningGateway } from '../helpers/start-gateway.js';
 
 const BODY = bodyFor('oai/m');
 const E = reservation(BODY, 10).tokens;
@@ -45,10 +46,10 @@ const ACTUAL_TOKENS = 12 + 5;
 /** Tests that may wait for a fresh minute window. */
 const MINUTE_TEST = 150_000;
 
-let up: PricedUpstream;
+let up: FakeUpstream;
 
 beforeAll(async () => {
-  up = await startPricedUpstream();
+  up = await startFakeUpstream(PRICED);
 });
 afterAll(async () => {
   await up.close();
@@ -61,7 +62,7 @@ it('the arithmetic the tests rely on', () => {
 function gatewayFor(extra: string): { gw: () => RunningGateway } {
   let gw: RunningGateway;
   beforeAll(async () => {
-    gw = await startGateway(loadTestConfig(pricedConfigYaml(up.url, extra)));
+    gw = await startGateway(configOf(pricedGateway(up.url, extra)));
   });
   afterAll(async () => {
     await gw?.close();
@@ -221,7 +222,7 @@ describe('max_concurrent: 3', () => {
   /** Every call from now on waits for its own release. */
   function holdEach(): Array<() => void> {
     const gates: Array<() => void> = [];
-    up.setHandler(() => new Promise<PricedReply>((r) => gates.push(() => r({ kind: 'ok' }))));
+    up.setHandler(() => new Promise<Reply | undefined>((r) => gates.push(() => r(undefined))));
     return gates;
   }
 
@@ -270,13 +271,14 @@ describe('max_concurrent: 3', () => {
     expect(all.filter((o) => o.res.status === 429).length).toBe(2);
     await eventually(async () => (await inflight()) === 0, 'all slots released');
     // All three usable again.
-    up.setHandler(() => ({ kind: 'ok' }));
+    up.setHandler(undefined);
     const again = await Promise.all(Array.from({ length: 3 }, () => statusOf(send(gw().url, 'openai', 't1', BODY))));
     expect(again).toEqual([200, 200, 200]);
   });
 
   it('a stream holds its slot until it ends; a client leaving mid-stream gives it back', async () => {
-    up.setHandler(() => ({ kind: 'partial', events: 3, then: 'hang' }));
+    // Up to the first text delta (Anthropic sends a ping before its first block), then silence.
+    up.setHandler((call) => ({ kind: 'hang', after: call.format === 'anthropic' ? 4 : 3 }));
     const cuts: Array<Promise<unknown>> = [];
     const streams = Array.from({ length: 3 }, (_, i) => {
       const ep: Endpoint = i === 0 ? 'anthropic' : 'openai';
@@ -307,7 +309,7 @@ describe('max_concurrent: 3', () => {
     await eventually(async () => (await inflight()) === 0, 'slots released after the callers left');
     await eventually(() => up.open === 0, 'upstream calls aborted');
     // And a stream that completes releases its slot too.
-    up.setHandler(() => ({ kind: 'ok' }));
+    up.setHandler(undefined);
     for (let i = 0; i < 4; i++) {
       const res = await fetch(gw().url + PATH.openai, {
         method: 'POST',
@@ -321,7 +323,7 @@ describe('max_concurrent: 3', () => {
   });
 
   it('a client cutting a stream with node:http releases the slot as well', async () => {
-    up.setHandler(() => ({ kind: 'partial', events: 2, then: 'hang' }));
+    up.setHandler(() => ({ kind: 'hang', after: 2 }));
     for (let i = 0; i < 4; i++) {
       await cutStreamAfter(
         gw().url + PATH.openai,
@@ -334,10 +336,10 @@ describe('max_concurrent: 3', () => {
   });
 
   it('upstream failures and refusals leave no slot taken', async () => {
-    up.setHandler(() => ({ kind: 'status', status: 500 }));
+    up.setHandler(() => ({ kind: 'error', status: 500 }));
     for (let i = 0; i < 5; i++)
       expect(await statusOf(send(gw().url, i % 2 ? 'anthropic' : 'openai', 't1', BODY))).toBe(500);
-    up.setHandler(() => ({ kind: 'reset' }));
+    up.setHandler(() => ({ kind: 'drop' }));
     for (let i = 0; i < 5; i++) expect(await statusOf(send(gw().url, 'openai', 't1', bodyFor('ant/m')))).toBe(502);
     expect(await inflight()).toBe(0);
     const gates = holdEach();
@@ -480,7 +482,7 @@ rate_limits:
   );
 
   it('control: the counting sees retries when the gateway allows them (upstream 500 → x-should-retry: true)', async () => {
-    up.setHandler(() => ({ kind: 'status', status: 500 }));
+    up.setHandler(() => ({ kind: 'error', status: 500 }));
     const r = await once('t1', (f) =>
       new OpenAI({ apiKey: KEYS.t1, baseURL: `${gw().url}/v1`, maxRetries: 1, fetch: f }).chat.completions.create({
         model: 'oai/m',
@@ -516,7 +518,7 @@ describe('counters that expire while their request is still in flight', () => {
   async function gatewayWithClock(limits: string) {
     const clock = { now: Date.now() };
     const store = new MemoryStore({ now: () => clock.now });
-    const gateway = createGateway(loadTestConfig(pricedConfigYaml(up.url, limits)), { logger: silentLogger, store });
+    const gateway = createGateway(configOf(pricedGateway(up.url, limits)), { logger: silentLogger, store });
     const url = await gateway.listen(0, '127.0.0.1');
     return { clock, store, url, close: () => gateway.close(500) };
   }

@@ -6,52 +6,30 @@
  * without one.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
-import {
-  SCRIPTED_KEY,
-  scriptedConfigYaml,
-  startScriptedUpstream,
-  type ScriptedUpstream,
-} from '../helpers/scripted-upstream.js';
+import { answerBody, answerEvents, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { SCRIPTED_KEY, scriptedGateway } from '../helpers/gateway-config.js';
 import { readSse } from '../helpers/sse.js';
-import { loadTestConfig, startGateway, type RunningGateway } from '../helpers/start-gateway.js';
+import { configOf, loadTestConfig, startGateway, type RunningGateway } from '../helpers/start-gateway.js';
 
-let up: ScriptedUpstream;
+let up: FakeUpstream;
 let gw: RunningGateway;
-let bare: MockUpstream;
+let bare: FakeUpstream;
 let bareGw: RunningGateway;
 
 const KEY = 'response-model-key-0001';
 
 beforeAll(async () => {
-  up = await startScriptedUpstream();
-  gw = await startGateway(loadTestConfig(scriptedConfigYaml(up.url)));
+  up = await startFakeUpstream();
+  gw = await startGateway(configOf(scriptedGateway(up.url)));
   // An OpenAI-format upstream whose responses and chunks name no model at all.
-  bare = await startMockUpstream((req) => {
-    const head = { id: 'chatcmpl-bare', created: 1700000000 };
-    if (!req.body?.stream) {
-      return {
-        kind: 'json',
-        body: {
-          ...head,
-          object: 'chat.completion',
-          choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }],
-          usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 },
-        },
-      };
-    }
-    const chunk = (delta: unknown, finish: string | null, usage?: unknown) =>
-      `data: ${JSON.stringify({ ...head, object: 'chat.completion.chunk', choices: usage ? [] : [{ index: 0, delta, finish_reason: finish }], ...(usage ? { usage } : {}) })}\n\n`;
-    return {
-      kind: 'sse',
-      chunks: [
-        chunk({ role: 'assistant', content: '' }, null),
-        chunk({ content: 'hi' }, null),
-        chunk({}, 'stop'),
-        chunk(null, null, { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 }),
-        'data: [DONE]\n\n',
-      ],
-    };
+  const noModel = (json: string) => json.replace(/"model":"[^"]*",/, '');
+  bare = await startFakeUpstream({
+    handler: (req) => {
+      const content = { text: ['hi'], model: 'x', usage: { input: 3, output: 1 } };
+      if (!req.body?.stream)
+        return { kind: 'json', body: JSON.parse(noModel(JSON.stringify(answerBody('openai', content)))) };
+      return { kind: 'sse', events: answerEvents('openai', content, { includeUsage: true }).map(noModel) };
+    },
   });
   bareGw = await startGateway(
     loadTestConfig(`

@@ -5,17 +5,10 @@
  * caller endpoints. Delays are short; timing is only ever asserted as a lower bound.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  closedPortUrl,
-  configuredKey,
-  fleetConfigYaml,
-  GW_KEY,
-  startFleet,
-  type Fleet,
-  type ProviderSpec,
-} from '../helpers/failing-upstreams.js';
+import { closedPortUrl, startFleet, type Fleet } from '../helpers/fake-upstream.js';
+import { configuredKey, FLEET_KEY as GW_KEY, fleetGateway, type FleetProvider } from '../helpers/gateway-config.js';
 import { readSse } from '../helpers/sse.js';
-import { loadTestConfig, startGateway, type RunningGateway } from '../helpers/start-gateway.js';
+import { configOf, startGateway, type RunningGateway } from '../helpers/start-gateway.js';
 
 const ULID = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
 /** Deliberately not shaped like a known credential, so only exact-value redaction can hide it. */
@@ -53,12 +46,12 @@ afterEach(async () => {
 const FAST = 'retry: { initial_backoff_ms: 2, max_backoff_ms: 5 }, cooldown: { failures: 1000, cooldown_ms: 1 }';
 const CHAIN = '  team/chain: { strategy: ordered, targets: [p1/m, p2/m, p3/m] }';
 
-function P(id: 'p1' | 'p2' | 'p3', extra: Partial<ProviderSpec> = {}): ProviderSpec {
+function P(id: 'p1' | 'p2' | 'p3', extra: Partial<FleetProvider> = {}): FleetProvider {
   return { id, url: fleet.up[id].url, ...extra };
 }
 
-async function start(o: Parameters<typeof fleetConfigYaml>[0]): Promise<RunningGateway> {
-  gw = await startGateway(loadTestConfig(fleetConfigYaml(o)));
+async function start(o: Parameters<typeof fleetGateway>[0]): Promise<RunningGateway> {
+  gw = await startGateway(configOf(fleetGateway(o)));
   return gw;
 }
 
@@ -181,7 +174,7 @@ const gaps = (times: number[]) => times.slice(1).map((t, i) => t - times[i]);
 describe('each failure mode, with the default retry_on / fallback_on', () => {
   it.each([500, 503, 529])('HTTP %i: retried once on the same target, then the next target serves', async (status) => {
     await start({ routing: FAST, providers: [P('p1'), P('p2'), P('p3')], aliases: CHAIN });
-    fleet.up.p1.always(status);
+    fleet.up.p1.setHandler(status);
     const res = await chat('team/chain');
     expectServed(res, 'p2/m', 3);
     expect((await read('openai', res)).text).toBe('served by p2');
@@ -195,7 +188,7 @@ describe('each failure mode, with the default retry_on / fallback_on', () => {
       providers: [P('p1'), P('p2')],
       aliases: '  team/chain: { strategy: ordered, targets: [p1/m, p2/m] }',
     });
-    fleet.up.p1.script({ kind: 'status', status: 429, headers: { 'retry-after-ms': '60' } });
+    fleet.up.p1.script({ kind: 'error', status: 429, headers: { 'retry-after-ms': '60' } });
     const res = await chat('team/chain');
     expectServed(res, 'p1/m', 2);
     expect(fleet.sequence).toEqual(['p1', 'p1']);
@@ -208,7 +201,7 @@ describe('each failure mode, with the default retry_on / fallback_on', () => {
       providers: [P('p1'), P('p2')],
       aliases: '  team/chain: { strategy: ordered, targets: [p1/m, p2/m] }',
     });
-    fleet.up.p1.script({ kind: 'status', status: 429, headers: { 'retry-after': '1' } });
+    fleet.up.p1.script({ kind: 'error', status: 429, headers: { 'retry-after': '1' } });
     const res = await chat('team/chain');
     expectServed(res, 'p1/m', 2);
     expect(fleet.sequence).toEqual(['p1', 'p1']);
@@ -221,11 +214,12 @@ describe('each failure mode, with the default retry_on / fallback_on', () => {
   ])('429 with %s above max_retry_after_ms: no wait, the next target at once', async (name, value) => {
     await start({
       routing:
-        'retry: { initial_backoff_ms: 2, max_backoff_ms: 5, max_retry_after_ms: 1000 }, cooldown: { failures: 1000, cooldown_ms: 1 }',
+        'retry: { initial_backoff_ms: 2, max_backoff_ms: 5, max_retry_after_ms: 1000 }, cooldown: { failures: 1000, ' +
+        'cooldown_ms: 1 }',
       providers: [P('p1'), P('p2')],
       aliases: '  team/chain: { strategy: ordered, targets: [p1/m, p2/m] }',
     });
-    fleet.up.p1.always({ kind: 'status', status: 429, headers: { [name]: value } });
+    fleet.up.p1.setHandler({ kind: 'error', status: 429, headers: { [name]: value } });
     const res = await chat('team/chain');
     expectServed(res, 'p2/m', 2);
     expect(fleet.sequence).toEqual(['p1', 'p2']);
@@ -244,7 +238,7 @@ describe('each failure mode, with the default retry_on / fallback_on', () => {
 
   it('connection reset before any response byte: retried, then the next target', async () => {
     await start({ routing: FAST, providers: [P('p1'), P('p2'), P('p3')], aliases: CHAIN });
-    fleet.up.p1.always({ kind: 'reset' });
+    fleet.up.p1.setHandler({ kind: 'drop' });
     const res = await chat('team/chain');
     expectServed(res, 'p2/m', 3);
     expect(fleet.sequence).toEqual(['p1', 'p1', 'p2']);
@@ -252,7 +246,7 @@ describe('each failure mode, with the default retry_on / fallback_on', () => {
 
   it('non-stream body cut half-way: retried, then the next target', async () => {
     await start({ routing: FAST, providers: [P('p1'), P('p2'), P('p3')], aliases: CHAIN });
-    fleet.up.p1.always({ kind: 'drop', events: 0 });
+    fleet.up.p1.setHandler({ kind: 'drop', after: 0 });
     const res = await chat('team/chain');
     expectServed(res, 'p2/m', 3);
     expect(fleet.sequence).toEqual(['p1', 'p1', 'p2']);
@@ -260,7 +254,7 @@ describe('each failure mode, with the default retry_on / fallback_on', () => {
 
   it.each(ENDPOINTS)('stream reset before its first event (%s caller): not committed, so it moves on', async (ep) => {
     await start({ routing: FAST, providers: [P('p1'), P('p2'), P('p3')], aliases: CHAIN });
-    fleet.up.p1.always({ kind: 'drop', events: 0 });
+    fleet.up.p1.setHandler({ kind: 'drop', after: 0 });
     const res = await send(ep, 'team/chain', { stream: true });
     expectServed(res, 'p2/m', 3);
     const r = await read(ep, res);
@@ -273,7 +267,7 @@ describe('each failure mode, with the default retry_on / fallback_on', () => {
     'stream reset after its first event (%s caller): committed, an in-stream error, no fallback',
     async (ep) => {
       await start({ routing: FAST, providers: [P('p1'), P('p2'), P('p3')], aliases: CHAIN });
-      fleet.up.p1.always({ kind: 'drop', events: 2 });
+      fleet.up.p1.setHandler({ kind: 'drop', after: 2 });
       const res = await send(ep, 'team/chain', { stream: true });
       expectServed(res, 'p1/m', 1);
       const r = await read(ep, res);
@@ -292,7 +286,7 @@ describe('each failure mode, with the default retry_on / fallback_on', () => {
         providers: [P('p1', { api: ep === 'openai' ? 'anthropic' : 'openai' }), P('p2'), P('p3')],
         aliases: CHAIN,
       });
-      fleet.up.p1.always({ kind: 'stream_error', message: 'busy, try later' });
+      fleet.up.p1.setHandler({ kind: 'error', inStream: true, message: 'busy, try later' });
       const res = await send(ep, 'team/chain', { stream: true });
       expectServed(res, 'p2/m', 3);
       const r = await read(ep, res);
@@ -308,7 +302,7 @@ describe('each failure mode, with the default retry_on / fallback_on', () => {
       providers: [P('p1', { timeouts: '{ connect_ms: 2000, first_byte_ms: 300, total_ms: 20000 }' }), P('p2'), P('p3')],
       aliases: CHAIN,
     });
-    fleet.up.p1.always({ kind: 'hang' });
+    fleet.up.p1.setHandler({ kind: 'hang' });
     const res = await chat('team/chain');
     expectServed(res, 'p2/m', 3);
     expect(fleet.sequence).toEqual(['p1', 'p1', 'p2']);
@@ -326,7 +320,7 @@ describe('each failure mode, with the default retry_on / fallback_on', () => {
       ],
       aliases: '  team/chain: { strategy: ordered, targets: [p1/m, p2/m] }',
     });
-    fleet.up.p1.always({ kind: 'hang' });
+    fleet.up.p1.setHandler({ kind: 'hang' });
     const res = await chat('team/chain');
     expectServed(res, 'p2/m', 2);
     expect(fleet.sequence).toEqual(['p1', 'p2']);
@@ -344,7 +338,7 @@ describe('each failure mode, with the default retry_on / fallback_on', () => {
         ],
         aliases: CHAIN,
       });
-      fleet.up.p1.always({ kind: 'stall', events: 0 });
+      fleet.up.p1.setHandler({ kind: 'hang', after: 0 });
       const res = await send(ep, 'team/chain', { stream: true });
       expectServed(res, 'p2/m', 2);
       expect((await read(ep, res)).text).toBe('served by p2');
@@ -364,7 +358,7 @@ describe('each failure mode, with the default retry_on / fallback_on', () => {
         ],
         aliases: CHAIN,
       });
-      fleet.up.p1.always({ kind: 'stall', events: 2 });
+      fleet.up.p1.setHandler({ kind: 'hang', after: 2 });
       const res = await send(ep, 'team/chain', { stream: true });
       expectServed(res, 'p1/m', 1);
       const r = await read(ep, res);
@@ -376,7 +370,7 @@ describe('each failure mode, with the default retry_on / fallback_on', () => {
 
   it.each(ENDPOINTS)('400 (%s caller): returned at once, no retry, no fallback', async (ep) => {
     await start({ routing: FAST, providers: [P('p1'), P('p2'), P('p3')], aliases: CHAIN });
-    fleet.up.p1.always({ kind: 'status', status: 400, message: 'temperature is out of range' });
+    fleet.up.p1.setHandler({ kind: 'error', status: 400, message: 'temperature is out of range' });
     const res = await send(ep, 'team/chain');
     const e = await expectError(ep, res, 400, 'upstream_error');
     expect(e.type).toBe(TYPE.invalid_request[ep]);
@@ -395,7 +389,7 @@ describe('each failure mode, with the default retry_on / fallback_on', () => {
         providers: [{ ...P('p1'), models: ['a', 'b'] }, P('p2')],
         aliases: '  team/chain: { strategy: ordered, targets: [p1/a, p1/b, p2/m] }',
       });
-      fleet.up.p1.always(status);
+      fleet.up.p1.setHandler(status);
       // One attempt on p1; p1/b shares the refused credential, so it is skipped in the same request.
       const first = await chat('team/chain');
       expectServed(first, 'p2/m', 2);
@@ -423,11 +417,15 @@ describe('retries and max_attempts', () => {
   it('max_retries is per target: 2 retries on p1, then p2', async () => {
     await start({
       routing:
-        'max_attempts: 10, retry: { max_retries: 2, initial_backoff_ms: 1, max_backoff_ms: 5 }, cooldown: { failures: 1000 }',
+        'max_attempts: 10, retry: { max_retries: 2, initial_backoff_ms: 1, max_backoff_ms: 5 }, cooldown: { failures: ' +
+        '' +
+        '' +
+        '' +
+        '1000 }',
       providers: [P('p1'), P('p2'), P('p3')],
       aliases: CHAIN,
     });
-    fleet.up.p1.always(500);
+    fleet.up.p1.setHandler(500);
     fleet.up.p2.script(500, 500);
     const res = await chat('team/chain');
     expectServed(res, 'p2/m', 6);
@@ -440,8 +438,8 @@ describe('retries and max_attempts', () => {
       providers: [P('p1'), P('p2'), P('p3')],
       aliases: CHAIN,
     });
-    fleet.up.p1.always(503);
-    fleet.up.p2.always(503);
+    fleet.up.p1.setHandler(503);
+    fleet.up.p2.setHandler(503);
     const res = await chat('team/chain');
     expectServed(res, 'p3/m', 3);
     expect(fleet.sequence).toEqual(['p1', 'p2', 'p3']);
@@ -450,12 +448,13 @@ describe('retries and max_attempts', () => {
   it('max_attempts caps retries, targets and fallbacks together', async () => {
     await start({
       routing:
-        'max_attempts: 4, retry: { max_retries: 1, initial_backoff_ms: 1, max_backoff_ms: 5 }, cooldown: { failures: 1000 }',
+        'max_attempts: 4, retry: { max_retries: 1, initial_backoff_ms: 1, max_backoff_ms: 5 }, cooldown: { failures: ' +
+        '1000 }',
       providers: [P('p1'), P('p2'), P('p3')],
       aliases: '  team/chain: { strategy: ordered, targets: [p1/m, p2/m], fallbacks: [p3/m] }',
     });
-    fleet.up.p1.always(500);
-    fleet.up.p2.always(502);
+    fleet.up.p1.setHandler(500);
+    fleet.up.p2.setHandler(502);
     const res = await chat('team/chain');
     const e = await expectError('openai', res, 502, 'upstream_error');
     expect(e.message).toContain('alias "team/chain" could not be served (4 attempts)');
@@ -470,7 +469,7 @@ describe('retries and max_attempts', () => {
       providers: [P('p1'), P('p2'), P('p3')],
       aliases: CHAIN,
     });
-    fleet.up.p1.always(503);
+    fleet.up.p1.setHandler(503);
     const res = await chat('team/chain');
     const e = await expectError('openai', res, 503, 'upstream_error');
     expect(e.message).toContain('alias "team/chain" could not be served (1 attempt)');
@@ -491,36 +490,41 @@ describe('retries and max_attempts', () => {
     expect(g2).toBeGreaterThanOrEqual(39); // base 80: between 40 and 80
   });
 
-  it('an alias overrides the routing lists: retry_on [503] does not retry a 500; fallback_on [connect] stops at a 500', async () => {
-    await start({
-      routing: FAST,
-      providers: [P('p1'), P('p2'), P('p3')],
-      aliases: [
-        '  team/noretry: { strategy: ordered, targets: [p1/m, p2/m], retry_on: [503] }',
-        '  team/nofallback: { strategy: ordered, targets: [p1/m, p2/m], fallback_on: [connect] }',
-        '  team/override: { strategy: ordered, targets: [p1/m, p2/m, p3/m], max_attempts: 2, retry: { max_retries: 0 } }',
-      ].join('\n'),
-    });
-    fleet.up.p1.always(500);
-    expectServed(await chat('team/noretry'), 'p2/m', 2);
-    expect(fleet.sequence).toEqual(['p1', 'p2']);
+  it(
+    'an alias overrides the routing lists: retry_on [503] does not retry a 500; fallback_on [connect] stops at a ' +
+      '500',
+    async () => {
+      await start({
+        routing: FAST,
+        providers: [P('p1'), P('p2'), P('p3')],
+        aliases: [
+          '  team/noretry: { strategy: ordered, targets: [p1/m, p2/m], retry_on: [503] }',
+          '  team/nofallback: { strategy: ordered, targets: [p1/m, p2/m], fallback_on: [connect] }',
+          '  team/override: { strategy: ordered, targets: [p1/m, p2/m, p3/m], max_attempts: 2, retry: { max_retries: 0 ' +
+            '} }',
+        ].join('\n'),
+      });
+      fleet.up.p1.setHandler(500);
+      expectServed(await chat('team/noretry'), 'p2/m', 2);
+      expect(fleet.sequence).toEqual(['p1', 'p2']);
 
-    fleet.sequence.length = 0;
-    const res = await chat('team/nofallback');
-    await expectError('openai', res, 500, 'upstream_error');
-    expect(res.headers.get('x-gateway-attempts')).toBe('2');
-    expect(fleet.sequence).toEqual(['p1', 'p1']);
+      fleet.sequence.length = 0;
+      const res = await chat('team/nofallback');
+      await expectError('openai', res, 500, 'upstream_error');
+      expect(res.headers.get('x-gateway-attempts')).toBe('2');
+      expect(fleet.sequence).toEqual(['p1', 'p1']);
 
-    fleet.sequence.length = 0;
-    fleet.up.p2.always(500);
-    const capped = await chat('team/override');
-    await expectError('openai', capped, 500, 'upstream_error');
-    expect(fleet.sequence).toEqual(['p1', 'p2']);
-  });
+      fleet.sequence.length = 0;
+      fleet.up.p2.setHandler(500);
+      const capped = await chat('team/override');
+      await expectError('openai', capped, 500, 'upstream_error');
+      expect(fleet.sequence).toEqual(['p1', 'p2']);
+    },
+  );
 
   it('a concrete model id uses the global policy: retried, never sent elsewhere', async () => {
     await start({ routing: FAST, providers: [P('p1'), P('p2')], aliases: '  team/chain: { targets: [p1/m, p2/m] }' });
-    fleet.up.p1.always(503);
+    fleet.up.p1.setHandler(503);
     const res = await chat('p1/m');
     const e = await expectError('openai', res, 503, 'upstream_error');
     expect(e.message).toContain('model "p1/m" could not be served (2 attempts)');
@@ -562,7 +566,7 @@ describe('strategies and fallbacks', () => {
       providers: [P('p1'), P('p2')],
       aliases: '  team/w: { targets: [ { model: p2/m, weight: 0.000001 }, { model: p1/m, weight: 1 } ] }',
     });
-    fleet.up.p1.always(500);
+    fleet.up.p1.setHandler(500);
     expectServed(await chat('team/w'), 'p2/m', 3);
     expect(fleet.sequence).toEqual(['p1', 'p1', 'p2']);
   });
@@ -572,11 +576,15 @@ describe('strategies and fallbacks', () => {
       routing: 'max_attempts: 10, retry: { initial_backoff_ms: 1, max_backoff_ms: 2 }, cooldown: { failures: 1000 }',
       providers: [P('p1'), P('p2'), P('p3')],
       aliases:
-        '  team/o: { strategy: ordered, targets: [ { model: p3/m, weight: 0.001 }, p1/m, { model: p2/m, weight: 100 } ] }',
+        '  team/o: { strategy: ordered, targets: [ { model: p3/m, weight: 0.001 }, p1/m, { model: p2/m, weight: 100 } ' +
+        '' +
+        '' +
+        '' +
+        '] }',
     });
     for (let i = 0; i < 5; i++) expectServed(await chat('team/o'), 'p3/m', 1);
     fleet.sequence.length = 0;
-    for (const u of ['p1', 'p2', 'p3']) fleet.up[u].always(503);
+    for (const u of ['p1', 'p2', 'p3']) fleet.up[u].setHandler(503);
     const res = await chat('team/o');
     await expectError('openai', res, 503, 'upstream_error');
     expect(res.headers.get('x-gateway-attempts')).toBe('6');
@@ -594,8 +602,8 @@ describe('strategies and fallbacks', () => {
     });
     expectServed(await chat('team/a'), 'p1/m', 1, false);
     fleet.sequence.length = 0;
-    fleet.up.p1.always(500);
-    fleet.up.p2.always(503);
+    fleet.up.p1.setHandler(500);
+    fleet.up.p2.setHandler(503);
     const res = await chat('team/a');
     expectServed(res, 'p3/m', 5, true);
     expect((await read('openai', res)).text).toBe('served by p3');
@@ -608,7 +616,7 @@ describe('strategies and fallbacks', () => {
       providers: [P('p1'), P('p2')],
       aliases: '  team/a: { targets: [p1/m], fallbacks: [p2/m] }',
     });
-    fleet.up.p1.always({ kind: 'reset' });
+    fleet.up.p1.setHandler({ kind: 'drop' });
     expectServed(await chat('team/a'), 'p2/m', 3, true);
   });
 
@@ -620,7 +628,7 @@ describe('strategies and fallbacks', () => {
         providers: [P('p1'), P('p2')],
         aliases: '  team/a: { targets: [p1/m], fallbacks: [p2/m] }',
       });
-      fleet.up.p1.always(503);
+      fleet.up.p1.setHandler(503);
       const res = await send(ep, 'team/a', { stream: true });
       expectServed(res, 'p2/m', 3, true);
       expect(res.headers.get('content-type')).toContain('text/event-stream');
@@ -640,7 +648,7 @@ describe('strategies and fallbacks', () => {
       providers: [P('p1'), P('p2', { api: 'anthropic' })],
       aliases: '  team/a: { targets: [p1/m], fallbacks: [p2/m] }',
     });
-    fleet.up.p1.always(529);
+    fleet.up.p1.setHandler(529);
     const res = await send(ep, 'team/a');
     expectServed(res, 'p2/m', 3, true);
     expect((await read(ep, res)).text).toBe('served by p2');
@@ -673,7 +681,7 @@ describe('cooldown (circuit breaker)', () => {
 
   it('a failed probe opens the circuit again', async () => {
     await start({ routing: BREAKER, providers: [P('p1'), P('p2')], aliases: WITH_FALLBACK });
-    fleet.up.p1.always(503);
+    fleet.up.p1.setHandler(503);
     await chat('team/a');
     await chat('team/a');
     expect(fleet.up.p1.calls).toHaveLength(2);
@@ -683,7 +691,7 @@ describe('cooldown (circuit breaker)', () => {
     expectServed(await chat('team/a'), 'p2/m', 1, true); // open again: skipped
     expect(fleet.up.p1.calls).toHaveLength(3);
 
-    fleet.up.p1.always({ kind: 'ok' });
+    fleet.up.p1.setHandler(undefined);
     await sleep(COOLDOWN_MS + 50);
     expectServed(await chat('team/a'), 'p1/m', 1);
     expect(fleet.up.p1.calls).toHaveLength(4);
@@ -691,11 +699,13 @@ describe('cooldown (circuit breaker)', () => {
 
   it('a probe is never retried, even with retries configured', async () => {
     await start({
-      routing: `max_attempts: 10, retry: { max_retries: 3, initial_backoff_ms: 1, max_backoff_ms: 2 }, cooldown: { failures: 2, window_ms: 10000, cooldown_ms: ${COOLDOWN_MS} }`,
+      routing:
+        `max_attempts: 10, retry: { max_retries: 3, initial_backoff_ms: 1, max_backoff_ms: 2 }, cooldown: { ` +
+        `failures: 2, window_ms: 10000, cooldown_ms: ${COOLDOWN_MS} }`,
       providers: [P('p1'), P('p2')],
       aliases: WITH_FALLBACK,
     });
-    fleet.up.p1.always(500);
+    fleet.up.p1.setHandler(500);
     // The circuit opens at the second failure, but the request that opened it keeps its retries
     // (the circuit is only consulted when a target is first admitted).
     expectServed(await chat('team/a'), 'p2/m', 5, true);
@@ -715,7 +725,7 @@ describe('cooldown (circuit breaker)', () => {
     await sleep(COOLDOWN_MS + 50);
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
-    fleet.up.p1.script({ kind: 'hold', until: held, then: { kind: 'ok' } });
+    fleet.up.p1.script({ kind: 'held', until: held });
     const probe = chat('team/a');
     while (fleet.up.p1.calls.length < 3) await sleep(5);
     expectServed(await chat('team/a'), 'p2/m', 1, true);
@@ -729,7 +739,7 @@ describe('cooldown (circuit breaker)', () => {
     'nothing else to try (%s caller): 503 no_available_provider with retry-after, no upstream call',
     async (ep) => {
       await start({ routing: BREAKER, providers: [P('p1')], aliases: '  team/solo: { targets: [p1/m] }' });
-      fleet.up.p1.always(500);
+      fleet.up.p1.setHandler(500);
       await expectError(ep, await send(ep, 'team/solo'), 500, 'upstream_error');
       await expectError(ep, await send(ep, 'team/solo'), 500, 'upstream_error');
       const res = await send(ep, 'team/solo');
@@ -776,9 +786,9 @@ describe('cooldown (circuit breaker)', () => {
 describe.each(ENDPOINTS)('when every attempt fails (%s caller)', (ep) => {
   it('one error in the caller format, naming the alias and the last failure, its status kept', async () => {
     await start({ routing: FAST, providers: [P('p1'), P('p2'), P('p3')], aliases: CHAIN });
-    fleet.up.p1.always(500);
-    fleet.up.p2.always(502);
-    fleet.up.p3.always({ kind: 'status', status: 503, message: 'p3 is overloaded right now' });
+    fleet.up.p1.setHandler(500);
+    fleet.up.p2.setHandler(502);
+    fleet.up.p3.setHandler({ kind: 'error', status: 503, message: 'p3 is overloaded right now' });
     const res = await send(ep, 'team/chain');
     const e = await expectError(ep, res, 503, 'upstream_error');
     expect(e.type).toBe(TYPE.overloaded[ep]);
@@ -796,8 +806,13 @@ describe.each(ENDPOINTS)('when every attempt fails (%s caller)', (ep) => {
       providers: [P('p1'), P('p2')],
       aliases: '  team/chain: { strategy: ordered, targets: [p1/m, p2/m] }',
     });
-    fleet.up.p1.always(500);
-    fleet.up.p2.always({ kind: 'status', status: 429, headers: { 'retry-after': '7' }, message: 'Rate limit reached' });
+    fleet.up.p1.setHandler(500);
+    fleet.up.p2.setHandler({
+      kind: 'error',
+      status: 429,
+      headers: { 'retry-after': '7' },
+      message: 'Rate limit reached',
+    });
     const res = await send(ep, 'team/chain');
     const e = await expectError(ep, res, 429, 'upstream_error');
     expect(e.type).toBe(TYPE.rate_limit[ep]);
@@ -813,7 +828,7 @@ describe.each(ENDPOINTS)('when every attempt fails (%s caller)', (ep) => {
       providers: [P('p1', { timeouts: '{ first_byte_ms: 300 }' }), { id: 'dead', url: await closedPortUrl() }],
       aliases: '  team/chain: { strategy: ordered, targets: [p1/m, dead/m] }',
     });
-    fleet.up.p1.always({ kind: 'hang' });
+    fleet.up.p1.setHandler({ kind: 'hang' });
     const res = await send(ep, 'team/chain');
     const e = await expectError(ep, res, 502, 'upstream_unavailable');
     expect(e.type).toBe(TYPE.upstream[ep]);
@@ -828,7 +843,7 @@ describe.each(ENDPOINTS)('when every attempt fails (%s caller)', (ep) => {
       providers: [P('p1', { timeouts: '{ first_byte_ms: 300 }' })],
       aliases: '  team/solo: { targets: [p1/m] }',
     });
-    fleet.up.p1.always({ kind: 'hang' });
+    fleet.up.p1.setHandler({ kind: 'hang' });
     const res = await send(ep, 'team/solo', { stream: true });
     const e = await expectError(ep, res, 504, 'upstream_timeout');
     expect(e.message).toContain('alias "team/solo" could not be served (1 attempt)');
@@ -842,9 +857,9 @@ describe.each(ENDPOINTS)('when every attempt fails (%s caller)', (ep) => {
       providers: [P('p1'), P('p2')],
       aliases: '  team/chain: { strategy: ordered, targets: [p1/m, p2/m] }',
     });
-    fleet.up.p1.always(500);
-    fleet.up.p2.always({
-      kind: 'status',
+    fleet.up.p1.setHandler(500);
+    fleet.up.p2.setHandler({
+      kind: 'error',
       status: 401,
       message: (c) => `Incorrect API key provided: ${c.headers.authorization}`,
     });
@@ -893,19 +908,26 @@ describe.each(ENDPOINTS)('BYOK (%s caller)', (ep) => {
     expect(allHeaders()).not.toContain(configuredKey('p1'));
   });
 
-  it('required: without the header 401 provider_key_required and no upstream call; with it, served (no configured key needed)', async () => {
-    await start({
-      routing: FAST,
-      providers: [P('p1', { byok: 'required', apiKey: null })],
-      aliases: '  team/a: { targets: [p1/m] }',
-    });
-    const e = await expectError(ep, await send(ep, 'team/a'), 401, 'provider_key_required');
-    expect(e.type).toBe(TYPE.authentication[ep]);
-    expect(e.message).toContain('x-provider-api-key');
-    expect(fleet.calls).toHaveLength(0);
-    expectServed(await send(ep, 'team/a', { headers: BYOK }), 'p1/m', 1);
-    expect(fleet.up.p1.calls[0].headers.authorization).toBe(`Bearer ${CALLER_KEY}`);
-  });
+  it(
+    'required: without the header 401 provider_key_required and no upstream call; with it, served (no configured key ' +
+      '' +
+      '' +
+      '' +
+      'needed)',
+    async () => {
+      await start({
+        routing: FAST,
+        providers: [P('p1', { byok: 'required', apiKey: null })],
+        aliases: '  team/a: { targets: [p1/m] }',
+      });
+      const e = await expectError(ep, await send(ep, 'team/a'), 401, 'provider_key_required');
+      expect(e.type).toBe(TYPE.authentication[ep]);
+      expect(e.message).toContain('x-provider-api-key');
+      expect(fleet.calls).toHaveLength(0);
+      expectServed(await send(ep, 'team/a', { headers: BYOK }), 'p1/m', 1);
+      expect(fleet.up.p1.calls[0].headers.authorization).toBe(`Bearer ${CALLER_KEY}`);
+    },
+  );
 
   it('never: with the header 400 provider_key_not_allowed and no upstream call', async () => {
     await start({ routing: FAST, providers: [P('p1', { byok: 'never' })], aliases: '  team/a: { targets: [p1/m] }' });
@@ -922,8 +944,8 @@ describe.each(ENDPOINTS)('BYOK (%s caller)', (ep) => {
       providers: [P('p1', { byok: 'optional' }), P('p2', { byok: 'optional' })],
       aliases: '  team/a: { strategy: ordered, targets: [p1/m], fallbacks: [p2/m], byok_fallback: configured_keys }',
     });
-    fleet.up.p1.always({
-      kind: 'status',
+    fleet.up.p1.setHandler({
+      kind: 'error',
       status: 401,
       message: (c) => `Incorrect API key provided: ${c.headers.authorization}`,
     });
@@ -935,7 +957,7 @@ describe.each(ENDPOINTS)('BYOK (%s caller)', (ep) => {
     expect(res.headers.get('x-gateway-attempts')).toBe('1');
     expect(fleet.sequence).toEqual(['p1']);
     // The caller's bad key cools down neither the gateway's own credential nor the target.
-    fleet.up.p1.always({ kind: 'ok' });
+    fleet.up.p1.setHandler(undefined);
     expectServed(await send(ep, 'team/a'), 'p1/m', 1);
     expect(fleet.up.p1.calls[1].headers.authorization).toBe(`Bearer ${configuredKey('p1')}`);
   });
@@ -946,7 +968,7 @@ describe.each(ENDPOINTS)('BYOK (%s caller)', (ep) => {
       providers: [P('p1', { byok: 'optional' }), P('p2', { byok: 'optional' })],
       aliases: '  team/a: { strategy: ordered, targets: [p1/m, p2/m] }',
     });
-    fleet.up.p1.always({ kind: 'status', status: 503, message: (c) => `overloaded for ${c.headers.authorization}` });
+    fleet.up.p1.setHandler({ kind: 'error', status: 503, message: (c) => `overloaded for ${c.headers.authorization}` });
     const res = await send(ep, 'team/a', { headers: BYOK });
     const e = await expectError(ep, res, 503, 'upstream_error');
     expect(e.message).toContain('alias "team/a" could not be served (2 attempts)');
@@ -963,7 +985,7 @@ describe.each(ENDPOINTS)('BYOK (%s caller)', (ep) => {
       providers: [P('p1', { byok: 'optional' }), P('p2', { byok: 'optional' })],
       aliases: '  team/a: { strategy: ordered, targets: [p1/m], fallbacks: [p2/m], byok_fallback: configured_keys }',
     });
-    fleet.up.p1.always(500);
+    fleet.up.p1.setHandler(500);
     const res = await send(ep, 'team/a', { headers: BYOK });
     expectServed(res, 'p2/m', 3, true);
     expect(fleet.sequence).toEqual(['p1', 'p1', 'p2']);
@@ -1036,8 +1058,8 @@ describe.each(ENDPOINTS)('BYOK (%s caller)', (ep) => {
     });
     const echo = (c: { headers: Record<string, unknown> }) =>
       `bad request; you sent ${String(c.headers.authorization)} and ${String(c.headers['x-api-key'])}`;
-    fleet.up.p1.always({ kind: 'status', status: 400, message: echo });
-    fleet.up.p2.always({ kind: 'status', status: 500, message: echo });
+    fleet.up.p1.setHandler({ kind: 'error', status: 400, message: echo });
+    fleet.up.p2.setHandler({ kind: 'error', status: 500, message: echo });
     const a = await expectError(ep, await send(ep, 'team/a', { headers: BYOK }), 400, 'upstream_error');
     expect(a.message).toContain('bad request; you sent');
     const b = await expectError(ep, await send(ep, 'team/b'), 500, 'upstream_error');
@@ -1056,7 +1078,7 @@ describe('fixed bugs (regression tests)', () => {
       aliases: '  team/a: { strategy: ordered, targets: [p1/m, p2/m] }',
     });
     // Open p1/m's circuit (a request without a caller key, served by p2 with its configured key).
-    fleet.up.p1.always(500);
+    fleet.up.p1.setHandler(500);
     expectServed(await chat('team/a'), 'p2/m', 2);
     // With a caller key: no attempt can be made on p1, so the key's first attempt (p2) is where it belongs.
     const res = await chat('team/a', { headers: { 'x-provider-api-key': CALLER_KEY } });
@@ -1072,7 +1094,7 @@ describe('fixed bugs (regression tests)', () => {
       providers: [P('p1'), P('p2')],
       aliases: '  team/a: { targets: [p1/m], fallbacks: [p2/m] }',
     });
-    fleet.up.p1.always({ kind: 'drop', events: 2 });
+    fleet.up.p1.setHandler({ kind: 'drop', after: 2 });
     for (let i = 0; i < 2; i++) {
       const res = await chat('team/a', { stream: true });
       expectServed(res, 'p1/m', 1);
@@ -1087,7 +1109,7 @@ describe('fixed bugs (regression tests)', () => {
   for (const ep of ENDPOINTS) {
     it(`same-format pass-through (${ep}): a stream whose first event is an error moves on, as a translated one does`, async () => {
       await start({ routing: FAST, providers: [P('p1', { api: ep }), P('p2'), P('p3')], aliases: CHAIN });
-      fleet.up.p1.always({ kind: 'stream_error', message: 'busy, try later' });
+      fleet.up.p1.setHandler({ kind: 'error', inStream: true, message: 'busy, try later' });
       const res = await send(ep, 'team/chain', { stream: true });
       // actual: 200 from p1/m, the upstream's error event relayed verbatim, no retry, no fallback
       expectServed(res, 'p2/m', 3);
@@ -1102,13 +1124,18 @@ describe('fixed bugs (regression tests)', () => {
       aliases: '  team/a: { targets: [p1/m] }\n  team/b: { targets: [p2/m] }',
     });
     // An Anthropic-format upstream behind the OpenAI endpoint echoes the configured key it got...
-    fleet.up.p1.always({ kind: 'stream_error', message: (c) => `invalid x-api-key ${String(c.headers['x-api-key'])}` });
+    fleet.up.p1.setHandler({
+      kind: 'error',
+      inStream: true,
+      message: (c) => `invalid x-api-key ${String(c.headers['x-api-key'])}`,
+    });
     const a = await chat('team/a', { stream: true });
     expect(a.status).toBe(529);
     const aRaw = await a.text();
     // ...and an OpenAI-format upstream behind the Anthropic endpoint echoes the caller's own key.
-    fleet.up.p2.always({
-      kind: 'stream_error',
+    fleet.up.p2.setHandler({
+      kind: 'error',
+      inStream: true,
       message: (c) => `invalid key ${String(c.headers.authorization).slice('Bearer '.length)}`,
     });
     const b = await send('anthropic', 'team/b', { stream: true, headers: { 'x-provider-api-key': CALLER_KEY } });

@@ -20,15 +20,10 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { BYTES_PER_TOKEN_ESTIMATE } from '../../src/budget/plan.js';
 import { formatUsd } from '../../src/budget/cost.js';
 import { periodWindow } from '../../src/budget/periods.js';
-import { startMockUpstream, type MockHandler, type MockUpstream } from '../helpers/mock-upstream.js';
+import { startFakeUpstream, type Handler, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { requireRedis, skipRedisTests, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
-import {
-  loadTestConfig,
-  PROVIDER_SECRET,
-  startGateway,
-  TEST_KEY,
-  type RunningGateway,
-} from '../helpers/start-gateway.js';
+import { PROVIDER_SECRET, TEST_KEY } from '../helpers/gateway-config.js';
+import { loadTestConfig, type RunningGateway, startGateway } from '../helpers/start-gateway.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -63,7 +58,7 @@ const usdFor = (n: number) => ((n + 0.5) * COST) / 1e9;
 const RECOVERY_MS = 20_000;
 
 /** The upstream's reply: usage `prompt`/`completion`, as JSON or as a stream with a usage chunk. */
-function usageUpstream(prompt = PROMPT_TOKENS, completion = MAX_TOKENS, delayMs = 0): MockHandler {
+function usageUpstream(prompt = PROMPT_TOKENS, completion = MAX_TOKENS, delayMs = 0): Handler {
   return async (req) => {
     if (delayMs > 0) await sleep(delayMs);
     const usage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
@@ -73,7 +68,7 @@ function usageUpstream(prompt = PROMPT_TOKENS, completion = MAX_TOKENS, delayMs 
         `data: ${JSON.stringify({ ...head, object: 'chat.completion.chunk', choices, ...extra })}\n\n`;
       return {
         kind: 'sse',
-        chunks: [
+        events: [
           chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]),
           chunk([{ index: 0, delta: { content: 'shared ' }, finish_reason: null }]),
           chunk([{ index: 0, delta: { content: 'state' }, finish_reason: null }]),
@@ -126,7 +121,11 @@ roles:
 keys:
   - { id: dev, key: ${TEST_KEY}, role: developer }
 state: { store: redis, url: "${redisUrl}", key_prefix: "${l.prefix}", on_unavailable: ${l.onUnavailable} }
-${l.budgetUsd !== undefined ? `budgets:\n  - { id: shared, scope: { global: true }, limit_usd: ${l.budgetUsd}, period: total }` : ''}
+${
+  l.budgetUsd !== undefined
+    ? `budgets:\n  - { id: shared, scope: { global: true }, limit_usd: ${l.budgetUsd}, ` + `period: total }`
+    : ''
+}
 ${l.rpm !== undefined ? `rate_limits:\n  - { id: rpm, scope: { global: true }, requests_per_minute: ${l.rpm} }` : ''}
 `;
 }
@@ -190,7 +189,7 @@ describe.skipIf(skipRedisTests('the shared-state Redis tests'))(
   () => {
     let server: RedisServer;
     let raw: Redis;
-    let upstream: MockUpstream;
+    let upstream: FakeUpstream;
     const gws: RunningGateway[] = [];
     let redisDown = false;
     let counter = 0;
@@ -245,7 +244,7 @@ describe.skipIf(skipRedisTests('the shared-state Redis tests'))(
       server = await startRedisServer();
       raw = new Redis(server.url, { maxRetriesPerRequest: 1, retryStrategy: () => 100 });
       raw.on('error', () => undefined);
-      upstream = await startMockUpstream(usageUpstream());
+      upstream = await startFakeUpstream({ handler: usageUpstream() });
     });
 
     beforeEach(() => {
@@ -264,70 +263,78 @@ describe.skipIf(skipRedisTests('the shared-state Redis tests'))(
       await server?.stop();
     });
 
-    it('one budget is exact across three instances: concurrent requests serve exactly what fits, spend never exceeds it', async () => {
-      const { gws, prefix } = await startThree({ onUnavailable: 'fail_closed', budgetUsd: usdFor(10) });
-      const replies = await burst(gws, 30);
+    it(
+      'one budget is exact across three instances: concurrent requests serve exactly what fits, spend never exceeds ' +
+        'it',
+      async () => {
+        const { gws, prefix } = await startThree({ onUnavailable: 'fail_closed', budgetUsd: usdFor(10) });
+        const replies = await burst(gws, 30);
 
-      const served = replies.filter((r) => r.status === 200);
-      const refused = replies.filter((r) => r.status !== 200);
-      expect(served).toHaveLength(10);
-      expect(refused).toHaveLength(20);
-      for (const r of served) {
-        expect(r.body.choices[0].message.content).toBe('shared state');
-        expect(r.headers.get('x-gateway-cost-usd')).toBe(formatUsd(COST));
-      }
-      for (const r of refused) {
-        expectOpenaiError(r, 429, 'budget_exceeded');
-        expect(r.headers.get('x-should-retry')).toBe('false');
-        expect(r.headers.get('x-gateway-limit')).toBe('budget=shared');
-      }
-      expect(upstream.received).toHaveLength(10);
-      const limitNano = Math.round(usdFor(10) * 1e9);
-      expect(await spend(prefix)).toBe(10 * COST);
-      expect(await spend(prefix)).toBeLessThanOrEqual(limitNano);
-      // Read through a store as well (the gateways' own view of the counter).
-      expect(await gws[2].gateway.runtime.store.get(['budget:shared:*:total'])).toEqual([10 * COST]);
-
-      // Full now on every instance: nothing more is sent upstream.
-      const after = await burst(gws, 3);
-      for (const r of after) expectOpenaiError(r, 429, 'budget_exceeded');
-      expect(upstream.received).toHaveLength(10);
-      expect(await spend(prefix)).toBe(10 * COST);
-    });
-
-    it('one budget stays under its limit when requests cost less than reserved: served × actual cost is recorded, then it fills exactly', async () => {
-      // The upstream reports 1 output token instead of MAX_TOKENS, after 30 ms: reservations overlap
-      // and are then settled down to the actual cost.
-      const actual = (PROMPT_TOKENS * PRICE.input + 1 * PRICE.output) * 1000;
-      upstream.setHandler(usageUpstream(PROMPT_TOKENS, 1, 30));
-      const { gws, prefix } = await startThree({ onUnavailable: 'fail_closed', budgetUsd: usdFor(10) });
-      const limitNano = Math.round(usdFor(10) * 1e9);
-
-      const first = await burst(gws, 30);
-      const servedFirst = first.filter((r) => r.status === 200).length;
-      for (const r of first.filter((x) => x.status !== 200)) expectOpenaiError(r, 429, 'budget_exceeded');
-      expect(servedFirst).toBeGreaterThanOrEqual(10);
-      expect(await spend(prefix)).toBe(servedFirst * actual);
-      expect(await spend(prefix)).toBeLessThanOrEqual(limitNano);
-
-      // Then one at a time, round-robin, until refused: it stops exactly when the next reservation
-      // (COST) no longer fits.
-      let served = servedFirst;
-      for (let i = 0; i < 200; i++) {
-        const r = await send(gws[i % 3], 'chat');
-        if (r.status !== 200) {
-          expectOpenaiError(r, 429, 'budget_exceeded');
-          break;
+        const served = replies.filter((r) => r.status === 200);
+        const refused = replies.filter((r) => r.status !== 200);
+        expect(served).toHaveLength(10);
+        expect(refused).toHaveLength(20);
+        for (const r of served) {
+          expect(r.body.choices[0].message.content).toBe('shared state');
+          expect(r.headers.get('x-gateway-cost-usd')).toBe(formatUsd(COST));
         }
-        served++;
-      }
-      const total = await spend(prefix);
-      expect(total).toBe(served * actual);
-      expect(total).toBeLessThanOrEqual(limitNano);
-      expect(total + COST).toBeGreaterThan(limitNano);
-      expect(served).toBe(Math.floor((limitNano - COST) / actual) + 1);
-      expect(upstream.received).toHaveLength(served);
-    });
+        for (const r of refused) {
+          expectOpenaiError(r, 429, 'budget_exceeded');
+          expect(r.headers.get('x-should-retry')).toBe('false');
+          expect(r.headers.get('x-gateway-limit')).toBe('budget=shared');
+        }
+        expect(upstream.received).toHaveLength(10);
+        const limitNano = Math.round(usdFor(10) * 1e9);
+        expect(await spend(prefix)).toBe(10 * COST);
+        expect(await spend(prefix)).toBeLessThanOrEqual(limitNano);
+        // Read through a store as well (the gateways' own view of the counter).
+        expect(await gws[2].gateway.runtime.store.get(['budget:shared:*:total'])).toEqual([10 * COST]);
+
+        // Full now on every instance: nothing more is sent upstream.
+        const after = await burst(gws, 3);
+        for (const r of after) expectOpenaiError(r, 429, 'budget_exceeded');
+        expect(upstream.received).toHaveLength(10);
+        expect(await spend(prefix)).toBe(10 * COST);
+      },
+    );
+
+    it(
+      'one budget stays under its limit when requests cost less than reserved: served × actual cost is recorded, ' +
+        'then it fills exactly',
+      async () => {
+        // The upstream reports 1 output token instead of MAX_TOKENS, after 30 ms: reservations overlap
+        // and are then settled down to the actual cost.
+        const actual = (PROMPT_TOKENS * PRICE.input + 1 * PRICE.output) * 1000;
+        upstream.setHandler(usageUpstream(PROMPT_TOKENS, 1, 30));
+        const { gws, prefix } = await startThree({ onUnavailable: 'fail_closed', budgetUsd: usdFor(10) });
+        const limitNano = Math.round(usdFor(10) * 1e9);
+
+        const first = await burst(gws, 30);
+        const servedFirst = first.filter((r) => r.status === 200).length;
+        for (const r of first.filter((x) => x.status !== 200)) expectOpenaiError(r, 429, 'budget_exceeded');
+        expect(servedFirst).toBeGreaterThanOrEqual(10);
+        expect(await spend(prefix)).toBe(servedFirst * actual);
+        expect(await spend(prefix)).toBeLessThanOrEqual(limitNano);
+
+        // Then one at a time, round-robin, until refused: it stops exactly when the next reservation
+        // (COST) no longer fits.
+        let served = servedFirst;
+        for (let i = 0; i < 200; i++) {
+          const r = await send(gws[i % 3], 'chat');
+          if (r.status !== 200) {
+            expectOpenaiError(r, 429, 'budget_exceeded');
+            break;
+          }
+          served++;
+        }
+        const total = await spend(prefix);
+        expect(total).toBe(served * actual);
+        expect(total).toBeLessThanOrEqual(limitNano);
+        expect(total + COST).toBeGreaterThan(limitNano);
+        expect(served).toBe(Math.floor((limitNano - COST) / actual) + 1);
+        expect(upstream.received).toHaveLength(served);
+      },
+    );
 
     it('one rate limit is exact across three instances: requests_per_minute 60, 90 concurrent requests → 60 served', {
       timeout: 60_000,
@@ -354,7 +361,8 @@ describe.skipIf(skipRedisTests('the shared-state Redis tests'))(
       expect(Number(await raw.get(`${prefix}rl:rpm:*:req:${minute}`))).toBe(60);
     });
 
-    it("fail_closed: Redis down → 503 state_store_unavailable in the caller's format, nothing sent upstream; back → every store recovers and the budget applies again", {
+    it("fail_closed: Redis down → 503 state_store_unavailable in the caller's format, nothing sent upstream; back → " +
+      'every store recovers and the budget applies again', {
       timeout: 90_000,
     }, async () => {
       const { gws, prefix } = await startThree({ onUnavailable: 'fail_closed', budgetUsd: usdFor(20) });
@@ -402,7 +410,8 @@ describe.skipIf(skipRedisTests('the shared-state Redis tests'))(
       expect(upstream.received).toHaveLength(before + 20);
     });
 
-    it('fail_open: Redis down → served and logged; back → the outage spend is recorded once and the budget refuses again', {
+    it('fail_open: Redis down → served and logged; back → the outage spend is recorded once and the budget refuses ' +
+      'again', {
       timeout: 90_000,
     }, async () => {
       // The rate limit is high: it only shows (x-ratelimit-* headers) whether the store was asked.

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStrictUpstream, type StrictUpstream } from '../helpers/strict-upstream.js';
+import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 
-let up: StrictUpstream;
+let up: FakeUpstream;
 beforeAll(async () => {
-  up = await startStrictUpstream();
+  up = await startFakeUpstream();
 });
 afterAll(() => up.close());
 
@@ -199,7 +199,7 @@ describe('strict upstream: OpenAI chat answers', () => {
   });
 
   it('parallel tool calls from the hook, streamed with ids first then argument pieces', async () => {
-    up.setReply(() => ({
+    up.setHandler(() => ({
       toolCalls: [
         { name: 'get', args: { city: 'Paris' } },
         { name: 'get', args: { city: 'Rome' } },
@@ -220,7 +220,7 @@ describe('strict upstream: OpenAI chat answers', () => {
       expect(args.map((a) => JSON.parse(a))).toEqual([{ city: 'Paris' }, { city: 'Rome' }]);
       expect(events.at(-1).choices[0].finish_reason).toBe('tool_calls');
     } finally {
-      up.setReply(undefined);
+      up.setHandler(undefined);
     }
   });
 
@@ -241,13 +241,13 @@ describe('strict upstream: OpenAI chat answers', () => {
   });
 
   it('scripted error in the OpenAI shape', async () => {
-    up.setReply(() => ({ error: { status: 429, message: 'slow down' } }));
+    up.setHandler(() => ({ kind: 'error', status: 429, message: 'slow down' }));
     try {
       const res = await openai({ model: 'gpt-4o', messages: [user('x')] });
       expect(res.status).toBe(429);
       expect((await res.json()).error).toMatchObject({ message: 'slow down', code: 'rate_limit_exceeded' });
     } finally {
-      up.setReply(undefined);
+      up.setHandler(undefined);
     }
   });
 });
@@ -486,7 +486,7 @@ describe('strict upstream: Anthropic messages answers', () => {
   });
 
   it('stream: documented event order with thinking, text and parallel tool_use', async () => {
-    up.setReply(() => ({
+    up.setHandler(() => ({
       thinking: 'let me see',
       text: 'calling',
       toolCalls: [
@@ -534,7 +534,7 @@ describe('strict upstream: Anthropic messages answers', () => {
       expect(events.at(-2).delta.stop_reason).toBe('tool_use');
       expect(events.at(-2).usage.output_tokens).toBeGreaterThan(0);
     } finally {
-      up.setReply(undefined);
+      up.setHandler(undefined);
     }
   });
 
@@ -572,13 +572,13 @@ describe('strict upstream: Anthropic messages answers', () => {
       await anthropic({ model: 'claude-x', messages: [user('hi')] }, {}, '/v1/messages/count_tokens')
     ).json();
     expect(c.input_tokens).toBeGreaterThan(0);
-    up.setReply(() => ({ error: { status: 529, message: 'busy' } }));
+    up.setHandler(() => ({ kind: 'error', status: 529, message: 'busy' }));
     try {
       const res = await anthropic({ model: 'claude-x', max_tokens: 10, messages: [user('hi')] });
       expect(res.status).toBe(529);
       expect(await res.json()).toMatchObject({ type: 'error', error: { type: 'overloaded_error', message: 'busy' } });
     } finally {
-      up.setReply(undefined);
+      up.setHandler(undefined);
     }
   });
 });

@@ -6,15 +6,21 @@
  * name, earlier-turn reasoning, and complete message_start usage.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { anthropicHeaders, openaiHeaders, startStrictGateway } from '../helpers/strict-gateway.js';
-import { startStrictUpstream, type StrictUpstream } from '../helpers/strict-upstream.js';
-import type { RunningGateway } from '../helpers/start-gateway.js';
+import { strictGateway } from '../helpers/gateway-config.js';
+import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
+import {
+  anthropicHeaders,
+  configOf,
+  openaiHeaders,
+  startGateway,
+  type RunningGateway,
+} from '../helpers/start-gateway.js';
 
-let up: StrictUpstream;
+let up: FakeUpstream;
 let gw: RunningGateway;
 beforeAll(async () => {
-  up = await startStrictUpstream();
-  gw = await startStrictGateway(up.url);
+  up = await startFakeUpstream();
+  gw = await startGateway(configOf(strictGateway(up.url)));
 });
 afterAll(async () => {
   await gw?.close();
@@ -22,7 +28,7 @@ afterAll(async () => {
 });
 beforeEach(() => {
   up.reset();
-  up.setReply(undefined);
+  up.setHandler(undefined);
 });
 
 const BETAS =
@@ -97,43 +103,48 @@ const claudeCode = (model: string, stream: boolean, extra: Record<string, unknow
 
 describe('Anthropic caller (Claude Code) → OpenAI-format model', () => {
   for (const stream of [false, true]) {
-    it(`through an alias to a non-reasoning model, ${stream ? 'streamed' : 'JSON'}: system messages in place, hints and thinking dropped and listed`, async () => {
-      const res = await messages(claudeCode('team/gpt', stream));
-      const text = await res.text();
-      expect(res.status, text).toBe(200);
-      const sent = up.last()!;
-      expect(sent.status).toBe(200);
-      expect(sent.body.model).toBe('gpt-4o');
-      expect(sent.body.messages.map((m: any) => m.role)).toEqual(['system', 'user', 'system']);
-      expect(sent.body.messages[2].content).toBe('Available agent types: claude.');
-      expect(sent.body).not.toHaveProperty('reasoning_effort');
-      expect(sent.body.max_tokens).toBe(16384); // the model's own limit, not 32000
-      expect(sent.body.user).toMatch(/^[0-9a-f]{64}$/); // Claude Code's long user_id, hashed to fit OpenAI's 64 characters
-      expect(dropped(res)).toEqual(
-        expect.arrayContaining([
-          'cache_control',
-          'context_management',
-          'thinking',
-          'output_config.effort',
-          'anthropic-beta:claude-code-20250219',
-          'anthropic-beta:mid-conversation-system-2026-04-07',
-        ]),
-      );
-      if (stream) {
-        const events = sseData(text);
-        expect(events.map((e) => e.type).at(-1)).toBe('message_stop');
-        expect(
-          events
-            .filter((e) => e.type === 'content_block_delta')
-            .map((e) => e.delta.text)
-            .join(''),
-        ).toBe('echo: <system-reminder>date</system-reminder> Say hello');
-      } else {
-        expect(JSON.parse(text).content).toEqual([
-          { type: 'text', text: 'echo: <system-reminder>date</system-reminder> Say hello' },
-        ]);
-      }
-    });
+    it(
+      `through an alias to a non-reasoning model, ${stream ? 'streamed' : 'JSON'}: system messages in place, hints ` +
+        `and thinking dropped and listed`,
+      async () => {
+        const res = await messages(claudeCode('team/gpt', stream));
+        const text = await res.text();
+        expect(res.status, text).toBe(200);
+        const sent = up.last()!;
+        expect(sent.status).toBe(200);
+        expect(sent.body.model).toBe('gpt-4o');
+        expect(sent.body.messages.map((m: any) => m.role)).toEqual(['system', 'user', 'system']);
+        expect(sent.body.messages[2].content).toBe('Available agent types: claude.');
+        expect(sent.body).not.toHaveProperty('reasoning_effort');
+        expect(sent.body.max_tokens).toBe(16384); // the model's own limit, not 32000
+        // Claude Code's long user_id, hashed to fit OpenAI's 64 characters
+        expect(sent.body.user).toMatch(/^[0-9a-f]{64}$/);
+        expect(dropped(res)).toEqual(
+          expect.arrayContaining([
+            'cache_control',
+            'context_management',
+            'thinking',
+            'output_config.effort',
+            'anthropic-beta:claude-code-20250219',
+            'anthropic-beta:mid-conversation-system-2026-04-07',
+          ]),
+        );
+        if (stream) {
+          const events = sseData(text);
+          expect(events.map((e) => e.type).at(-1)).toBe('message_stop');
+          expect(
+            events
+              .filter((e) => e.type === 'content_block_delta')
+              .map((e) => e.delta.text)
+              .join(''),
+          ).toBe('echo: <system-reminder>date</system-reminder> Say hello');
+        } else {
+          expect(JSON.parse(text).content).toEqual([
+            { type: 'text', text: 'echo: <system-reminder>date</system-reminder> Say hello' },
+          ]);
+        }
+      },
+    );
   }
 
   it('to a reasoning model: adaptive thinking + effort high → reasoning_effort high, max_completion_tokens', async () => {
@@ -164,43 +175,52 @@ describe('Anthropic caller (Claude Code) → OpenAI-format model', () => {
     expect(dropped(cold)).toEqual(['temperature']);
   });
 
-  it('a tool round trip with thinking in the earlier turn: the thinking block is dropped (listed), the pairing is kept', async () => {
-    const body = claudeCode('team/gpt', true, {
-      messages: [
-        { role: 'user', content: 'Read notes.txt' },
-        {
-          role: 'assistant',
-          content: [
-            { type: 'thinking', thinking: 'I should read it.', signature: 'c2ln' },
-            { type: 'redacted_thinking', data: 'opaque' },
-            { type: 'text', text: 'I will read it.' },
-            { type: 'tool_use', id: 'toolu_1', name: 'Read', input: { file_path: 'notes.txt' } },
-          ],
-        },
-        {
-          role: 'user',
-          content: [
-            { type: 'tool_result', tool_use_id: 'toolu_1', content: 'tangerine', cache_control: { type: 'ephemeral' } },
-          ],
-        },
-      ],
-    });
-    const res = await messages(body);
-    expect(res.status, await res.text()).toBe(200);
-    const sent = up.last()!.body;
-    expect(sent.messages.map((m: any) => m.role)).toEqual(['system', 'user', 'assistant', 'tool']);
-    expect(sent.messages[2]).toEqual({
-      role: 'assistant',
-      content: 'I will read it.',
-      tool_calls: [
-        { id: 'toolu_1', type: 'function', function: { name: 'Read', arguments: '{"file_path":"notes.txt"}' } },
-      ],
-    });
-    expect(dropped(res)).toEqual(expect.arrayContaining(['messages.thinking', 'messages.redacted_thinking']));
-  });
+  it(
+    'a tool round trip with thinking in the earlier turn: the thinking block is dropped (listed), the pairing is ' +
+      'kept',
+    async () => {
+      const body = claudeCode('team/gpt', true, {
+        messages: [
+          { role: 'user', content: 'Read notes.txt' },
+          {
+            role: 'assistant',
+            content: [
+              { type: 'thinking', thinking: 'I should read it.', signature: 'c2ln' },
+              { type: 'redacted_thinking', data: 'opaque' },
+              { type: 'text', text: 'I will read it.' },
+              { type: 'tool_use', id: 'toolu_1', name: 'Read', input: { file_path: 'notes.txt' } },
+            ],
+          },
+          {
+            role: 'user',
+            content: [
+              {
+                type: 'tool_result',
+                tool_use_id: 'toolu_1',
+                content: 'tangerine',
+                cache_control: { type: 'ephemeral' },
+              },
+            ],
+          },
+        ],
+      });
+      const res = await messages(body);
+      expect(res.status, await res.text()).toBe(200);
+      const sent = up.last()!.body;
+      expect(sent.messages.map((m: any) => m.role)).toEqual(['system', 'user', 'assistant', 'tool']);
+      expect(sent.messages[2]).toEqual({
+        role: 'assistant',
+        content: 'I will read it.',
+        tool_calls: [
+          { id: 'toolu_1', type: 'function', function: { name: 'Read', arguments: '{"file_path":"notes.txt"}' } },
+        ],
+      });
+      expect(dropped(res)).toEqual(expect.arrayContaining(['messages.thinking', 'messages.redacted_thinking']));
+    },
+  );
 
   it('parallel tool calls come back as tool_use blocks (stream)', async () => {
-    up.setReply(() => ({
+    up.setHandler(() => ({
       toolCalls: [
         { name: 'Read', args: { file_path: 'a' } },
         { name: 'Read', args: { file_path: 'b' } },
@@ -217,7 +237,7 @@ describe('Anthropic caller (Claude Code) → OpenAI-format model', () => {
   });
 
   it('stream: message_start usage is complete and never 0 for a non-empty prompt; message_delta has the real count', async () => {
-    up.setReply(() => ({ text: 'hello there', usage: { input: 900, cacheRead: 100, output: 2 } }));
+    up.setHandler(() => ({ text: 'hello there', usage: { input: 900, cacheRead: 100, output: 2 } }));
     const res = await messages(claudeCode('team/gpt', true));
     const events = sseData(await res.text());
     const start = events[0].message.usage;
@@ -369,7 +389,7 @@ describe('OpenAI caller (OpenAI SDK, AI SDK, LangChain) → Anthropic-format mod
   }
 
   it('json_object → a forced tool taking any object', async () => {
-    up.setReply(() => ({ json: { anything: [1, 2] } }));
+    up.setHandler(() => ({ json: { anything: [1, 2] } }));
     const res = await chat({
       model: 'ant/claude',
       messages: [{ role: 'user', content: 'Reply in JSON.' }],
@@ -381,7 +401,7 @@ describe('OpenAI caller (OpenAI SDK, AI SDK, LangChain) → Anthropic-format mod
   });
 
   it("structured output with the caller's own tools: the model must call one of them or the output tool", async () => {
-    up.setReply(() => ({ toolCalls: [{ name: 'lookup', args: { q: 'x' } }] }));
+    up.setHandler(() => ({ toolCalls: [{ name: 'lookup', args: { q: 'x' } }] }));
     const tools = [
       {
         type: 'function',
@@ -420,34 +440,38 @@ describe('OpenAI caller (OpenAI SDK, AI SDK, LangChain) → Anthropic-format mod
     expect(dropped(old)).toEqual(['reasoning_effort']);
   });
 
-  it('with thinking on, temperature is dropped (listed); a tool loop continued without a thinking block goes without thinking', async () => {
-    const warm = await chat({
-      model: 'ant/claude',
-      messages: [{ role: 'user', content: 'hi' }],
-      reasoning_effort: 'low',
-      temperature: 0.3,
-    });
-    expect(warm.status, await warm.text()).toBe(200);
-    expect(up.last()!.body).not.toHaveProperty('temperature');
-    expect(dropped(warm)).toEqual(['temperature']);
-    const loop = await chat({
-      model: 'ant/claude',
-      reasoning_effort: 'medium',
-      tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }],
-      messages: [
-        { role: 'user', content: 'call f' },
-        {
-          role: 'assistant',
-          content: null,
-          tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }],
-        },
-        { role: 'tool', tool_call_id: 'c1', content: 'done' },
-      ],
-    });
-    expect(loop.status, await loop.text()).toBe(200);
-    expect(up.last()!.body).not.toHaveProperty('thinking');
-    expect(dropped(loop)).toEqual(['reasoning_effort']);
-  });
+  it(
+    'with thinking on, temperature is dropped (listed); a tool loop continued without a thinking block goes without ' +
+      'thinking',
+    async () => {
+      const warm = await chat({
+        model: 'ant/claude',
+        messages: [{ role: 'user', content: 'hi' }],
+        reasoning_effort: 'low',
+        temperature: 0.3,
+      });
+      expect(warm.status, await warm.text()).toBe(200);
+      expect(up.last()!.body).not.toHaveProperty('temperature');
+      expect(dropped(warm)).toEqual(['temperature']);
+      const loop = await chat({
+        model: 'ant/claude',
+        reasoning_effort: 'medium',
+        tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }],
+        messages: [
+          { role: 'user', content: 'call f' },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }],
+          },
+          { role: 'tool', tool_call_id: 'c1', content: 'done' },
+        ],
+      });
+      expect(loop.status, await loop.text()).toBe(200);
+      expect(up.last()!.body).not.toHaveProperty('thinking');
+      expect(dropped(loop)).toEqual(['reasoning_effort']);
+    },
+  );
 
   it('system and developer messages are hoisted into system, in order, wherever they stand', async () => {
     const res = await chat({

@@ -15,10 +15,11 @@ import { createLogger } from '../../src/observe/logger.js';
 import type { RequestRecord } from '../../src/observe/record.js';
 import { OtlpTracing } from '../../src/observe/tracing.js';
 import { createGateway } from '../../src/server/http.js';
-import { startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
+import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.js';
-import { loadTestConfig } from '../helpers/start-gateway.js';
-import { jsonReply, post, securityConfigYaml, startRig, type SecurityRig } from './harness.js';
+import { securityGateway } from '../helpers/gateway-config.js';
+import { configOf } from '../helpers/start-gateway.js';
+import { jsonReply, post, startRig, type SecurityRig } from './harness.js';
 
 const ONE_MB_MODEL = 'x'.repeat(1024 * 1024);
 const MARKER = /…\[truncated \d+ chars\]/;
@@ -85,9 +86,9 @@ describe('the JSON log', () => {
 
 describe('the readable log', () => {
   it('escapes control characters in caller text: no forged line, no terminal escape', async () => {
-    const up = await startMockUpstream(okHandler);
+    const up = await startFakeUpstream({ handler: okHandler });
     const writes: string[] = [];
-    const gateway = createGateway(loadTestConfig(securityConfigYaml(up.url)), {
+    const gateway = createGateway(configOf(securityGateway(up.url)), {
       logger: createLogger({ level: 'debug', format: 'pretty', write: (l) => writes.push(l) }),
     });
     const url = await gateway.listen(0, '127.0.0.1');
@@ -117,10 +118,10 @@ describe('the readable log', () => {
 
 describe('traces', () => {
   let receiver: OtlpReceiver;
-  let up: MockUpstream;
+  let up: FakeUpstream;
   beforeAll(async () => {
     receiver = await startOtlpReceiver();
-    up = await startMockUpstream(okHandler);
+    up = await startFakeUpstream({ handler: okHandler });
   });
   afterAll(async () => {
     await receiver.close();
@@ -130,7 +131,7 @@ describe('traces', () => {
   it('a 1 MB model value: span attributes and names bounded and marked', async () => {
     const extra = `observability:\n  traces: { otlp_endpoint: ${receiver.tracesUrl}, service_name: gw-bounded }\n`;
     const logs: string[] = [];
-    const gateway = createGateway(loadTestConfig(securityConfigYaml(up.url, extra)), {
+    const gateway = createGateway(configOf(securityGateway(up.url, extra)), {
       logger: createLogger({ level: 'debug', write: (l) => logs.push(l) }),
     });
     const url = await gateway.listen(0, '127.0.0.1');
@@ -153,11 +154,17 @@ describe('traces', () => {
     }
   });
 
-  it('a collector that never answers + 100 requests with a 1 MB model: memory and the trace queue stay bounded, drops counted in /metrics', async () => {
+  it('a collector that never answers + 100 requests with a 1 MB model: memory and the trace queue stay bounded, drops ' +
+    '' +
+    '' +
+    '' +
+    'counted in /metrics', async () => {
     const collector = await startHangingCollector();
-    const extra = `observability:\n  metrics: { admin_key: ${ADMIN} }\n  traces: { otlp_endpoint: ${collector.url}, service_name: gw-hang }\n`;
+    const extra =
+      `observability:\n  metrics: { admin_key: ${ADMIN} }\n  traces: { otlp_endpoint: ${collector.url}, ` +
+      `service_name: gw-hang }\n`;
     const logs: string[] = [];
-    const gateway = createGateway(loadTestConfig(securityConfigYaml(up.url, extra)), {
+    const gateway = createGateway(configOf(securityGateway(up.url, extra)), {
       logger: createLogger({ level: 'debug', write: (l) => (logs.length < 1000 ? logs.push(l) : undefined) }),
     });
     const url = await gateway.listen(0, '127.0.0.1');

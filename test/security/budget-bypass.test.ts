@@ -15,12 +15,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { budgetCounterKey } from '../../src/budget/plan.js';
 import {
-  startMockUpstream,
-  type MockHandler,
-  type MockReply,
-  type MockUpstream,
-  type ReceivedRequest,
-} from '../helpers/mock-upstream.js';
+  startFakeUpstream,
+  type Handler,
+  type Reply,
+  type FakeUpstream,
+  type UpstreamCall,
+} from '../helpers/fake-upstream.js';
 import { loadTestConfig, startGateway, type RunningGateway } from '../helpers/start-gateway.js';
 import { ANT_KEY, OAI_KEY, post, type Endpoint } from './harness.js';
 
@@ -53,7 +53,12 @@ providers:
     models:
       m: { context_window: 200000, max_output_tokens: 4096, upstream_name: claude-test, price: ${price} }
       think: { context_window: 200000, upstream_name: claude-think, price: ${price} }
-${webSearchPrice === undefined ? '' : `      search: { context_window: 200000, max_output_tokens: 4096, upstream_name: claude-test, price: { input: 0, output: 100, web_search: ${webSearchPrice} } }\n`}roles:
+${
+  webSearchPrice === undefined
+    ? ''
+    : `      search: { context_window: 200000, max_output_tokens: 4096, ` +
+      `upstream_name: claude-test, price: { input: 0, output: 100, web_search: ${webSearchPrice} } }\n`
+}roles:
   dev: { models: ["*"] }
 keys:
   - { id: small, key: ${SMALL}, role: dev }
@@ -64,18 +69,16 @@ budgets:
 `;
 }
 
-function oaiError(message: string, param: string): MockReply {
+function oaiError(message: string, param: string): Reply {
   return { kind: 'json', status: 400, body: { error: { message, type: 'invalid_request_error', param, code: null } } };
 }
-function antError(message: string): MockReply {
+function antError(message: string): Reply {
   return { kind: 'json', status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message } } };
 }
 const isInt = (v: unknown): v is number => Number.isInteger(v) && (v as number) >= 1;
 
 /** The strict upstream (see the file comment); `usage` overrides what it reports. */
-function strictUpstream(
-  o: { delayMs?: number; usage?: (req: ReceivedRequest) => object | undefined } = {},
-): MockHandler {
+function strictUpstream(o: { delayMs?: number; usage?: (req: UpstreamCall) => object | undefined } = {}): Handler {
   return async (req) => {
     if (o.delayMs) await new Promise((r) => setTimeout(r, o.delayMs));
     const b = req.body ?? {};
@@ -145,11 +148,11 @@ function strictUpstream(
   };
 }
 
-let up: MockUpstream | undefined;
+let up: FakeUpstream | undefined;
 let gw: RunningGateway | undefined;
 
-async function start(handler: MockHandler = strictUpstream(), webSearchPrice?: number): Promise<RunningGateway> {
-  up = await startMockUpstream(handler);
+async function start(handler: Handler = strictUpstream(), webSearchPrice?: number): Promise<RunningGateway> {
+  up = await startFakeUpstream({ handler: handler });
   gw = await startGateway(loadTestConfig(configYaml(up.url, webSearchPrice)));
   return gw;
 }
@@ -320,24 +323,28 @@ describe('web searches reported in usage are priced', () => {
 });
 
 describe('absurd usage reports never reach budget arithmetic as NaN or Infinity', () => {
-  it('input and output tokens 1e308: the cost is capped, the counter stays finite and the budget refuses what follows', async () => {
-    await start(
-      strictUpstream({
-        usage: (req) =>
-          req.path.endsWith('/chat/completions')
-            ? { prompt_tokens: 10, completion_tokens: 1e308 }
-            : { input_tokens: 1e308, output_tokens: 1e308 },
-      }),
-    );
-    const res = await send('anthropic', BIG, { model: 'an/m', max_tokens: 10, messages: hi });
-    expect(res.status, await res.text()).toBe(200);
-    const spent = await settled('roomy', costOf(res));
-    expect(Number.isFinite(spent), String(spent)).toBe(true);
-    expect(Number.isSafeInteger(spent), String(spent)).toBe(true);
-    expect(spent).toBeGreaterThan(1000 * 1e9);
-    const next = await send('openai', BIG, { model: 'oa/m', max_tokens: 10, messages: hi });
-    expect(next.status).toBe(429);
-  });
+  it(
+    'input and output tokens 1e308: the cost is capped, the counter stays finite and the budget refuses what ' +
+      'follows',
+    async () => {
+      await start(
+        strictUpstream({
+          usage: (req) =>
+            req.path.endsWith('/chat/completions')
+              ? { prompt_tokens: 10, completion_tokens: 1e308 }
+              : { input_tokens: 1e308, output_tokens: 1e308 },
+        }),
+      );
+      const res = await send('anthropic', BIG, { model: 'an/m', max_tokens: 10, messages: hi });
+      expect(res.status, await res.text()).toBe(200);
+      const spent = await settled('roomy', costOf(res));
+      expect(Number.isFinite(spent), String(spent)).toBe(true);
+      expect(Number.isSafeInteger(spent), String(spent)).toBe(true);
+      expect(spent).toBeGreaterThan(1000 * 1e9);
+      const next = await send('openai', BIG, { model: 'oa/m', max_tokens: 10, messages: hi });
+      expect(next.status).toBe(429);
+    },
+  );
 });
 
 describe('a concurrent burst of mixed requests against $1', () => {

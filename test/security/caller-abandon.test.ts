@@ -41,8 +41,8 @@ describe('a caller leaving mid-stream', () => {
       if (JSON.stringify(req.body?.messages).includes('slow json')) return { kind: 'hang' };
       if (!req.body?.stream) return { kind: 'json', body: jsonReply(req.path, 'fine') };
       return req.path.endsWith('/chat/completions')
-        ? { kind: 'sse', chunks: openaiStream(WORDS), delayMs: 50 }
-        : { kind: 'sse', chunks: anthropicStream(WORDS), delayMs: 50 };
+        ? { kind: 'sse', events: openaiStream(WORDS), delayMs: 50 }
+        : { kind: 'sse', events: anthropicStream(WORDS), delayMs: 50 };
     });
   });
   afterAll(() => rig.close());
@@ -120,8 +120,8 @@ describe("a failure with the caller's own key (BYOK)", () => {
       }
       if (!req.body?.stream) return { kind: 'json', body: jsonReply(req.path, 'fine') };
       return req.path.endsWith('/chat/completions')
-        ? { kind: 'sse', chunks: openaiStream(['ok']) }
-        : { kind: 'sse', chunks: anthropicStream(['ok']) };
+        ? { kind: 'sse', events: openaiStream(['ok']) }
+        : { kind: 'sse', events: anthropicStream(['ok']) };
     });
   });
   afterAll(() => rig.close());

@@ -28,7 +28,8 @@ describe('count_tokens under a role rate limit of 2 requests per minute, 1 in fl
       body: JSON.stringify({ model: 'oa/m', messages: [{ role: 'user', content: 'how many tokens is this?' }] }),
     });
 
-  it('14 parallel calls all succeed, the burst allowance is a floor, past it a 429 in Anthropic format; chats keep their 2', async () => {
+  it('14 parallel calls all succeed, the burst allowance is a floor, past it a 429 in Anthropic format; chats keep ' +
+    'their 2', async () => {
     // Counters are per minute window: one fresh gateway per try, within one window.
     await withinOneMinute(async () => {
       const { gw } = await fresh();

@@ -8,7 +8,8 @@
  * (refused by default).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startGuardUpstream, type GuardUpstream } from '../helpers/guard-upstream.js';
+import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { GUARD } from '../helpers/guard-webhook.js';
 import { loadTestConfig, startGateway, type RunningGateway } from '../helpers/start-gateway.js';
 
 const KEY = 'coverage-gateway-key-0001';
@@ -16,11 +17,13 @@ const KEY_LOCKED = 'coverage-gateway-key-0002';
 const KEY_MCP = 'coverage-gateway-key-0003';
 const WORD = 'bluebird';
 
-let upstream: GuardUpstream;
+let upstream: FakeUpstream;
 let gw: RunningGateway | undefined;
 
 beforeAll(async () => {
-  upstream = await startGuardUpstream();
+  // Bodies here carry what the APIs refuse (object arguments, unknown and beta-only fields without
+  // their beta header): the tests check the guardrails see them and the gateway forwards them as sent.
+  upstream = await startFakeUpstream({ ...GUARD, accept: { anyBody: true } });
 });
 afterAll(async () => {
   await upstream.close();
@@ -35,7 +38,9 @@ afterEach(async () => {
   }
 });
 
-/** `rule`: one YAML guardrail list item. Roles: dev (defaults), locked (server_tools: deny), mcp (mcp_servers: allow). */
+/**
+ * `rule`: one YAML guardrail list item. Roles: dev (defaults), locked (server_tools: deny), mcp (mcp_servers: allow).
+ */
 async function start(
   rule = `  - { id: no-bird, applies_to: input, check: { type: keywords, words: [${WORD}] }, action: block }`,
 ): Promise<RunningGateway> {

@@ -1,16 +1,24 @@
 /**
  * A gateway with one OpenAI-format and one Anthropic-format provider on the same programmable
- * upstream (test/helpers/mock-upstream.ts), so every endpoint × provider pair (pass-through and
+ * upstream (test/helpers/fake-upstream.ts), so every endpoint × provider pair (pass-through and
  * translated) can be driven with raw upstream bytes: cut streams, malformed events, echoed keys.
  */
 
 import { request } from 'node:http';
-import { startMockUpstream, type MockHandler, type MockUpstream } from '../helpers/mock-upstream.js';
-import { loadTestConfig, startGateway, type RunningGateway } from '../helpers/start-gateway.js';
+import {
+  answerBody,
+  answerEvents,
+  type FakeUpstream,
+  type FakeUpstreamOptions,
+  type Handler,
+  startFakeUpstream,
+} from '../helpers/fake-upstream.js';
+import { SEC_ANT_KEY, SEC_GW_KEY, SEC_OAI_KEY, securityGateway } from '../helpers/gateway-config.js';
+import { configOf, startGateway, type RunningGateway } from '../helpers/start-gateway.js';
 
-export const GW_KEY = 'sec-gateway-key-0001';
-export const OAI_KEY = 'team-openai-key-01';
-export const ANT_KEY = 'team-anthropic-key-01';
+export const GW_KEY = SEC_GW_KEY;
+export const OAI_KEY = SEC_OAI_KEY;
+export const ANT_KEY = SEC_ANT_KEY;
 
 export type Endpoint = 'openai' | 'anthropic';
 export const ENDPOINTS: Endpoint[] = ['openai', 'anthropic'];
@@ -24,45 +32,19 @@ export const PAIRS: Array<[Endpoint, Provider]> = [
   ['anthropic', 'an'],
 ];
 
-export function securityConfigYaml(upstreamUrl: string, extra = '', failures = 3): string {
-  return `
-server: { host: 127.0.0.1, port: 0, shutdown_grace_ms: 1000 }
-routing: { retry: { max_retries: 0 }, cooldown: { failures: ${failures}, window_ms: 30000, cooldown_ms: 30000 } }
-providers:
-  oa:
-    api: openai
-    base_url: ${upstreamUrl}/v1
-    api_key: ${OAI_KEY}
-    byok: optional
-    models:
-      m: { context_window: 128000, max_output_tokens: 4096, upstream_name: gpt-4o-mini, price: { input: 1, output: 2 } }
-  an:
-    api: anthropic
-    base_url: ${upstreamUrl}
-    api_key: ${ANT_KEY}
-    byok: optional
-    models:
-      m: { context_window: 200000, max_output_tokens: 4096, upstream_name: claude-test, price: { input: 1, output: 2 } }
-roles:
-  dev: { models: ["*"] }
-keys:
-  - { id: dev, key: ${GW_KEY}, role: dev }
-${extra}`;
-}
-
 export interface SecurityRig {
   gw: RunningGateway;
-  up: MockUpstream;
+  up: FakeUpstream;
   close(): Promise<void>;
 }
 
 /** `failures`: provider failures that open a model's circuit (high where tests fail streams on purpose). */
 export async function startRig(
-  handler: MockHandler,
-  o: { extra?: string; failures?: number } = {},
+  handler: Handler,
+  o: { extra?: string; failures?: number; accept?: FakeUpstreamOptions['accept'] } = {},
 ): Promise<SecurityRig> {
-  const up = await startMockUpstream(handler);
-  const gw = await startGateway(loadTestConfig(securityConfigYaml(up.url, o.extra, o.failures)));
+  const up = await startFakeUpstream({ handler, accept: o.accept });
+  const gw = await startGateway(configOf(securityGateway(up.url, o.extra, o.failures)));
   return {
     gw,
     up,
@@ -182,87 +164,41 @@ export async function eventually<T>(get: () => T | undefined, what: string, time
   }
 }
 
-/** Upstream stream bodies in each format, word by word. */
+/** Upstream stream bodies in each format, word by word (usage: 10 in, one out per word). */
 export function openaiStream(words: string[], o: { usage?: boolean; done?: boolean; finish?: boolean } = {}): string[] {
-  const head = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1700000000, model: 'gpt-4o-mini' };
-  const out = [
-    `data: ${JSON.stringify({ ...head, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] })}\n\n`,
-  ];
-  for (const w of words)
-    out.push(
-      `data: ${JSON.stringify({ ...head, choices: [{ index: 0, delta: { content: w }, finish_reason: null }] })}\n\n`,
-    );
-  if (o.finish !== false)
-    out.push(`data: ${JSON.stringify({ ...head, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`);
-  if (o.usage !== false && o.finish !== false) {
-    out.push(
-      `data: ${JSON.stringify({ ...head, choices: [], usage: { prompt_tokens: 10, completion_tokens: words.length, total_tokens: 10 + words.length } })}\n\n`,
-    );
-  }
-  if (o.done !== false) out.push('data: [DONE]\n\n');
-  return out;
+  const usage = o.usage !== false;
+  const all = answerEvents('openai', reply(words, 'gpt-4o-mini'), { includeUsage: usage });
+  if (o.finish !== false) return o.done === false ? all.slice(0, -1) : all;
+  // Without the finish chunk there is no usage chunk either.
+  const body = all.slice(0, usage ? -3 : -2);
+  return o.done === false ? body : [...body, all.at(-1)!];
 }
 
 export function anthropicStream(words: string[], o: { stop?: boolean } = {}): string[] {
-  const ev = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
-  const out = [
-    ev('message_start', {
-      message: {
-        id: 'msg_1',
-        type: 'message',
-        role: 'assistant',
-        model: 'claude-test',
-        content: [],
-        stop_reason: null,
-        stop_sequence: null,
-        usage: { input_tokens: 10, output_tokens: 1 },
-      },
-    }),
-    ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
-  ];
-  for (const w of words) out.push(ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: w } }));
-  if (o.stop !== false) {
-    out.push(ev('content_block_stop', { index: 0 }));
-    out.push(
-      ev('message_delta', {
-        delta: { stop_reason: 'end_turn', stop_sequence: null },
-        usage: { output_tokens: words.length },
-      }),
-    );
-    out.push(ev('message_stop', {}));
-  }
-  return out;
+  const all = answerEvents('anthropic', reply(words, 'claude-test'));
+  return o.stop === false ? all.slice(0, -3) : all;
 }
 
+const reply = (words: string[], model: string) => ({
+  text: words,
+  model,
+  usage: { input: 10, output: words.length },
+});
+
 /** A handler answering each upstream path with a stream in its format. */
-export function streamingHandler(o: { words: string[]; delayMs?: number }): MockHandler {
+export function streamingHandler(o: { words: string[]; delayMs?: number }): Handler {
   return (req) => {
     if (req.path.endsWith('/chat/completions'))
-      return { kind: 'sse', chunks: openaiStream(o.words), delayMs: o.delayMs };
-    return { kind: 'sse', chunks: anthropicStream(o.words), delayMs: o.delayMs };
+      return { kind: 'sse', events: openaiStream(o.words), delayMs: o.delayMs };
+    return { kind: 'sse', events: anthropicStream(o.words), delayMs: o.delayMs };
   };
 }
 
 /** A complete non-stream reply in the upstream path's format. */
 export function jsonReply(path: string, text: string) {
-  if (path.endsWith('/chat/completions')) {
-    return {
-      id: 'chatcmpl-1',
-      object: 'chat.completion',
-      created: 1700000000,
-      model: 'gpt-4o-mini',
-      choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
-      usage: { prompt_tokens: 10, completion_tokens: 2, total_tokens: 12 },
-    };
-  }
-  return {
-    id: 'msg_1',
-    type: 'message',
-    role: 'assistant',
-    model: 'claude-test',
-    content: [{ type: 'text', text }],
-    stop_reason: 'end_turn',
-    stop_sequence: null,
-    usage: { input_tokens: 10, output_tokens: 2 },
-  };
+  const openai = path.endsWith('/chat/completions');
+  const r = { text: [text], usage: { input: 10, output: 2 } };
+  return openai
+    ? answerBody('openai', { ...r, model: 'gpt-4o-mini' })
+    : answerBody('anthropic', { ...r, model: 'claude-test' });
 }

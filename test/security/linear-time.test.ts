@@ -10,18 +10,10 @@
  * A guardrail regex that would backtrack catastrophically never gets that far: its config is refused.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gatewayYaml, securityGateway } from '../helpers/gateway-config.js';
 import { expectLinearDoubling, healthLatencyDuring } from '../helpers/linear-time.js';
 import { loadConfigText } from '../../src/config/load.js';
-import {
-  bodyFor,
-  headersFor,
-  jsonReply,
-  openaiStream,
-  post,
-  securityConfigYaml,
-  startRig,
-  type SecurityRig,
-} from './harness.js';
+import { bodyFor, headersFor, jsonReply, openaiStream, post, startRig, type SecurityRig } from './harness.js';
 
 /** GET /health must answer within this while a big request is being worked on. */
 const HEALTH_MS = 1_500;
@@ -41,7 +33,9 @@ function word(length: number): string {
   return s;
 }
 
-/** Runs `send` at n and 2n characters (after a small warm-up: tokenizer ranks, JIT): health prompt at both, time linear. */
+/**
+ * Runs `send` at n and 2n characters (after a small warm-up: tokenizer ranks, JIT): health prompt at both, time linear.
+ */
 async function expectLinearAndResponsive(
   rig: SecurityRig,
   n: number,
@@ -64,7 +58,9 @@ describe('private_key detector as an input guardrail', () => {
   let rig: SecurityRig;
   beforeAll(async () => {
     rig = await startRig((req) => ({ kind: 'json', body: jsonReply(req.path, 'ok') }), {
-      extra: `guardrails:\n  - { id: keys-in, applies_to: input, check: { type: detectors, detectors: [private_key] }, action: redact }`,
+      extra:
+        `guardrails:\n  - { id: keys-in, applies_to: input, check: { type: detectors, detectors: [private_key] ` +
+        `}, action: redact }`,
     });
   });
   afterAll(() => rig.close());
@@ -89,7 +85,12 @@ describe('redaction inside tool-call arguments', () => {
   let rig: SecurityRig;
   beforeAll(async () => {
     rig = await startRig((req) => ({ kind: 'json', body: jsonReply(req.path, 'ok') }), {
-      extra: `guardrails:\n  - { id: aws-in, applies_to: input, check: { type: detectors, detectors: [aws_access_key] }, action: redact }`,
+      extra:
+        `guardrails:\n  - { id: aws-in, applies_to: input, check: { type: detectors, detectors: [aws_access_key] ` +
+        `` +
+        `` +
+        `` +
+        `}, action: redact }`,
     });
   });
   afterAll(() => rig.close());
@@ -164,7 +165,9 @@ describe('max_input_tokens guardrail', () => {
   let rig: SecurityRig;
   beforeAll(async () => {
     rig = await startRig((req) => ({ kind: 'json', body: jsonReply(req.path, 'ok') }), {
-      extra: `guardrails:\n  - { id: size-in, applies_to: input, check: { type: max_input_tokens, limit: 100 }, action: block }`,
+      extra:
+        `guardrails:\n  - { id: size-in, applies_to: input, check: { type: max_input_tokens, limit: 100 }, ` +
+        `action: block }`,
     });
   });
   afterAll(() => rig.close());
@@ -194,10 +197,12 @@ describe('output stream guard', () => {
         const deltas = ['Authorization: Bearer '];
         for (let i = 0; i < token.length; i += DELTA) deltas.push(token.slice(i, i + DELTA));
         deltas.push(' and the text after it.');
-        return { kind: 'sse', chunks: openaiStream(deltas) };
+        return { kind: 'sse', events: openaiStream(deltas) };
       },
       {
-        extra: `guardrails:\n  - { id: tokens-out, applies_to: output, check: { type: detectors, detectors: [email, phone, credit_card, iban, aws_access_key, private_key, bearer_token] }, action: redact }`,
+        extra:
+          `guardrails:\n  - { id: tokens-out, applies_to: output, check: { type: detectors, detectors: [email, ` +
+          `phone, credit_card, iban, aws_access_key, private_key, bearer_token] }, action: redact }`,
       },
     );
   });
@@ -224,9 +229,11 @@ describe('output stream guard', () => {
 
 describe('guardrail regexes from the config', () => {
   it('one with catastrophic backtracking is refused at load, naming the rule path and why', () => {
-    const yaml = securityConfigYaml(
-      'http://127.0.0.1:9',
-      `guardrails:\n  - { id: nested, applies_to: input, check: { type: regex, pattern: "(a+)+$" }, action: block }`,
+    const yaml = gatewayYaml(
+      securityGateway(
+        'http://127.0.0.1:9',
+        'guardrails:\n  - { id: nested, applies_to: input, check: { type: regex, pattern: "(a+)+$" }, action: block }',
+      ),
     );
     const r = loadConfigText(yaml, 'gateway.yaml', {});
     expect(r.config).toBeUndefined();

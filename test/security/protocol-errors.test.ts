@@ -9,19 +9,16 @@
 
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMockUpstream } from '../helpers/mock-upstream.js';
-import { loadTestConfig, startGateway } from '../helpers/start-gateway.js';
-import { eventually, GW_KEY, jsonReply, requestLines, securityConfigYaml, type SecurityRig } from './harness.js';
+import { startFakeUpstream } from '../helpers/fake-upstream.js';
+import { securityGateway, withServer } from '../helpers/gateway-config.js';
+import { configOf, startGateway } from '../helpers/start-gateway.js';
+import { eventually, GW_KEY, jsonReply, requestLines, type SecurityRig } from './harness.js';
 import { RawConnection, ULID, type RawResponse } from './raw-http.js';
 
 let rig: SecurityRig;
 beforeAll(async () => {
-  const up = await startMockUpstream((req) => ({ kind: 'json', body: jsonReply(req.path, 'ok') }));
-  const gw = await startGateway(
-    loadTestConfig(
-      securityConfigYaml(up.url).replace('shutdown_grace_ms: 1000 }', 'shutdown_grace_ms: 1000, body_limit: 1mb }'),
-    ),
-  );
+  const up = await startFakeUpstream({ handler: (req) => ({ kind: 'json', body: jsonReply(req.path, 'ok') }) });
+  const gw = await startGateway(configOf(withServer(securityGateway(up.url), { body_limit: '1mb' })));
   rig = {
     gw,
     up,
@@ -87,21 +84,24 @@ describe('requests the HTTP parser refuses get the contract', () => {
 
   it("headers over Node's 16 KB limit: 431 headers_too_large (OpenAI format)", async () => {
     const { r } = await exchange(
-      `POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\nx-big: ${'a'.repeat(20_000)}\r\ncontent-length: 2\r\n\r\n{}`,
+      `POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\nx-big: ${'a'.repeat(20_000)}\r\ncontent-length: ` +
+        `2\r\n\r\n{}`,
     );
     expectOpenAiError(r, 431, 'headers_too_large');
   });
 
   it('headers over the limit with anthropic-version seen: 431 in the Anthropic format', async () => {
     const { r } = await exchange(
-      `GET /v1/models HTTP/1.1\r\nhost: 127.0.0.1\r\nanthropic-version: 2023-06-01\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`,
+      `GET /v1/models HTTP/1.1\r\nhost: 127.0.0.1\r\nanthropic-version: 2023-06-01\r\nx-big: ` +
+        `${'a'.repeat(20_000)}\r\n\r\n`,
     );
     expectAnthropicError(r, 431, 'request_too_large');
   });
 
   it('Content-Length and Transfer-Encoding both: 400 (request smuggling shape refused)', async () => {
     const { r } = await exchange(
-      `POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${GW_KEY}\r\ncontent-length: 5\r\ntransfer-encoding: chunked\r\n\r\n0\r\n\r\n`,
+      `POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${GW_KEY}\r\ncontent-length: ` +
+        `5\r\ntransfer-encoding: chunked\r\n\r\n0\r\n\r\n`,
     );
     expectOpenAiError(r, 400, 'invalid_request');
   });
@@ -109,7 +109,8 @@ describe('requests the HTTP parser refuses get the contract', () => {
   it("bad chunked framing in an authenticated upload: 400 with the request's own correlation id", async () => {
     const id = '01JBBBBBBBBBBBBBBBBBBBBBBB';
     const { r } = await exchange(
-      `POST /v1/messages HTTP/1.1\r\nhost: 127.0.0.1\r\nx-api-key: ${GW_KEY}\r\nanthropic-version: 2023-06-01\r\nx-correlation-id: ${id}\r\n` +
+      `POST /v1/messages HTTP/1.1\r\nhost: 127.0.0.1\r\nx-api-key: ${GW_KEY}\r\nanthropic-version: ` +
+        `2023-06-01\r\nx-correlation-id: ${id}\r\n` +
         `content-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n5\r\n{"mod\r\nzz-not-a-size\r\n`,
     );
     expectAnthropicError(r, 400, 'invalid_request_error');
@@ -214,12 +215,16 @@ describe('a refused upload still gets its answer read', () => {
     expect(JSON.parse(r.body!)).toMatchObject({ error: { code: 'body_too_large' } });
   });
 
-  it('10 MB chunked POST over a 1 MB limit with node:http (/v1/messages): 413 in the Anthropic format, no EPIPE/ECONNRESET', async () => {
-    const r = await bigPost('/v1/messages', { 'x-api-key': GW_KEY, 'anthropic-version': '2023-06-01' }, TEN_MB, true);
-    expect(r.error).toBeUndefined();
-    expect(r.status).toBe(413);
-    expect(JSON.parse(r.body!)).toMatchObject({ type: 'error', error: { type: 'request_too_large' } });
-  });
+  it(
+    '10 MB chunked POST over a 1 MB limit with node:http (/v1/messages): 413 in the Anthropic format, no ' +
+      'EPIPE/ECONNRESET',
+    async () => {
+      const r = await bigPost('/v1/messages', { 'x-api-key': GW_KEY, 'anthropic-version': '2023-06-01' }, TEN_MB, true);
+      expect(r.error).toBeUndefined();
+      expect(r.status).toBe(413);
+      expect(JSON.parse(r.body!)).toMatchObject({ type: 'error', error: { type: 'request_too_large' } });
+    },
+  );
 
   it('10 MB POST over the limit with fetch: 413 with the JSON error', async () => {
     const res = await fetch(`${rig.gw.url}/v1/chat/completions`, {

@@ -6,7 +6,7 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MockReply } from '../helpers/mock-upstream.js';
+import type { Reply } from '../helpers/fake-upstream.js';
 import {
   ANT_KEY,
   anthropicStream,
@@ -26,7 +26,7 @@ const SHAPED = 'AKIAIOSFODNN7EXAMPLE';
 const ALL = [OAI_KEY, ANT_KEY, BYOK_KEY, GW_KEY, SHAPED];
 
 /** The upstream echoes the key it was sent, every configured key, the gateway key and an AWS-shaped one. */
-function echoing(path: string, when: string, sent: string): MockReply {
+function echoing(path: string, when: string, sent: string): Reply {
   const ECHO = `upstream saw keys ${[sent, OAI_KEY, ANT_KEY, GW_KEY, SHAPED].join(' and ')} in this request`;
   const openai = path.endsWith('/chat/completions');
   if (when === 'before') {
@@ -36,10 +36,10 @@ function echoing(path: string, when: string, sent: string): MockReply {
   }
   if (when === 'first-event') {
     return openai
-      ? { kind: 'sse', chunks: [`data: ${JSON.stringify({ error: { message: ECHO, type: 'server_error' } })}\n\n`] }
+      ? { kind: 'sse', events: [`data: ${JSON.stringify({ error: { message: ECHO, type: 'server_error' } })}\n\n`] }
       : {
           kind: 'sse',
-          chunks: [
+          events: [
             `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'api_error', message: ECHO } })}\n\n`,
           ],
         };
@@ -48,11 +48,11 @@ function echoing(path: string, when: string, sent: string): MockReply {
   return openai
     ? {
         kind: 'sse',
-        chunks: [...head, `data: ${JSON.stringify({ error: { message: ECHO, type: 'server_error' } })}\n\n`],
+        events: [...head, `data: ${JSON.stringify({ error: { message: ECHO, type: 'server_error' } })}\n\n`],
       }
     : {
         kind: 'sse',
-        chunks: [
+        events: [
           ...head,
           `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'api_error', message: ECHO } })}\n\n`,
         ],

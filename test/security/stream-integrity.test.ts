@@ -5,7 +5,7 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MockReply } from '../helpers/mock-upstream.js';
+import type { Reply } from '../helpers/fake-upstream.js';
 import { readSse } from '../helpers/sse.js';
 import {
   anthropicStream,
@@ -19,7 +19,7 @@ import {
 } from './harness.js';
 
 /** The scenario is named by the caller's text; the upstream answers in its own path's format. */
-function scenario(path: string, text: string): MockReply {
+function scenario(path: string, text: string): Reply {
   const openai = path.endsWith('/chat/completions');
   const words = [' one', ' two', ' three'];
   const full = openai ? openaiStream(words) : anthropicStream(words);
@@ -28,24 +28,25 @@ function scenario(path: string, text: string): MockReply {
       const bad = openai
         ? 'data: {"choices":[{"delta":{"content":"x"}\n\n'
         : 'event: content_block_delta\ndata: {"type":"content_block_delta",\n\n';
-      return { kind: 'sse', chunks: [...full.slice(0, 3), bad, ...full.slice(3)] };
+      return { kind: 'sse', events: [...full.slice(0, 3), bad, ...full.slice(3)] };
     }
     case 'no terminator':
       // Closed cleanly, but without [DONE] / finish_reason, or without message_stop.
       return {
         kind: 'sse',
-        chunks: openai ? openaiStream(words, { finish: false, done: false }) : anthropicStream(words, { stop: false }),
+        events: openai ? openaiStream(words, { finish: false, done: false }) : anthropicStream(words, { stop: false }),
       };
     case 'cut':
-      return { kind: 'drop', chunks: full.slice(0, 3) };
+      return { kind: 'drop', events: full.slice(0, 3) };
     case 'provider error': {
       const err = openai
-        ? 'data: {"error":{"message":"The server had an error while processing your request.","type":"server_error","code":null}}\n\n'
+        ? 'data: {"error":{"message":"The server had an error while processing your ' +
+          'request.","type":"server_error","code":null}}\n\n'
         : 'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n';
-      return { kind: 'sse', chunks: [...full.slice(0, 3), err] };
+      return { kind: 'sse', events: [...full.slice(0, 3), err] };
     }
     default:
-      return { kind: 'sse', chunks: full };
+      return { kind: 'sse', events: full };
   }
 }
 

@@ -7,17 +7,10 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMockUpstream } from '../helpers/mock-upstream.js';
-import { loadTestConfig, startGateway } from '../helpers/start-gateway.js';
-import {
-  eventually,
-  GW_KEY,
-  jsonReply,
-  requestLines,
-  securityConfigYaml,
-  startRig,
-  type SecurityRig,
-} from './harness.js';
+import { startFakeUpstream } from '../helpers/fake-upstream.js';
+import { gatewayYaml, securityGateway, withServer } from '../helpers/gateway-config.js';
+import { configOf, loadTestConfig, startGateway } from '../helpers/start-gateway.js';
+import { eventually, GW_KEY, jsonReply, requestLines, startRig, type SecurityRig } from './harness.js';
 import { head, RawConnection, sleep, ULID } from './raw-http.js';
 
 const FOUR_MB = 4 * 1024 * 1024;
@@ -33,23 +26,29 @@ describe('401 from the headers, before the body', () => {
   });
   afterAll(() => rig.close());
 
-  it('no key, Content-Length 4 MB, a few body bytes sent: the 401 arrives (OpenAI format) and the connection is closed', async () => {
-    const c = await RawConnection.open(rig.gw.url);
-    try {
-      await c.write(`${head(CHAT, { 'content-type': 'application/json', 'content-length': FOUR_MB })}{"model":"oa/m",`);
-      const r = await c.response(3000);
-      expect(r.status).toBe(401);
-      expect(r.headers['x-correlation-id']).toMatch(ULID);
-      expect(r.headers.connection).toBe('close');
-      const body = JSON.parse(r.body);
-      expect(body.error).toMatchObject({ type: 'authentication_error', code: 'missing_api_key' });
-      expect(typeof body.error.message).toBe('string');
-      // Nothing more is sent: the gateway closes the connection within its bound (2 s).
-      expect(await c.closed(6000)).toBeLessThan(6000);
-    } finally {
-      c.destroy();
-    }
-  });
+  it(
+    'no key, Content-Length 4 MB, a few body bytes sent: the 401 arrives (OpenAI format) and the connection is ' +
+      'closed',
+    async () => {
+      const c = await RawConnection.open(rig.gw.url);
+      try {
+        await c.write(
+          `${head(CHAT, { 'content-type': 'application/json', 'content-length': FOUR_MB })}{"model":"oa/m",`,
+        );
+        const r = await c.response(3000);
+        expect(r.status).toBe(401);
+        expect(r.headers['x-correlation-id']).toMatch(ULID);
+        expect(r.headers.connection).toBe('close');
+        const body = JSON.parse(r.body);
+        expect(body.error).toMatchObject({ type: 'authentication_error', code: 'missing_api_key' });
+        expect(typeof body.error.message).toBe('string');
+        // Nothing more is sent: the gateway closes the connection within its bound (2 s).
+        expect(await c.closed(6000)).toBeLessThan(6000);
+      } finally {
+        c.destroy();
+      }
+    },
+  );
 
   it('unknown key on /v1/messages: 401 in the Anthropic format, before the body', async () => {
     const c = await RawConnection.open(rig.gw.url);
@@ -77,49 +76,53 @@ describe('401 from the headers, before the body', () => {
     }
   });
 
-  it('Expect: 100-continue with a bad key: 401 and never a 100 Continue; with the right key: 100 Continue, then the answer', async () => {
-    const body = JSON.stringify({ model: 'oa/m', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] });
-    const bad = await RawConnection.open(rig.gw.url);
-    try {
-      await bad.write(
-        head(CHAT, {
-          'content-type': 'application/json',
-          authorization: 'Bearer wrong-key-000000',
-          expect: '100-continue',
-          'content-length': Buffer.byteLength(body),
-        }),
-      );
-      const r = await bad.response(3000);
-      expect(r.status).toBe(401);
-      expect(r.headers['x-correlation-id']).toMatch(ULID);
-      expect(JSON.parse(r.body).error.code).toBe('invalid_api_key');
-      expect(bad.received).not.toContain('100 Continue');
-      expect(bad.responses().map((x) => x.status)).toEqual([401]);
-    } finally {
-      bad.destroy();
-    }
-    const good = await RawConnection.open(rig.gw.url);
-    try {
-      await good.write(
-        head(CHAT, {
-          'content-type': 'application/json',
-          authorization: `Bearer ${GW_KEY}`,
-          expect: '100-continue',
-          'content-length': Buffer.byteLength(body),
-        }),
-      );
-      await eventually(
-        () => (good.received.startsWith('HTTP/1.1 100 Continue') ? true : undefined),
-        '100 Continue',
-        3000,
-      );
-      await good.write(body);
-      const r = await good.response(5000);
-      expect(r.status).toBe(200);
-    } finally {
-      good.destroy();
-    }
-  });
+  it(
+    'Expect: 100-continue with a bad key: 401 and never a 100 Continue; with the right key: 100 Continue, then the ' +
+      'answer',
+    async () => {
+      const body = JSON.stringify({ model: 'oa/m', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] });
+      const bad = await RawConnection.open(rig.gw.url);
+      try {
+        await bad.write(
+          head(CHAT, {
+            'content-type': 'application/json',
+            authorization: 'Bearer wrong-key-000000',
+            expect: '100-continue',
+            'content-length': Buffer.byteLength(body),
+          }),
+        );
+        const r = await bad.response(3000);
+        expect(r.status).toBe(401);
+        expect(r.headers['x-correlation-id']).toMatch(ULID);
+        expect(JSON.parse(r.body).error.code).toBe('invalid_api_key');
+        expect(bad.received).not.toContain('100 Continue');
+        expect(bad.responses().map((x) => x.status)).toEqual([401]);
+      } finally {
+        bad.destroy();
+      }
+      const good = await RawConnection.open(rig.gw.url);
+      try {
+        await good.write(
+          head(CHAT, {
+            'content-type': 'application/json',
+            authorization: `Bearer ${GW_KEY}`,
+            expect: '100-continue',
+            'content-length': Buffer.byteLength(body),
+          }),
+        );
+        await eventually(
+          () => (good.received.startsWith('HTTP/1.1 100 Continue') ? true : undefined),
+          '100 Continue',
+          3000,
+        );
+        await good.write(body);
+        const r = await good.response(5000);
+        expect(r.status).toBe(200);
+      } finally {
+        good.destroy();
+      }
+    },
+  );
 
   it('50 slow unauthenticated 4 MB uploads: refused at once, connections closed within the bound, little memory held', async () => {
     const N = 50;
@@ -156,7 +159,8 @@ describe('401 from the headers, before the body', () => {
       const grewMb = (peakArrayBuffers - base.arrayBuffers) / 1024 / 1024;
       const rssMb = (peakRss - base.rss) / 1024 / 1024;
       console.log(
-        `${N} slow unauthenticated 4 MB uploads: peak arrayBuffers +${grewMb.toFixed(1)} MB, peak rss +${rssMb.toFixed(1)} MB`,
+        `${N} slow unauthenticated 4 MB uploads: peak arrayBuffers +${grewMb.toFixed(1)} MB, peak rss ` +
+          `+${rssMb.toFixed(1)} MB`,
       );
       // Buffering them would hold up to 200 MB; reading and dropping at most 1 MB each holds a few.
       expect(grewMb).toBeLessThan(80);
@@ -176,11 +180,12 @@ describe('401 from the headers, before the body', () => {
 
 describe('server timeouts', () => {
   it('server.headers_timeout_ms, body_read_timeout_ms and request_timeout_ms are accepted (schema and normalise)', () => {
-    const cfg = loadTestConfig(
-      securityConfigYaml('http://127.0.0.1:9').replace(
-        'shutdown_grace_ms: 1000 }',
-        'shutdown_grace_ms: 1000, headers_timeout_ms: 1500, body_read_timeout_ms: 2500, request_timeout_ms: 9000 }',
-      ),
+    const cfg = configOf(
+      withServer(securityGateway('http://127.0.0.1:9'), {
+        headers_timeout_ms: 1500,
+        body_read_timeout_ms: 2500,
+        request_timeout_ms: 9000,
+      }),
     );
     expect(cfg.server).toMatchObject({ headersTimeoutMs: 1500, bodyReadTimeoutMs: 2500, requestTimeoutMs: 9000 });
   });
@@ -188,10 +193,13 @@ describe('server timeouts', () => {
   describe('with short timeouts', () => {
     let rig: SecurityRig;
     beforeAll(async () => {
-      const up = await startMockUpstream(okHandler);
-      const yaml = securityConfigYaml(up.url).replace(
-        'shutdown_grace_ms: 1000 }',
-        'shutdown_grace_ms: 1000, headers_timeout_ms: 1000, body_read_timeout_ms: 1000, request_timeout_ms: 10000 }',
+      const up = await startFakeUpstream({ handler: okHandler });
+      const yaml = gatewayYaml(
+        withServer(securityGateway(up.url), {
+          headers_timeout_ms: 1000,
+          body_read_timeout_ms: 1000,
+          request_timeout_ms: 10000,
+        }),
       );
       const gw = await startGateway(loadTestConfig(yaml));
       rig = {
@@ -231,38 +239,42 @@ describe('server timeouts', () => {
       [CHAT, {}, 'openai'],
       [MESSAGES, { 'anthropic-version': '2023-06-01' }, 'anthropic'],
     ] as const) {
-      it(`an authenticated body that stalls: 408 request_timeout (${format} format) within body_read_timeout_ms, logged as such`, async () => {
-        const c = await RawConnection.open(rig.gw.url);
-        try {
-          const t0 = Date.now();
-          await c.write(
-            `${head(path, {
-              'content-type': 'application/json',
-              authorization: `Bearer ${GW_KEY}`,
-              ...extra,
-              'content-length': 5000,
-            })}{"model":"oa/m","messages":[`,
-          );
-          const r = await c.response(5000);
-          const ms = Date.now() - t0;
-          expect(ms).toBeGreaterThanOrEqual(900);
-          expect(ms).toBeLessThan(4000);
-          expect(r.status).toBe(408);
-          expect(r.headers['x-correlation-id']).toMatch(ULID);
-          const body = JSON.parse(r.body);
-          if (format === 'openai') expect(body.error).toMatchObject({ code: 'request_timeout' });
-          else expect(body).toMatchObject({ type: 'error', error: { type: 'timeout_error' } });
-          const line = await eventually(
-            () => requestLines(rig.gw.logs).find((l) => l.correlation_id === r.headers['x-correlation-id']),
-            'the log line',
-          );
-          expect(line).toMatchObject({ status: 408, error_code: 'request_timeout', fault: 'caller', key_id: 'dev' });
-          // The connection is not kept for the rest of a body that is not coming.
-          expect(await c.closed(5000)).toBeLessThan(ms + 4000);
-        } finally {
-          c.destroy();
-        }
-      });
+      it(
+        `an authenticated body that stalls: 408 request_timeout (${format} format) within body_read_timeout_ms, ` +
+          `logged as such`,
+        async () => {
+          const c = await RawConnection.open(rig.gw.url);
+          try {
+            const t0 = Date.now();
+            await c.write(
+              `${head(path, {
+                'content-type': 'application/json',
+                authorization: `Bearer ${GW_KEY}`,
+                ...extra,
+                'content-length': 5000,
+              })}{"model":"oa/m","messages":[`,
+            );
+            const r = await c.response(5000);
+            const ms = Date.now() - t0;
+            expect(ms).toBeGreaterThanOrEqual(900);
+            expect(ms).toBeLessThan(4000);
+            expect(r.status).toBe(408);
+            expect(r.headers['x-correlation-id']).toMatch(ULID);
+            const body = JSON.parse(r.body);
+            if (format === 'openai') expect(body.error).toMatchObject({ code: 'request_timeout' });
+            else expect(body).toMatchObject({ type: 'error', error: { type: 'timeout_error' } });
+            const line = await eventually(
+              () => requestLines(rig.gw.logs).find((l) => l.correlation_id === r.headers['x-correlation-id']),
+              'the log line',
+            );
+            expect(line).toMatchObject({ status: 408, error_code: 'request_timeout', fault: 'caller', key_id: 'dev' });
+            // The connection is not kept for the rest of a body that is not coming.
+            expect(await c.closed(5000)).toBeLessThan(ms + 4000);
+          } finally {
+            c.destroy();
+          }
+        },
+      );
     }
   });
 });
@@ -279,42 +291,46 @@ describe('a client that leaves during the upload', () => {
     [MESSAGES, { 'anthropic-version': '2023-06-01' }, 'destroyed'],
     [CHAT, {}, 'half-closed'],
   ] as const) {
-    it(`${path}: half the body, then the socket ${leave} → 499 client_disconnected, fault caller, client_aborted; no error-level log`, async () => {
-      const before = rig.gw.logs.length;
-      const c = await RawConnection.open(rig.gw.url);
-      const id = '01JAAAAAAAAAAAAAAAAAAAAAAA';
-      await c.write(
-        head(path, {
-          'content-type': 'application/json',
-          authorization: `Bearer ${GW_KEY}`,
-          'x-correlation-id': id,
-          ...extra,
-          'content-length': 10_000,
-        }) +
-          '{"model":"oa/m","messages":[' +
-          ' '.repeat(4000),
-      );
-      await sleep(150);
-      if (leave === 'destroyed') c.destroy();
-      else c.socket.end();
-      const line = await eventually(
-        () => requestLines(rig.gw.logs).find((l) => l.correlation_id === id),
-        'the log line',
-      );
-      expect(line).toMatchObject({
-        status: 499,
-        error_code: 'client_disconnected',
-        fault: 'caller',
-        client_aborted: true,
-        key_id: 'dev',
-      });
-      await sleep(100);
-      const mine = rig.gw.logs.slice(before).map((l) => JSON.parse(l));
-      expect(mine.filter((l) => l.level === 'error')).toEqual([]);
-      expect(mine.filter((l) => l.msg === 'request')).toHaveLength(1);
-      expect(rig.up.received.length).toBe(0);
-      rig.gw.logs.length = 0;
-      c.destroy();
-    });
+    it(
+      `${path}: half the body, then the socket ${leave} → 499 client_disconnected, fault caller, client_aborted; no ` +
+        `error-level log`,
+      async () => {
+        const before = rig.gw.logs.length;
+        const c = await RawConnection.open(rig.gw.url);
+        const id = '01JAAAAAAAAAAAAAAAAAAAAAAA';
+        await c.write(
+          head(path, {
+            'content-type': 'application/json',
+            authorization: `Bearer ${GW_KEY}`,
+            'x-correlation-id': id,
+            ...extra,
+            'content-length': 10_000,
+          }) +
+            '{"model":"oa/m","messages":[' +
+            ' '.repeat(4000),
+        );
+        await sleep(150);
+        if (leave === 'destroyed') c.destroy();
+        else c.socket.end();
+        const line = await eventually(
+          () => requestLines(rig.gw.logs).find((l) => l.correlation_id === id),
+          'the log line',
+        );
+        expect(line).toMatchObject({
+          status: 499,
+          error_code: 'client_disconnected',
+          fault: 'caller',
+          client_aborted: true,
+          key_id: 'dev',
+        });
+        await sleep(100);
+        const mine = rig.gw.logs.slice(before).map((l) => JSON.parse(l));
+        expect(mine.filter((l) => l.level === 'error')).toEqual([]);
+        expect(mine.filter((l) => l.msg === 'request')).toHaveLength(1);
+        expect(rig.up.received.length).toBe(0);
+        rig.gw.logs.length = 0;
+        c.destroy();
+      },
+    );
   }
 });

@@ -87,20 +87,26 @@ describe('planLimits', () => {
 });
 
 describe('planCountLimits', () => {
-  it('counts token counting against request rates and concurrency only, in counters of its own, with room for a burst', () => {
-    const now = Date.parse('2026-11-23T10:00:30Z');
-    const plan = planCountLimits({ config, principal: { keyId: 'k1', role: 'r' }, modelId: 'p/cheap', now })!;
-    const minute = Date.parse('2026-11-23T10:00:00Z');
-    // No budget, no tokens per minute; 10 rpm and 1 in flight are raised to the burst size.
-    expect(plan.ops.map((o) => [o.key, o.limit, o.amount])).toEqual([
-      [`rl:rl:k1:count:req:${minute}`, COUNT_TOKENS_BURST, 1],
-      ['rl:rl:k1:count:inflight', COUNT_TOKENS_BURST, 1],
-    ]);
-    expect(plan.estimateNano).toBe(0);
-    expect(plan.limiters.every((l) => l.kind !== 'budget' && l.counting === true)).toBe(true);
-    // Settling gives the slot back and keeps the request counted.
-    expect(settlementOps(plan, 0, undefined).map((o) => [o.key, o.amount])).toEqual([['rl:rl:k1:count:inflight', -1]]);
-  });
+  it(
+    'counts token counting against request rates and concurrency only, in counters of its own, with room for a ' +
+      'burst',
+    () => {
+      const now = Date.parse('2026-11-23T10:00:30Z');
+      const plan = planCountLimits({ config, principal: { keyId: 'k1', role: 'r' }, modelId: 'p/cheap', now })!;
+      const minute = Date.parse('2026-11-23T10:00:00Z');
+      // No budget, no tokens per minute; 10 rpm and 1 in flight are raised to the burst size.
+      expect(plan.ops.map((o) => [o.key, o.limit, o.amount])).toEqual([
+        [`rl:rl:k1:count:req:${minute}`, COUNT_TOKENS_BURST, 1],
+        ['rl:rl:k1:count:inflight', COUNT_TOKENS_BURST, 1],
+      ]);
+      expect(plan.estimateNano).toBe(0);
+      expect(plan.limiters.every((l) => l.kind !== 'budget' && l.counting === true)).toBe(true);
+      // Settling gives the slot back and keeps the request counted.
+      expect(settlementOps(plan, 0, undefined).map((o) => [o.key, o.amount])).toEqual([
+        ['rl:rl:k1:count:inflight', -1],
+      ]);
+    },
+  );
 
   it('plans nothing for a caller no rate limit applies to', () => {
     expect(

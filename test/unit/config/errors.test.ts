@@ -88,7 +88,8 @@ describe('semantic errors', () => {
         10,
         9,
         'roles.dev.models[1]',
-        'pattern "locl/*" matches nothing: "locl" is neither a provider id nor an alias namespace (did you mean "local"?)',
+        'pattern "locl/*" matches nothing: "locl" is neither a provider id nor an alias namespace (did you mean ' +
+          '"local"?)',
       ],
       [11, 9, 'roles.dev.models[2]', '"local/missing" matches no model or alias'],
       [16, 9, 'keys[1].id', 'duplicate key id "one" (also keys[0])'],
@@ -166,7 +167,8 @@ describe('reporting', () => {
 describe('routing settings', () => {
   it('bounds, backoff order, failure lists, cooldown and timeouts, alias overrides', async () => {
     const listHelp =
-      'is not a failure class or status: use connect, timeout, 5xx, auth, or a status among 408, 409, 425, 429, 500-599';
+      'is not a failure class or status: use connect, timeout, 5xx, auth, or a status among 408, 409, 425, 429, ' +
+      '500-599';
     const noAuthRetry = 'a rejected credential does not get better by retrying: use "auth" in fallback_on only';
     expect(errors((await load('routing.yaml')).issues)).toEqual([
       [2, 17, 'routing.max_attempts', 'must be >= 1'],

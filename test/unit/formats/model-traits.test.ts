@@ -6,23 +6,34 @@ import {
 } from '../../../src/formats/model-traits.js';
 
 describe('model traits guessed from the upstream name', () => {
-  it('OpenAI reasoning models: o-series and gpt-5, not the -chat variants; router prefixes looked through; config wins', () => {
-    for (const n of [
-      'o1',
-      'o3-mini',
-      'o4-mini-2025-04-16',
-      'gpt-5',
-      'gpt-5-mini',
-      'gpt-5.1-codex',
-      'openai/gpt-5',
-      'GPT-5',
-    ])
-      expect(openaiModelReasons(n), n).toBe(true);
-    for (const n of ['gpt-4o', 'gpt-4.1-mini', 'gpt-5-chat-latest', 'llama-3.1-70b', 'omni-moderation', 'deepseek-r1'])
-      expect(openaiModelReasons(n), n).toBe(false);
-    expect(openaiModelReasons('deepseek-r1', true)).toBe(true);
-    expect(openaiModelReasons('gpt-5', false)).toBe(false);
-  });
+  it(
+    'OpenAI reasoning models: o-series and gpt-5, not the -chat variants; router prefixes looked through; config ' +
+      'wins',
+    () => {
+      for (const n of [
+        'o1',
+        'o3-mini',
+        'o4-mini-2025-04-16',
+        'gpt-5',
+        'gpt-5-mini',
+        'gpt-5.1-codex',
+        'openai/gpt-5',
+        'GPT-5',
+      ])
+        expect(openaiModelReasons(n), n).toBe(true);
+      for (const n of [
+        'gpt-4o',
+        'gpt-4.1-mini',
+        'gpt-5-chat-latest',
+        'llama-3.1-70b',
+        'omni-moderation',
+        'deepseek-r1',
+      ])
+        expect(openaiModelReasons(n), n).toBe(false);
+      expect(openaiModelReasons('deepseek-r1', true)).toBe(true);
+      expect(openaiModelReasons('gpt-5', false)).toBe(false);
+    },
+  );
 
   it("Claude thinking: 3.7 and later, and other hosts' models", () => {
     for (const n of [

@@ -198,7 +198,8 @@ describe('private_key', () => {
     expect(
       found(
         'private_key',
-        '-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkq\n-----END PUBLIC KEY----- and -----BEGIN CERTIFICATE----- and "private key"',
+        '-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkq\n-----END PUBLIC KEY----- and -----BEGIN CERTIFICATE----- and ' +
+          '"private key"',
       ),
     ).toEqual([]);
   });

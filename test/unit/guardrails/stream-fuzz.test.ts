@@ -29,7 +29,8 @@ const FRAGMENTS = [
   ' IBAN GB82 WEST 1234 5698 7654 32 ',
   'AKIAIOSFODNN7EXAMPLE',
   ' Bearer abcdefghijklmnop0123456789 ',
-  '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj\n-----END PRIVATE KEY-----\n',
+  '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj\n-----END PRIVATE ' +
+    'KEY-----\n',
   'secret ',
   'secrets ',
   'Top Secret! ',

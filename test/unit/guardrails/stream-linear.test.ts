@@ -70,27 +70,34 @@ describe('guardStream: amortised linear', () => {
     expect(read()).toBeLessThan(10 * stream.length);
   });
 
-  it('what a rule reads doubles, not quadruples, when a held private key doubles (up to 13 KB, inside the END search limit)', async () => {
-    const readFor = async (lines: number) => {
-      const key =
-        '-----BEGIN PRIVATE KEY-----\n' +
-        'MIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n'.repeat(lines) +
-        '-----END PRIVATE KEY-----';
-      const { rules, read } = counting(ALL);
-      const out = await guardedText(rules, inPieces(`key: ${key} done`, 16));
-      expect(out.text).toBe('key: [REDACTED:private_key] done');
-      return read();
-    };
-    const once = await readFor(200);
-    expect(await readFor(400)).toBeLessThan(3 * once);
-  });
+  it(
+    'what a rule reads doubles, not quadruples, when a held private key doubles (up to 13 KB, inside the END search ' +
+      'limit)',
+    async () => {
+      const readFor = async (lines: number) => {
+        const key =
+          '-----BEGIN PRIVATE KEY-----\n' +
+          'MIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n'.repeat(lines) +
+          '-----END PRIVATE KEY-----';
+        const { rules, read } = counting(ALL);
+        const out = await guardedText(rules, inPieces(`key: ${key} done`, 16));
+        expect(out.text).toBe('key: [REDACTED:private_key] done');
+        return read();
+      };
+      const once = await readFor(200);
+      expect(await readFor(400)).toBeLessThan(3 * once);
+    },
+  );
 
   it('secrets split across deltas right before and after a long held token are still redacted', async () => {
-    const stream = `mail jane.doe@example.com then Bearer ${'t'.repeat(50_000)} then AKIAIOSFODNN7EXAMPLE and 4111 1111 1111 1111.`;
+    const stream =
+      `mail jane.doe@example.com then Bearer ${'t'.repeat(50_000)} then AKIAIOSFODNN7EXAMPLE and 4111 ` +
+      `1111 1111 1111.`;
     for (const size of [1, 7, 33]) {
       const out = await guardedText(ALL, inPieces(stream, size));
       expect(out.text).toBe(
-        'mail [REDACTED:email] then Bearer [REDACTED:bearer_token] then [REDACTED:aws_access_key] and [REDACTED:credit_card].',
+        'mail [REDACTED:email] then Bearer [REDACTED:bearer_token] then [REDACTED:aws_access_key] and ' +
+          '[REDACTED:credit_card].',
       );
     }
   });

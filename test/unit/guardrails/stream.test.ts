@@ -166,7 +166,8 @@ describe('guardStream: redaction across deltas', () => {
 
   it('a private key streamed in small deltas is redacted whole', async () => {
     const key =
-      '-----BEGIN RSA PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj\nMzEfYyjiWA4R4/M2bS1GB4t7NXp98C3SC6dVMvDuictGeurT8jNbvJZHtCSuYEvu\n-----END RSA PRIVATE KEY-----';
+      '-----BEGIN RSA PRIVATE ' +
+      'KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj\nMzEfYyjiWA4R4/M2bS1GB4t7NXp98C3SC6dVMvDuictGeurT8jNbvJZHtCSuYEvu\n-----END RSA PRIVATE KEY-----';
     const text = `Here: ${key}\nKeep it safe.`;
     const pieces = text.match(/[\s\S]{1,7}/g)!;
     const { out } = await run(compile(guardrail('pk', detectors('private_key'), 'redact')), textEvents(pieces));

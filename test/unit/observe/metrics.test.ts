@@ -193,59 +193,63 @@ describe('GatewayMetrics', () => {
     expect(value(samples, 'gateway_cost_usd_total', l)).toBeCloseTo(0.5, 9);
   });
 
-  it('observes durations in seconds: request, per-attempt upstream, time to first token (streams), overhead (sub-ms buckets)', async () => {
-    const m = new GatewayMetrics(ALLOW);
-    m.onRequest(record({ stream: true, latency_ms: 1500, ttft_ms: 300, overhead_ms: 0.3 }), {
-      attempts: [
-        attempt({ outcome: 'failed', status: 503, startMs: T0 + 1, endMs: T0 + 201 }),
-        attempt({ startMs: T0 + 250, endMs: T0 + 1450 }),
-      ],
-      startEpochMs: T0,
-    });
-    m.onRequest(record({ stream: false, latency_ms: 40, ttft_ms: undefined, overhead_ms: 2 }), {
-      attempts: [attempt({ startMs: T0, endMs: undefined, outcome: 'abandoned' })],
-      startEpochMs: T0,
-    });
-    const { samples, types } = parse((await m.render()).body);
-    expect(types.get('gateway_request_duration_seconds')).toBe('histogram');
+  it(
+    'observes durations in seconds: request, per-attempt upstream, time to first token (streams), overhead (sub-ms ' +
+      'buckets)',
+    async () => {
+      const m = new GatewayMetrics(ALLOW);
+      m.onRequest(record({ stream: true, latency_ms: 1500, ttft_ms: 300, overhead_ms: 0.3 }), {
+        attempts: [
+          attempt({ outcome: 'failed', status: 503, startMs: T0 + 1, endMs: T0 + 201 }),
+          attempt({ startMs: T0 + 250, endMs: T0 + 1450 }),
+        ],
+        startEpochMs: T0,
+      });
+      m.onRequest(record({ stream: false, latency_ms: 40, ttft_ms: undefined, overhead_ms: 2 }), {
+        attempts: [attempt({ startMs: T0, endMs: undefined, outcome: 'abandoned' })],
+        startEpochMs: T0,
+      });
+      const { samples, types } = parse((await m.render()).body);
+      expect(types.get('gateway_request_duration_seconds')).toBe('histogram');
 
-    expect(
-      value(samples, 'gateway_request_duration_seconds_count', {
-        endpoint: 'POST /v1/chat/completions',
-        stream: 'true',
-      }),
-    ).toBe(1);
-    expect(value(samples, 'gateway_request_duration_seconds_sum', { stream: 'true' })).toBeCloseTo(1.5, 9);
-    expect(value(samples, 'gateway_request_duration_seconds_bucket', { stream: 'true', le: '1' })).toBe(0);
-    expect(value(samples, 'gateway_request_duration_seconds_bucket', { stream: 'true', le: '2.5' })).toBe(1);
-    expect(value(samples, 'gateway_request_duration_seconds_bucket', { stream: 'false', le: '0.05' })).toBe(1);
+      expect(
+        value(samples, 'gateway_request_duration_seconds_count', {
+          endpoint: 'POST /v1/chat/completions',
+          stream: 'true',
+        }),
+      ).toBe(1);
+      expect(value(samples, 'gateway_request_duration_seconds_sum', { stream: 'true' })).toBeCloseTo(1.5, 9);
+      expect(value(samples, 'gateway_request_duration_seconds_bucket', { stream: 'true', le: '1' })).toBe(0);
+      expect(value(samples, 'gateway_request_duration_seconds_bucket', { stream: 'true', le: '2.5' })).toBe(1);
+      expect(value(samples, 'gateway_request_duration_seconds_bucket', { stream: 'false', le: '0.05' })).toBe(1);
 
-    // One observation per attempt; an attempt without an end lasts to the request's end.
-    expect(value(samples, 'gateway_upstream_duration_seconds_count', { provider: 'openai' })).toBe(3);
-    expect(value(samples, 'gateway_upstream_duration_seconds_sum', { provider: 'openai' })).toBeCloseTo(
-      0.2 + 1.2 + 0.04,
-      6,
-    );
-    expect(value(samples, 'gateway_upstream_attempts_total', { provider: 'openai', outcome: 'failed' })).toBe(1);
-    expect(value(samples, 'gateway_upstream_attempts_total', { provider: 'openai', outcome: 'ok' })).toBe(1);
-    expect(value(samples, 'gateway_upstream_attempts_total', { provider: 'openai', outcome: 'abandoned' })).toBe(1);
+      // One observation per attempt; an attempt without an end lasts to the request's end.
+      expect(value(samples, 'gateway_upstream_duration_seconds_count', { provider: 'openai' })).toBe(3);
+      expect(value(samples, 'gateway_upstream_duration_seconds_sum', { provider: 'openai' })).toBeCloseTo(
+        0.2 + 1.2 + 0.04,
+        6,
+      );
+      expect(value(samples, 'gateway_upstream_attempts_total', { provider: 'openai', outcome: 'failed' })).toBe(1);
+      expect(value(samples, 'gateway_upstream_attempts_total', { provider: 'openai', outcome: 'ok' })).toBe(1);
+      expect(value(samples, 'gateway_upstream_attempts_total', { provider: 'openai', outcome: 'abandoned' })).toBe(1);
 
-    // Only the stream has a time to first token.
-    expect(value(samples, 'gateway_time_to_first_token_seconds_count', { provider: 'openai' })).toBe(1);
-    expect(value(samples, 'gateway_time_to_first_token_seconds_sum', { provider: 'openai' })).toBeCloseTo(0.3, 9);
+      // Only the stream has a time to first token.
+      expect(value(samples, 'gateway_time_to_first_token_seconds_count', { provider: 'openai' })).toBe(1);
+      expect(value(samples, 'gateway_time_to_first_token_seconds_sum', { provider: 'openai' })).toBeCloseTo(0.3, 9);
 
-    const overheadLe = find(samples, 'gateway_overhead_seconds_bucket')
-      .map((s) => Number(s.labels.le))
-      .filter(Number.isFinite);
-    expect(overheadLe.some((le) => le < 0.001)).toBe(true);
-    expect(
-      value(samples, 'gateway_overhead_seconds_bucket', { endpoint: 'POST /v1/chat/completions', le: '0.0005' }),
-    ).toBe(1);
-    expect(
-      value(samples, 'gateway_overhead_seconds_bucket', { endpoint: 'POST /v1/chat/completions', le: '0.0025' }),
-    ).toBe(2);
-    expect(value(samples, 'gateway_overhead_seconds_count', { endpoint: 'POST /v1/chat/completions' })).toBe(2);
-  });
+      const overheadLe = find(samples, 'gateway_overhead_seconds_bucket')
+        .map((s) => Number(s.labels.le))
+        .filter(Number.isFinite);
+      expect(overheadLe.some((le) => le < 0.001)).toBe(true);
+      expect(
+        value(samples, 'gateway_overhead_seconds_bucket', { endpoint: 'POST /v1/chat/completions', le: '0.0005' }),
+      ).toBe(1);
+      expect(
+        value(samples, 'gateway_overhead_seconds_bucket', { endpoint: 'POST /v1/chat/completions', le: '0.0025' }),
+      ).toBe(2);
+      expect(value(samples, 'gateway_overhead_seconds_count', { endpoint: 'POST /v1/chat/completions' })).toBe(2);
+    },
+  );
 
   it('tracks requests in flight per endpoint', async () => {
     const m = new GatewayMetrics(ALLOW);

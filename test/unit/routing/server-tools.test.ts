@@ -46,13 +46,17 @@ describe('isServerTool', () => {
 });
 
 describe('checkAccountTools', () => {
-  it('mcp_servers: refused by default (403 naming the field), allowed when the role says so; empty or null needs nothing', () => {
-    const e = refusal(role(), { mcp_servers: [{ type: 'url', url: 'https://x', name: 'n' }] });
-    expect([e?.code, e?.status, e?.kind, e?.param]).toEqual(['tool_not_allowed', 403, 'permission', 'mcp_servers']);
-    expect(refusal(role({ mcpServers: 'allow' }), { mcp_servers: [{ type: 'url' }] })).toBeUndefined();
-    expect(refusal(role(), { mcp_servers: [] })).toBeUndefined();
-    expect(refusal(role(), { mcp_servers: null })).toBeUndefined();
-  });
+  it(
+    'mcp_servers: refused by default (403 naming the field), allowed when the role says so; empty or null needs ' +
+      'nothing',
+    () => {
+      const e = refusal(role(), { mcp_servers: [{ type: 'url', url: 'https://x', name: 'n' }] });
+      expect([e?.code, e?.status, e?.kind, e?.param]).toEqual(['tool_not_allowed', 403, 'permission', 'mcp_servers']);
+      expect(refusal(role({ mcpServers: 'allow' }), { mcp_servers: [{ type: 'url' }] })).toBeUndefined();
+      expect(refusal(role(), { mcp_servers: [] })).toBeUndefined();
+      expect(refusal(role(), { mcp_servers: null })).toBeUndefined();
+    },
+  );
   it('server tools: allowed by default, refused naming tools[i] when the role denies them', () => {
     const tools = [
       { name: 'f', input_schema: {} },

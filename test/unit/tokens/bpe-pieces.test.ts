@@ -52,7 +52,8 @@ describe('bpePieces', () => {
   });
 
   it('cuts runs of letters, punctuation and whitespace longer than MAX_RUN, and only those', () => {
-    const text = `start ${'a'.repeat(300)} mid ${'!'.repeat(MAX_RUN)} ${' '.repeat(2 * MAX_RUN + 1)}end ${'1'.repeat(1000)}`;
+    const text =
+      `start ${'a'.repeat(300)} mid ${'!'.repeat(MAX_RUN)} ${' '.repeat(2 * MAX_RUN + 1)}end ` + `${'1'.repeat(1000)}`;
     const pieces = bpePieces(text);
     expect(pieces.join('')).toBe(text);
     // 300 letters: two cuts; exactly MAX_RUN `!`: none; 257 spaces: two; digits: none.

@@ -60,11 +60,13 @@ describe('passThrough', () => {
 
   it('rewrites only model', () => {
     const raw = Buffer.from(
-      '{"model": "alias/fast", "max_tokens": 10,\n "messages":[{"role":"user","content":"hi"}], "service_tier":"standard_only"}',
+      '{"model": "alias/fast", "max_tokens": 10,\n "messages":[{"role":"user","content":"hi"}], ' +
+        '"service_tier":"standard_only"}',
     );
     const out = passThrough.prepareBody(raw, JSON.parse(raw.toString()), { model: 'claude-real' }, chat);
     expect(out.toString()).toBe(
-      '{"model": "claude-real", "max_tokens": 10,\n "messages":[{"role":"user","content":"hi"}], "service_tier":"standard_only"}',
+      '{"model": "claude-real", "max_tokens": 10,\n "messages":[{"role":"user","content":"hi"}], ' +
+        '"service_tier":"standard_only"}',
     );
   });
 

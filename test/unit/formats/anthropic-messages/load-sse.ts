@@ -29,7 +29,9 @@ export async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
   return out;
 }
 
-/** Events as golden text: one JSON per line; `created` (a clock value) zeroed, errors reduced to code/status/message. */
+/**
+ * Events as golden text: one JSON per line; `created` (a clock value) zeroed, errors reduced to code/status/message.
+ */
 export function goldenEvents(events: StreamEvent[]): string {
   const lines = events.map((e) => {
     if (e.type === 'error')

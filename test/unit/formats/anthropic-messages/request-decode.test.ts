@@ -169,38 +169,42 @@ describe('decodeAnthropicRequest', () => {
     expect(choice({ type: 'auto', disable_parallel_tool_use: false })).toEqual([{ type: 'auto' }, undefined]);
   });
 
-  it('sorts what it cannot represent: provider-side hints (dropped by translation) and fields that change the output (unmapped)', () => {
-    const r = decodeAnthropicRequest({
-      ...base,
-      messages: [
-        { role: 'user', content: 'hi' },
-        {
-          role: 'assistant',
-          content: [
-            { type: 'redacted_thinking', data: 'xyz' },
-            { type: 'text', text: 'ok' },
-          ],
-        },
-        { role: 'user', content: 'go on' },
-      ],
-      service_tier: 'standard_only',
-      container: 'container_abc',
-      mcp_servers: [{ type: 'url', url: 'https://mcp.example.com', name: 'x' }],
-      speed: 'standard',
-      context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] },
-      inference_geo: undefined,
-      thinking: { type: 'between_tools' },
-      brand_new: 1,
-    });
-    expect(r.unmapped).toEqual(['mcp_servers', 'brand_new', 'thinking']);
-    expect(r.hints).toEqual(['service_tier', 'container', 'context_management']);
-    // Earlier-turn reasoning, redacted or not, is reasoning: one rule when translated.
-    expect(r.messages[1].content).toEqual([
-      { type: 'reasoning', text: '', redacted: 'xyz' },
-      { type: 'text', text: 'ok' },
-    ]);
-    expect(r.reasoning).toBeUndefined();
-  });
+  it(
+    'sorts what it cannot represent: provider-side hints (dropped by translation) and fields that change the output ' +
+      '(unmapped)',
+    () => {
+      const r = decodeAnthropicRequest({
+        ...base,
+        messages: [
+          { role: 'user', content: 'hi' },
+          {
+            role: 'assistant',
+            content: [
+              { type: 'redacted_thinking', data: 'xyz' },
+              { type: 'text', text: 'ok' },
+            ],
+          },
+          { role: 'user', content: 'go on' },
+        ],
+        service_tier: 'standard_only',
+        container: 'container_abc',
+        mcp_servers: [{ type: 'url', url: 'https://mcp.example.com', name: 'x' }],
+        speed: 'standard',
+        context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] },
+        inference_geo: undefined,
+        thinking: { type: 'between_tools' },
+        brand_new: 1,
+      });
+      expect(r.unmapped).toEqual(['mcp_servers', 'brand_new', 'thinking']);
+      expect(r.hints).toEqual(['service_tier', 'container', 'context_management']);
+      // Earlier-turn reasoning, redacted or not, is reasoning: one rule when translated.
+      expect(r.messages[1].content).toEqual([
+        { type: 'reasoning', text: '', redacted: 'xyz' },
+        { type: 'text', text: 'ok' },
+      ]);
+      expect(r.reasoning).toBeUndefined();
+    },
+  );
 
   it('maps what current clients send: mid-conversation system messages, adaptive thinking, effort, output format', () => {
     const r = decodeAnthropicRequest({
@@ -277,46 +281,50 @@ describe('decodeAnthropicRequest', () => {
     expect(r.messages[1].content).toEqual([{ type: 'text', text: 'Here.' }]);
   });
 
-  it('leaves what it does not carry to the provider: new roles and block types, documents, Files-API images, new tool_choice types (unmapped)', () => {
-    const r = decodeAnthropicRequest({
-      ...base,
-      system: [{ type: 'text', text: 's' }, { type: 'future_system_block' }],
-      messages: [
-        {
-          role: 'user',
-          content: [
-            { type: 'text', text: 'hi' },
-            { type: 'document', source: { type: 'text', data: 'x', media_type: 'text/plain' } },
-            { type: 'search_result', source: 'x', title: 't', content: [] },
-            { type: 'image', source: { type: 'file', file_id: 'f' } },
-            { type: 'future_block' },
-            { type: 'web_search_tool_result', tool_use_id: 't', content: [] },
-            {
-              type: 'tool_result',
-              tool_use_id: 't',
-              content: [{ type: 'document', source: { type: 'text', data: 'x', media_type: 'text/plain' } }],
-            },
-          ],
-        },
-        { role: 'critic', content: 'x' },
-      ],
-      tool_choice: { type: 'sometimes' },
-    });
-    expect(r.unmapped).toEqual([
-      'messages[0].content[1]',
-      'messages[0].content[2]',
-      'messages[0].content[3]',
-      'messages[0].content[4]',
-      'messages[0].content[5]',
-      'messages[0].content[6].content[0]',
-      'messages[1].role',
-      'tool_choice',
-      'system[1]',
-    ]);
-    expect(r.messages).toHaveLength(1);
-    expect(r.messages[0].content.map((c) => c.type)).toEqual(['text', 'tool_result']);
-    expect(r.system).toEqual([{ type: 'text', text: 's' }]);
-  });
+  it(
+    'leaves what it does not carry to the provider: new roles and block types, documents, Files-API images, new ' +
+      'tool_choice types (unmapped)',
+    () => {
+      const r = decodeAnthropicRequest({
+        ...base,
+        system: [{ type: 'text', text: 's' }, { type: 'future_system_block' }],
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'hi' },
+              { type: 'document', source: { type: 'text', data: 'x', media_type: 'text/plain' } },
+              { type: 'search_result', source: 'x', title: 't', content: [] },
+              { type: 'image', source: { type: 'file', file_id: 'f' } },
+              { type: 'future_block' },
+              { type: 'web_search_tool_result', tool_use_id: 't', content: [] },
+              {
+                type: 'tool_result',
+                tool_use_id: 't',
+                content: [{ type: 'document', source: { type: 'text', data: 'x', media_type: 'text/plain' } }],
+              },
+            ],
+          },
+          { role: 'critic', content: 'x' },
+        ],
+        tool_choice: { type: 'sometimes' },
+      });
+      expect(r.unmapped).toEqual([
+        'messages[0].content[1]',
+        'messages[0].content[2]',
+        'messages[0].content[3]',
+        'messages[0].content[4]',
+        'messages[0].content[5]',
+        'messages[0].content[6].content[0]',
+        'messages[1].role',
+        'tool_choice',
+        'system[1]',
+      ]);
+      expect(r.messages).toHaveLength(1);
+      expect(r.messages[0].content.map((c) => c.type)).toEqual(['text', 'tool_result']);
+      expect(r.system).toEqual([{ type: 'text', text: 's' }]);
+    },
+  );
 
   it('names the field at fault', () => {
     const msg = (content: unknown, role = 'user') => ({ ...base, messages: [{ role, content }] });

@@ -34,7 +34,10 @@ const start: StreamEvent = {
 };
 const usage = { inputTokens: 30, outputTokens: 20, cacheReadTokens: 64 };
 
-/** What an OpenAI upstream yields for text then two parallel tool calls whose fragments interleave; nothing closes until the end. */
+/**
+ * What an OpenAI upstream yields for text then two parallel tool calls whose fragments interleave; nothing closes until
+ * the end.
+ */
 const interleaved: StreamEvent[] = [
   start,
   { type: 'block_start', index: 0, block: { kind: 'text' } },
@@ -262,24 +265,32 @@ describe('message_start usage when the upstream has not reported the input yet',
   const run = async (events: StreamEvent[]) =>
     parseSse((await collect(encodeAnthropicStream(fromArray(events), prompt))).join('')).map((m) => JSON.parse(m.data));
 
-  it('a local estimate (about four characters per token), complete with cache_creation; message_delta has the real count', async () => {
-    const out = await run(
-      body({ type: 'message_stop', finish: 'stop', usage: { inputTokens: 180, outputTokens: 1, cacheReadTokens: 20 } }),
-    );
-    expect(out[0].message.usage).toEqual({
-      input_tokens: 200,
-      cache_creation_input_tokens: 0,
-      cache_read_input_tokens: 0,
-      cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
-      output_tokens: 1,
-    });
-    expect(out.find((e) => e.type === 'message_delta').usage).toEqual({
-      input_tokens: 180,
-      cache_creation_input_tokens: 0,
-      cache_read_input_tokens: 20,
-      output_tokens: 1,
-    });
-  });
+  it(
+    'a local estimate (about four characters per token), complete with cache_creation; message_delta has the real ' +
+      'count',
+    async () => {
+      const out = await run(
+        body({
+          type: 'message_stop',
+          finish: 'stop',
+          usage: { inputTokens: 180, outputTokens: 1, cacheReadTokens: 20 },
+        }),
+      );
+      expect(out[0].message.usage).toEqual({
+        input_tokens: 200,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+        cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
+        output_tokens: 1,
+      });
+      expect(out.find((e) => e.type === 'message_delta').usage).toEqual({
+        input_tokens: 180,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 20,
+        output_tokens: 1,
+      });
+    },
+  );
 
   it('an upstream that never reports its input: the estimate stands in message_delta rather than 0', async () => {
     const out = await run(body({ type: 'message_stop', finish: 'stop', usage: { inputTokens: 0, outputTokens: 0 } }));

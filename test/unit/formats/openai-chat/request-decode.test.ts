@@ -95,49 +95,53 @@ describe('decodeOpenaiRequest', () => {
     expect(paramOf({ ...base, tool_choice: { function: 'f' } })).toBe('tool_choice');
   });
 
-  it('leaves what it does not carry to the provider: audio and file parts, new roles, part, tool and tool_choice types (unmapped)', () => {
-    const r = decodeOpenaiRequest({
-      ...base,
-      messages: [
-        {
-          role: 'user',
-          content: [
-            { type: 'text', text: 'hi' },
-            { type: 'input_audio', input_audio: { data: 'AA==', format: 'wav' } },
-            { type: 'file', file: { file_id: 'file-1' } },
-            { type: 'input_video', url: 'x' },
-          ],
-        },
-        { role: 'critic', content: 'be brief' },
-        { role: 'system', content: [{ type: 'image_url', image_url: { url: 'https://x.test/i.png' } }] },
-        { role: 'assistant', content: [{ type: 'refusal', refusal: 'no' }] },
-      ],
-      tools: [
-        { type: 'custom', custom: { name: 'grep' } },
-        { type: 'function', function: { name: 'f' } },
-      ],
-      tool_choice: 'sometimes',
-    });
-    expect(r.unmapped).toEqual([
-      'messages[0].content[1]',
-      'messages[0].content[2]',
-      'messages[0].content[3]',
-      'messages[1].role',
-      'messages[2].content[0]',
-      'messages[3].content[0]',
-      'tools[0]',
-      'tool_choice',
-    ]);
-    expect(r.messages[0].content).toEqual([{ type: 'text', text: 'hi' }]);
-    expect(r.tools.map((t) => t.name)).toEqual(['f']);
-    expect(r.toolChoice).toBeUndefined();
-    expect(
-      decodeOpenaiRequest({
+  it(
+    'leaves what it does not carry to the provider: audio and file parts, new roles, part, tool and tool_choice ' +
+      'types (unmapped)',
+    () => {
+      const r = decodeOpenaiRequest({
         ...base,
-        tool_choice: { type: 'allowed_tools', allowed_tools: { mode: 'auto', tools: [] } },
-      }).unmapped,
-    ).toEqual(['tool_choice']);
-  });
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'hi' },
+              { type: 'input_audio', input_audio: { data: 'AA==', format: 'wav' } },
+              { type: 'file', file: { file_id: 'file-1' } },
+              { type: 'input_video', url: 'x' },
+            ],
+          },
+          { role: 'critic', content: 'be brief' },
+          { role: 'system', content: [{ type: 'image_url', image_url: { url: 'https://x.test/i.png' } }] },
+          { role: 'assistant', content: [{ type: 'refusal', refusal: 'no' }] },
+        ],
+        tools: [
+          { type: 'custom', custom: { name: 'grep' } },
+          { type: 'function', function: { name: 'f' } },
+        ],
+        tool_choice: 'sometimes',
+      });
+      expect(r.unmapped).toEqual([
+        'messages[0].content[1]',
+        'messages[0].content[2]',
+        'messages[0].content[3]',
+        'messages[1].role',
+        'messages[2].content[0]',
+        'messages[3].content[0]',
+        'tools[0]',
+        'tool_choice',
+      ]);
+      expect(r.messages[0].content).toEqual([{ type: 'text', text: 'hi' }]);
+      expect(r.tools.map((t) => t.name)).toEqual(['f']);
+      expect(r.toolChoice).toBeUndefined();
+      expect(
+        decodeOpenaiRequest({
+          ...base,
+          tool_choice: { type: 'allowed_tools', allowed_tools: { mode: 'auto', tools: [] } },
+        }).unmapped,
+      ).toEqual(['tool_choice']);
+    },
+  );
 
   it('maps reasoning_effort', () => {
     expect(decodeOpenaiRequest({ ...base, reasoning_effort: 'minimal' }).reasoning).toEqual({

@@ -292,24 +292,31 @@ describe('encodeOpenaiRequest: what current clients send', () => {
     ]);
   });
 
-  it("reasoning only for a reasoning model (config wins over the name), with max_completion_tokens; otherwise dropped by the caller's field names", () => {
-    const reasoning = { adaptive: true, effort: 'high' as const, fields: ['thinking', 'output_config.effort'] };
-    expect(encode({ reasoning, maxTokens: 32000 }, { model: 'gpt-4o', maxOutputTokens: 16384 })).toEqual({
-      body: { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }], max_tokens: 16384 },
-      dropped: ['thinking', 'output_config.effort'],
-    });
-    expect(encode({ reasoning, maxTokens: 32000 }, { model: 'gpt-5' }).body).toMatchObject({
-      reasoning_effort: 'high',
-      max_completion_tokens: 32000,
-    });
-    expect(encode({ reasoning: { adaptive: true, fields: ['thinking'] } }, { model: 'gpt-5' }).body).not.toHaveProperty(
-      'reasoning_effort',
-    );
-    expect(encode({ reasoning }, { model: 'qwen3', reasoning: true }).body.reasoning_effort).toBe('high');
-    expect(encode({ temperature: 0.2, topP: 0.5 }, { model: 'o3' })).toMatchObject({
-      dropped: ['temperature', 'top_p'],
-    });
-  });
+  it(
+    'reasoning only for a reasoning model (config wins over the name), with max_completion_tokens; otherwise dropped ' +
+      '' +
+      '' +
+      '' +
+      "by the caller's field names",
+    () => {
+      const reasoning = { adaptive: true, effort: 'high' as const, fields: ['thinking', 'output_config.effort'] };
+      expect(encode({ reasoning, maxTokens: 32000 }, { model: 'gpt-4o', maxOutputTokens: 16384 })).toEqual({
+        body: { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }], max_tokens: 16384 },
+        dropped: ['thinking', 'output_config.effort'],
+      });
+      expect(encode({ reasoning, maxTokens: 32000 }, { model: 'gpt-5' }).body).toMatchObject({
+        reasoning_effort: 'high',
+        max_completion_tokens: 32000,
+      });
+      expect(
+        encode({ reasoning: { adaptive: true, fields: ['thinking'] } }, { model: 'gpt-5' }).body,
+      ).not.toHaveProperty('reasoning_effort');
+      expect(encode({ reasoning }, { model: 'qwen3', reasoning: true }).body.reasoning_effort).toBe('high');
+      expect(encode({ temperature: 0.2, topP: 0.5 }, { model: 'o3' })).toMatchObject({
+        dropped: ['temperature', 'top_p'],
+      });
+    },
+  );
 
   it('structured output: strict only for a schema OpenAI accepts in strict mode', () => {
     const strictable = {

@@ -1,25 +1,8 @@
 /**
- * A STRICT upstream: a real HTTP server on 127.0.0.1 that plays both providers the way the real APIs
- * behave, refusing what they refuse (with their error shapes and statuses) so a gateway bug that a
- * lenient mock would hide fails the test. Shares no code with src/.
- *
- *   POST /v1/chat/completions        OpenAI Chat Completions (Bearer key required)
- *   POST /v1/messages                Anthropic Messages (x-api-key or Bearer, and anthropic-version required)
- *   POST /v1/messages/count_tokens   Anthropic token counting ({input_tokens})
- *   anything else                    404 in the format the path suggests
- *
- * API
- *   const up = await startStrictUpstream({ reply?, reasoningModels? })
- *   up.url                    base URL (configure providers with base_url `${up.url}/v1`)
- *   up.received               every request: {method, path, headers, rawBody, body, format, status, error?}
- *   up.accepted / up.rejected the ones answered 2xx / refused (error: the message sent back)
- *   up.last(path?)            newest request (on a path)
- *   up.setReply(fn)           program the answers: fn(req) → StrictReply | undefined (undefined = default)
- *   up.reset()                forget recorded requests (keeps the reply hook)
- *   up.close()
- *
- * Validation is exported for unit tests: validateOpenAIChat(body) / validateAnthropic(body, headers, kind)
- * return undefined or the refusal {message, param?, code?}.
+ * What the real APIs refuse, checked the way they check it, so a gateway bug that a lenient fake
+ * would hide fails the test. The fake upstream (fake-upstream.ts) runs these on every call; they
+ * are exported for unit tests too: validateOpenAIChat(body) / validateAnthropic(body, headers, kind)
+ * return undefined or the refusal {message, param?, code?}. Shares no code with src/.
  *
  * What is refused (facts from the openai 6.x and @anthropic-ai/sdk 1.x type definitions and API docs):
  *   OpenAI: a body that is not an object; missing model/messages; unknown top-level arguments
@@ -45,71 +28,10 @@
  *     additionalProperties:false; temperature outside 0..1; tool_choice naming an absent tool; thinking on
  *     Claude models before 3.7; output_config.format on Claude models without structured outputs
  *     (before Opus 4.1 / 4.5); OpenAI `user` longer than 64 characters.
- *
- * Default answers (when the hook returns undefined): a forced tool choice → that tool called with an
- * object sampled from its schema; structured output asked (response_format json_schema/json_object,
- * output_config.format) → JSON text sampled from the schema; otherwise text `echo: <last user text>`.
- * Usage is never zero: input ≈ request characters / 4, output = words (+ 10 per tool call).
- * Streams follow the documented event order (see renderOpenAIStream / renderAnthropicStream).
  */
 
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-
-export type StrictFormat = 'openai' | 'anthropic';
-
-export interface StrictRequest {
-  method: string;
-  path: string;
-  headers: IncomingHttpHeaders;
-  rawBody: string;
-  body: any;
-  format: StrictFormat;
-  /** HTTP status answered. */
-  status: number;
-  /** The refusal message, when refused. */
-  error?: string;
-}
-
-export interface StrictToolCall {
-  name: string;
-  args: unknown;
-  id?: string;
-}
-
-/** What to answer; fields combine (thinking + text + tool calls). */
-export interface StrictReply {
-  text?: string;
-  /** Anthropic: a thinking block before the rest (with a signature). OpenAI: counted as reasoning tokens only. */
-  thinking?: string;
-  toolCalls?: StrictToolCall[];
-  /** Structured output: JSON text (OpenAI content; Anthropic text), or the forced tool's input when a tool is forced. */
-  json?: unknown;
-  finish?: 'stop' | 'length';
-  error?: { status: number; message?: string; type?: string };
-  usage?: { input?: number; output?: number; cacheRead?: number; cacheCreation?: number };
-}
-
-export type StrictReplyHook = (req: StrictRequest) => StrictReply | undefined | Promise<StrictReply | undefined>;
-
-export interface StrictUpstreamOptions {
-  reply?: StrictReplyHook;
-  /** Model names that behave as OpenAI reasoning models. Default /^(o\d|gpt-5)/. */
-  reasoningModels?: RegExp;
-  /** Delay between stream events, ms (default 0). */
-  streamDelayMs?: number;
-}
-
-export interface StrictUpstream {
-  url: string;
-  received: StrictRequest[];
-  readonly accepted: StrictRequest[];
-  readonly rejected: StrictRequest[];
-  last(path?: string): StrictRequest | undefined;
-  setReply(hook: StrictReplyHook | undefined): void;
-  reset(): void;
-  close(): Promise<void>;
-}
+import type { IncomingHttpHeaders } from 'node:http';
+import type { WireFormat } from './upstream-wire.js';
 
 export interface Refusal {
   message: string;
@@ -119,170 +41,18 @@ export interface Refusal {
   type?: string;
 }
 
-const DEFAULT_REASONING = /^(o\d|gpt-5)/;
+export const DEFAULT_REASONING = /^(o\d|gpt-5)/;
 
-export async function startStrictUpstream(opts: StrictUpstreamOptions = {}): Promise<StrictUpstream> {
-  let hook = opts.reply;
-  const reasoning = opts.reasoningModels ?? DEFAULT_REASONING;
-  const received: StrictRequest[] = [];
-  let seq = 0;
-  const server: Server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const rawBody = Buffer.concat(chunks).toString('utf8');
-    const path = (req.url ?? '').split('?')[0]!;
-    const format: StrictFormat = path.startsWith('/v1/messages') ? 'anthropic' : 'openai';
-    let body: any;
-    let parsed = true;
-    try {
-      body = rawBody ? JSON.parse(rawBody) : undefined;
-    } catch {
-      parsed = false;
-    }
-    const rec: StrictRequest = {
-      method: req.method ?? '',
-      path,
-      headers: req.headers,
-      rawBody,
-      body,
-      format,
-      status: 200,
-    };
-    received.push(rec);
-    seq += 1;
-
-    const refuse = (r: Refusal) => {
-      const status = r.status ?? 400;
-      rec.status = status;
-      rec.error = r.message;
-      res.writeHead(status, { 'content-type': 'application/json', ...requestIdHeader(format, seq) });
-      res.end(JSON.stringify(errorBody(format, status, r, seq)));
-    };
-
-    const route = `${req.method} ${path}`;
-    if (
-      route !== 'POST /v1/chat/completions' &&
-      route !== 'POST /v1/messages' &&
-      route !== 'POST /v1/messages/count_tokens'
-    ) {
-      return refuse({
-        status: 404,
-        message: `Not found: ${req.method} ${path}`,
-        type: format === 'openai' ? 'invalid_request_error' : 'not_found_error',
-      });
-    }
-    const auth = authRefusal(format, req.headers);
-    if (auth) return refuse(auth);
-    if (!parsed) {
-      return refuse(
-        format === 'openai'
-          ? {
-              message:
-                "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)",
-            }
-          : { message: 'There was an issue with your request: invalid JSON' },
-      );
-    }
-    const kind = path === '/v1/messages/count_tokens' ? 'count_tokens' : 'messages';
-    const fault =
-      format === 'openai' ? validateOpenAIChat(body, reasoning) : validateAnthropic(body, req.headers, kind);
-    if (fault) return refuse(fault);
-
-    if (kind === 'count_tokens' && format === 'anthropic') {
-      res.writeHead(200, { 'content-type': 'application/json', ...requestIdHeader(format, seq) });
-      res.end(JSON.stringify({ input_tokens: estimateTokens(body) }));
-      return;
-    }
-    const answer = (await hook?.(rec)) ?? defaultReply(format, body);
-    if (answer.error) {
-      return refuse({
-        status: answer.error.status,
-        message: answer.error.message ?? `scripted ${answer.error.status}`,
-        type: answer.error.type,
-      });
-    }
-    const plan = planAnswer(format, body, answer, seq);
-    const headers = { ...requestIdHeader(format, seq) };
-    if (body.stream === true) {
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...headers });
-      const events = format === 'openai' ? renderOpenAIStream(plan, body) : renderAnthropicStream(plan);
-      for (const e of events) {
-        res.write(e);
-        if (opts.streamDelayMs) await new Promise((r) => setTimeout(r, opts.streamDelayMs));
-      }
-      res.end();
-    } else {
-      res.writeHead(200, { 'content-type': 'application/json', ...headers });
-      res.end(JSON.stringify(format === 'openai' ? renderOpenAIJson(plan) : renderAnthropicJson(plan)));
-    }
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    received,
-    get accepted() {
-      return received.filter((r) => r.status < 300);
-    },
-    get rejected() {
-      return received.filter((r) => r.status >= 300);
-    },
-    last: (path) => [...received].reverse().find((r) => path === undefined || r.path === path),
-    setReply: (h) => {
-      hook = h;
-    },
-    reset: () => {
-      received.length = 0;
-    },
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Errors, auth
-
-function requestIdHeader(format: StrictFormat, seq: number): Record<string, string> {
-  return format === 'openai' ? { 'x-request-id': `req_strict_${seq}` } : { 'request-id': `req_strict_${seq}` };
-}
-
-const ANTHROPIC_ERROR_TYPES: Record<number, string> = {
-  400: 'invalid_request_error',
-  401: 'authentication_error',
-  402: 'billing_error',
-  403: 'permission_error',
-  404: 'not_found_error',
-  413: 'request_too_large',
-  429: 'rate_limit_error',
-  500: 'api_error',
-  504: 'timeout_error',
-  529: 'overloaded_error',
-};
-
-function errorBody(format: StrictFormat, status: number, r: Refusal, seq: number): unknown {
-  if (format === 'anthropic') {
-    return {
-      type: 'error',
-      error: { type: r.type ?? ANTHROPIC_ERROR_TYPES[status] ?? 'api_error', message: r.message },
-      request_id: `req_strict_${seq}`,
-    };
-  }
-  const type = r.type ?? (status === 429 ? 'requests' : status >= 500 ? 'server_error' : 'invalid_request_error');
-  const code = r.code !== undefined ? r.code : status === 429 ? 'rate_limit_exceeded' : null;
-  return { error: { message: r.message, type, param: r.param ?? null, code } };
-}
-
-function authRefusal(format: StrictFormat, h: IncomingHttpHeaders): Refusal | undefined {
+/** A missing or malformed key, or (Anthropic) a missing anthropic-version. */
+export function authRefusal(format: WireFormat, h: IncomingHttpHeaders): Refusal | undefined {
   const bearer = typeof h.authorization === 'string' && /^Bearer \S+/.test(h.authorization);
   if (format === 'openai') {
     if (!bearer)
       return {
         status: 401,
         message:
-          "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
+          "You didn't provide an API key. You need to provide your API key in an Authorization header " +
+          'using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).',
         type: 'invalid_request_error',
       };
     return undefined;
@@ -323,7 +93,10 @@ function openObjectPath(schema: unknown, path: string, requireAll: boolean): str
       const req = Array.isArray(schema.required) ? schema.required : [];
       const missing = Object.keys(schema.properties).find((k) => !req.includes(k));
       if (missing !== undefined)
-        return `${path}: 'required' is required to be supplied and to be an array including every key in properties. Missing '${missing}'`;
+        return (
+          `${path}: 'required' is required to be supplied and to be an array including every key in properties. ` +
+          `Missing '${missing}'`
+        );
     }
   }
   for (const key of ['properties', '$defs', 'definitions'] as const) {
@@ -417,10 +190,15 @@ function missing(param: string): Refusal {
   return { message: `Missing required parameter: '${param}'.`, param, code: 'missing_required_parameter' };
 }
 
-export function validateOpenAIChat(body: any, reasoningModels: RegExp = DEFAULT_REASONING): Refusal | undefined {
+/** `extraFields`: let unknown top-level fields through (a test quirk, never the API's behaviour). */
+export function validateOpenAIChat(
+  body: any,
+  reasoningModels: RegExp = DEFAULT_REASONING,
+  extraFields = false,
+): Refusal | undefined {
   if (!isObj(body)) return { message: 'Invalid body: expected a JSON object.', code: 'invalid_type' };
   for (const k of Object.keys(body)) {
-    if (!OPENAI_FIELDS.has(k))
+    if (!OPENAI_FIELDS.has(k) && !extraFields)
       return { message: `Unrecognized request argument supplied: ${k}`, param: null, code: null };
   }
   if (body.model === undefined) return { message: 'you must provide a model parameter', param: null, code: null };
@@ -449,7 +227,9 @@ export function validateOpenAIChat(body: any, reasoningModels: RegExp = DEFAULT_
     }
     if (pending.length > 0 && m.role !== 'tool') {
       return {
-        message: `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${pending.join(', ')}`,
+        message:
+          `An assistant message with 'tool_calls' must be followed by tool messages responding to each ` +
+          `'tool_call_id'. The following tool_call_ids did not have response messages: ${pending.join(', ')}`,
         param: `messages.[${pendingFrom}].role`,
         code: null,
       };
@@ -496,7 +276,8 @@ export function validateOpenAIChat(body: any, reasoningModels: RegExp = DEFAULT_
       if (!pending.includes(m.tool_call_id)) {
         return {
           message:
-            "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",
+            "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with " +
+            "'tool_calls'.",
           param: `messages.[${i}].role`,
           code: null,
         };
@@ -508,7 +289,9 @@ export function validateOpenAIChat(body: any, reasoningModels: RegExp = DEFAULT_
   }
   if (pending.length > 0) {
     return {
-      message: `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${pending.join(', ')}`,
+      message:
+        `An assistant message with 'tool_calls' must be followed by tool messages responding to each ` +
+        `'tool_call_id'. The following tool_call_ids did not have response messages: ${pending.join(', ')}`,
       param: `messages.[${pendingFrom}].role`,
       code: null,
     };
@@ -526,7 +309,9 @@ export function validateOpenAIChat(body: any, reasoningModels: RegExp = DEFAULT_
     if (!isInt(body.max_tokens)) return invalidType('max_tokens', 'an integer', body.max_tokens);
     if (body.max_tokens < 1)
       return {
-        message: `Invalid 'max_tokens': integer below minimum value. Expected a value >= 1, but got ${body.max_tokens} instead.`,
+        message:
+          `Invalid 'max_tokens': integer below minimum value. Expected a value >= 1, but got ` +
+          `${body.max_tokens} instead.`,
         param: 'max_tokens',
         code: 'integer_below_min_value',
       };
@@ -541,13 +326,17 @@ export function validateOpenAIChat(body: any, reasoningModels: RegExp = DEFAULT_
     if (typeof body.temperature !== 'number') return invalidType('temperature', 'a decimal', body.temperature);
     if (reasoning && body.temperature !== 1)
       return {
-        message: `Unsupported value: 'temperature' does not support ${body.temperature} with this model. Only the default (1) value is supported.`,
+        message:
+          `Unsupported value: 'temperature' does not support ${body.temperature} with this model. Only the ` +
+          `default (1) value is supported.`,
         param: 'temperature',
         code: 'unsupported_value',
       };
     if (body.temperature < 0 || body.temperature > 2)
       return {
-        message: `Invalid 'temperature': decimal above maximum value. Expected a value <= 2, but got ${body.temperature} instead.`,
+        message:
+          `Invalid 'temperature': decimal above maximum value. Expected a value <= 2, but got ` +
+          `${body.temperature} instead.`,
         param: 'temperature',
         code: 'decimal_above_max_value',
       };
@@ -566,7 +355,9 @@ export function validateOpenAIChat(body: any, reasoningModels: RegExp = DEFAULT_
     };
   if (typeof body.user === 'string' && body.user.length > 64) {
     return {
-      message: `Invalid 'user': string too long. Expected a string with maximum length 64, but got a string with length ${body.user.length} instead.`,
+      message:
+        `Invalid 'user': string too long. Expected a string with maximum length 64, but got a string with ` +
+        `length ${body.user.length} instead.`,
       param: 'user',
       code: 'string_above_max_length',
     };
@@ -598,7 +389,9 @@ export function validateOpenAIChat(body: any, reasoningModels: RegExp = DEFAULT_
       return invalidType('stop', 'a string or an array of strings', body.stop);
     if (stops.length > 4)
       return {
-        message: `Invalid 'stop': array too long. Expected an array with maximum length 4, but got an array with length ${stops.length} instead.`,
+        message:
+          `Invalid 'stop': array too long. Expected an array with maximum length 4, but got an array with ` +
+          `length ${stops.length} instead.`,
         param: 'stop',
         code: 'array_above_max_length',
       };
@@ -619,7 +412,9 @@ export function validateOpenAIChat(body: any, reasoningModels: RegExp = DEFAULT_
       if (typeof def.name !== 'string') return missing(`${p}.${t.type}.name`);
       if (!TOOL_NAME_OPENAI.test(def.name))
         return {
-          message: `Invalid '${p}.${t.type}.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`,
+          message:
+            `Invalid '${p}.${t.type}.name': string does not match pattern. Expected a string that matches the ` +
+            `pattern '^[a-zA-Z0-9_-]+$'.`,
           param: `${p}.${t.type}.name`,
           code: 'invalid_value',
         };
@@ -691,7 +486,12 @@ export function validateOpenAIChat(body: any, reasoningModels: RegExp = DEFAULT_
       if (typeof js.name !== 'string') return missing('response_format.json_schema.name');
       if (!TOOL_NAME_OPENAI.test(js.name))
         return {
-          message: `Invalid 'response_format.json_schema.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`,
+          message:
+            `Invalid 'response_format.json_schema.name': string does not match pattern. Expected a string that ` +
+            `` +
+            `` +
+            `` +
+            `matches the pattern '^[a-zA-Z0-9_-]+$'.`,
           param: 'response_format.json_schema.name',
           code: 'invalid_value',
         };
@@ -816,7 +616,9 @@ const ANTHROPIC_BLOCKS = [
 /** Block types the beta API adds; accepted when any anthropic-beta value is sent. */
 const ANTHROPIC_BETA_BLOCKS = ['mcp_tool_use', 'mcp_tool_result', 'compaction'];
 
-/** Claude models without extended thinking, and the ones without native structured output (other names are accepted). */
+/**
+ * Claude models without extended thinking, and the ones without native structured output (other names are accepted).
+ */
 const NO_THINKING = /^claude-(?:instant|2|3-(?!7))/;
 const NO_OUTPUT_FORMAT = /^claude-(?:instant|2|3)|^claude-(?:opus|sonnet)-4(?:-0)?(?:-\d{8})?$/;
 
@@ -837,12 +639,13 @@ export function validateAnthropic(
   body: any,
   headers: IncomingHttpHeaders,
   kind: 'messages' | 'count_tokens',
+  extraFields = false,
 ): Refusal | undefined {
   if (!isObj(body)) return bad('body: Input should be a valid dictionary');
   const beta = betas(headers);
   const fields = kind === 'messages' ? ANTHROPIC_MESSAGE_FIELDS : ANTHROPIC_COUNT_FIELDS;
   for (const k of Object.keys(body)) {
-    if (!(k in fields)) return bad(`${k}: Extra inputs are not permitted`);
+    if (!Object.hasOwn(fields, k) && !extraFields) return bad(`${k}: Extra inputs are not permitted`);
     const needs = fields[k];
     if (needs && !beta.some((b) => b.startsWith(needs))) return bad(`${k}: Extra inputs are not permitted`);
   }
@@ -911,14 +714,16 @@ export function validateAnthropic(
         return bad('thinking.enabled.budget_tokens: Input should be greater than or equal to 1024');
       if (kind === 'messages' && thinking.budget_tokens >= body.max_tokens)
         return bad(
-          '`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size',
+          '`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at ' +
+            'https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size',
         );
       thinkingOn = true;
     } else if (thinking.type === 'adaptive') {
       thinkingOn = true;
     } else if (thinking.type !== 'disabled' && thinking.type !== 'between_tools') {
       return bad(
-        `thinking: Input tag '${String(thinking.type)}' found using 'type' does not match any of the expected tags: 'enabled', 'disabled', 'adaptive', 'between_tools'`,
+        `thinking: Input tag '${String(thinking.type)}' found using 'type' does not match any of the expected tags: ` +
+          `'enabled', 'disabled', 'adaptive', 'between_tools'`,
       );
     }
     for (const k of Object.keys(thinking)) {
@@ -939,15 +744,18 @@ export function validateAnthropic(
   if (thinkingOn) {
     if (body.temperature !== undefined && body.temperature !== 1)
       return bad(
-        '`temperature` may only be set to 1 when thinking is enabled or in adaptive mode. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#feature-compatibility',
+        '`temperature` may only be set to 1 when thinking is enabled or in adaptive mode. Please consult our ' +
+          'documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#feature-compatibility',
       );
     if (body.top_k !== undefined)
       return bad(
-        '`top_k` must be unset when thinking is enabled. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#feature-compatibility',
+        '`top_k` must be unset when thinking is enabled. Please consult our documentation at ' +
+          'https://docs.claude.com/en/docs/build-with-claude/extended-thinking#feature-compatibility',
       );
     if (body.top_p !== undefined && body.top_p < 0.95)
       return bad(
-        '`top_p` must be greater than or equal to 0.95 or unset when thinking is enabled. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#feature-compatibility',
+        '`top_p` must be greater than or equal to 0.95 or unset when thinking is enabled. Please consult our ' +
+          'documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#feature-compatibility',
       );
   }
 
@@ -1055,7 +863,8 @@ function checkAnthropicMessages(messages: any[], beta: string[], thinkingOn: boo
       if (!isObj(b)) return bad(`${p}: Input should be a valid dictionary`);
       if (!ANTHROPIC_BLOCKS.includes(b.type) && !(betaBlocks && ANTHROPIC_BETA_BLOCKS.includes(b.type))) {
         return bad(
-          `${p}: Input tag '${String(b.type)}' found using 'type' does not match any of the expected tags: ${ANTHROPIC_BLOCKS.map((t) => `'${t}'`).join(', ')}`,
+          `${p}: Input tag '${String(b.type)}' found using 'type' does not match any of the expected tags: ` +
+            `${ANTHROPIC_BLOCKS.map((t) => `'${t}'`).join(', ')}`,
         );
       }
       if (m.role === 'system' && b.type !== 'text')
@@ -1083,7 +892,9 @@ function checkAnthropicMessages(messages: any[], beta: string[], thinkingOn: boo
         const unanswered = uses.filter((id) => !answered.includes(id));
         if (unanswered.length > 0) {
           return bad(
-            `messages.${next.index}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${unanswered.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`,
+            `messages.${next.index}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ` +
+              `${unanswered.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next ` +
+              `message.`,
           );
         }
       }
@@ -1095,14 +906,17 @@ function checkAnthropicMessages(messages: any[], beta: string[], thinkingOn: boo
       const strange = results.map((b) => b.tool_use_id as string).filter((id) => !known.includes(id));
       if (strange.length > 0) {
         return bad(
-          `messages.${turn.index}.content.0: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${strange.join(', ')}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`,
+          `messages.${turn.index}.content.0: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ` +
+            `${strange.join(', ')}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous ` +
+            `message.`,
         );
       }
       const firstOther = turn.blocks.findIndex((b) => b.type !== 'tool_result');
       const lastResult = turn.blocks.map((b) => b.type).lastIndexOf('tool_result');
       if (firstOther !== -1 && firstOther < lastResult) {
         return bad(
-          `messages.${turn.index}: tool_result blocks must come first in the user message content, before any other content`,
+          `messages.${turn.index}: tool_result blocks must come first in the user message content, before any other ` +
+            `content`,
         );
       }
     }
@@ -1116,7 +930,11 @@ function checkAnthropicMessages(messages: any[], beta: string[], thinkingOn: boo
       const first = prev.blocks[0];
       if (first && first.type !== 'thinking' && first.type !== 'redacted_thinking') {
         return bad(
-          `messages.${prev.index}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${first.type}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable \`thinking\`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking`,
+          `messages.${prev.index}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found ` +
+            `\`${first.type}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block ` +
+            `(preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks). We recommend you include thinking blocks ` +
+            `from previous turns. To avoid this requirement, disable \`thinking\`. Please consult our documentation at ` +
+            `https://docs.claude.com/en/docs/build-with-claude/extended-thinking`,
         );
       }
     }
@@ -1159,338 +977,4 @@ function checkAnthropicBlock(b: Record<string, any>, p: string, role: string): R
     default:
       return undefined;
   }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Answers
-
-/** A value that satisfies a JSON schema (enough of JSON Schema for tool inputs and structured output). */
-export function sampleFromSchema(schema: unknown, defs: Record<string, unknown> = {}, depth = 0): unknown {
-  if (!isObj(schema) || depth > 12) return {};
-  const allDefs = {
-    ...defs,
-    ...(isObj(schema.$defs) ? schema.$defs : {}),
-    ...(isObj(schema.definitions) ? schema.definitions : {}),
-  };
-  if (typeof schema.$ref === 'string') {
-    const name = schema.$ref.split('/').at(-1)!;
-    return sampleFromSchema(allDefs[name], allDefs, depth + 1);
-  }
-  if ('const' in schema) return schema.const;
-  if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
-  for (const key of ['anyOf', 'oneOf'] as const) {
-    if (Array.isArray(schema[key]) && schema[key].length > 0) {
-      const notNull = schema[key].find((s: any) => !(isObj(s) && s.type === 'null')) ?? schema[key][0];
-      return sampleFromSchema(notNull, allDefs, depth + 1);
-    }
-  }
-  if (Array.isArray(schema.allOf) && schema.allOf.length > 0) {
-    return Object.assign({}, ...schema.allOf.map((s: unknown) => sampleFromSchema(s, allDefs, depth + 1)));
-  }
-  const type = Array.isArray(schema.type) ? schema.type.find((t: string) => t !== 'null') : schema.type;
-  switch (type) {
-    case 'string':
-      return schema.format === 'date-time'
-        ? '2024-01-01T00:00:00Z'
-        : schema.format === 'email'
-          ? 'a@example.com'
-          : schema.format === 'uri'
-            ? 'https://example.com'
-            : 'sample';
-    case 'integer':
-      return Math.max(1, typeof schema.minimum === 'number' ? Math.ceil(schema.minimum) : 1);
-    case 'number':
-      return typeof schema.minimum === 'number' ? schema.minimum : 1.5;
-    case 'boolean':
-      return true;
-    case 'null':
-      return null;
-    case 'array': {
-      const n = Math.max(1, typeof schema.minItems === 'number' ? schema.minItems : 1);
-      return Array.from({ length: n }, () => sampleFromSchema(schema.items, allDefs, depth + 1));
-    }
-    default: {
-      const out: Record<string, unknown> = {};
-      if (isObj(schema.properties)) {
-        for (const [k, v] of Object.entries(schema.properties)) out[k] = sampleFromSchema(v, allDefs, depth + 1);
-      }
-      return out;
-    }
-  }
-}
-
-/** Text of the last user message (string content or its text parts), in either format. */
-export function lastUserText(body: any): string {
-  const msgs: any[] = Array.isArray(body?.messages) ? body.messages : [];
-  for (let i = msgs.length - 1; i >= 0; i--) {
-    const m = msgs[i];
-    if (m?.role !== 'user') continue;
-    if (typeof m.content === 'string') return m.content;
-    if (Array.isArray(m.content)) {
-      const t = m.content
-        .filter((b: any) => b?.type === 'text')
-        .map((b: any) => b.text)
-        .join(' ');
-      if (t) return t;
-      const r = m.content.find((b: any) => b?.type === 'tool_result');
-      if (r) return typeof r.content === 'string' ? `tool result: ${r.content}` : 'tool result';
-    }
-  }
-  return '';
-}
-
-/** The schema the request demands an answer in, if any. */
-function structuredSchema(format: StrictFormat, body: any): unknown | undefined {
-  if (format === 'openai') {
-    const rf = body.response_format;
-    if (rf?.type === 'json_schema') return rf.json_schema?.schema ?? {};
-    if (rf?.type === 'json_object') return { type: 'object', properties: { ok: { type: 'boolean' } } };
-    return undefined;
-  }
-  return body.output_config?.format?.schema;
-}
-
-function forcedTool(format: StrictFormat, body: any): { name: string; schema: unknown } | undefined {
-  const tools: any[] = Array.isArray(body.tools) ? body.tools : [];
-  let name: string | undefined;
-  if (format === 'openai') {
-    const tc = body.tool_choice;
-    if (tc === 'required') name = tools[0]?.function?.name;
-    else if (tc?.type === 'function') name = tc.function?.name;
-    const t = tools.find((x) => x.function?.name === name);
-    return t ? { name: t.function.name, schema: t.function.parameters } : undefined;
-  }
-  const tc = body.tool_choice;
-  if (tc?.type === 'any') name = tools.find((t) => t.input_schema)?.name;
-  else if (tc?.type === 'tool') name = tc.name;
-  const t = tools.find((x) => x.name === name);
-  return t ? { name: t.name, schema: t.input_schema } : undefined;
-}
-
-function defaultReply(format: StrictFormat, body: any): StrictReply {
-  const forced = forcedTool(format, body);
-  if (forced) return { toolCalls: [{ name: forced.name, args: sampleFromSchema(forced.schema) }] };
-  const schema = structuredSchema(format, body);
-  if (schema !== undefined) return { json: sampleFromSchema(schema) };
-  return { text: `echo: ${lastUserText(body)}` };
-}
-
-interface AnswerPlan {
-  id: string;
-  model: string;
-  thinking?: string;
-  text?: string;
-  toolCalls: Array<{ id: string; name: string; argsJson: string }>;
-  finish: 'stop' | 'length' | 'tool_calls';
-  usage: { input: number; output: number; cacheRead: number; cacheCreation: number; reasoning: number };
-}
-
-function estimateTokens(body: unknown): number {
-  return Math.max(1, Math.ceil(JSON.stringify(body ?? '').length / 4));
-}
-const words = (s: string) => s.match(/\S+\s*/g) ?? [];
-
-function planAnswer(format: StrictFormat, body: any, r: StrictReply, seq: number): AnswerPlan {
-  let text = r.text;
-  let toolCalls = r.toolCalls ?? [];
-  if (r.json !== undefined) {
-    const forced = forcedTool(format, body);
-    if (forced && toolCalls.length === 0) toolCalls = [{ name: forced.name, args: r.json }];
-    else text = JSON.stringify(r.json);
-  }
-  const calls = toolCalls.map((c, i) => ({
-    id: c.id ?? (format === 'openai' ? `call_strict_${seq}_${i}` : `toolu_strict_${seq}_${i}`),
-    name: c.name,
-    argsJson: JSON.stringify(c.args ?? {}),
-  }));
-  const reasoning = r.thinking ? Math.max(1, words(r.thinking).length) : 0;
-  const output = r.usage?.output ?? Math.max(1, words(text ?? '').length + 10 * calls.length + reasoning);
-  return {
-    id: format === 'openai' ? `chatcmpl-strict${seq}` : `msg_strict${seq}`,
-    model: String(body.model),
-    thinking: format === 'anthropic' ? r.thinking : undefined,
-    text,
-    toolCalls: calls,
-    finish: calls.length > 0 ? 'tool_calls' : (r.finish ?? 'stop'),
-    usage: {
-      input: r.usage?.input ?? estimateTokens(body),
-      output,
-      cacheRead: r.usage?.cacheRead ?? 0,
-      cacheCreation: r.usage?.cacheCreation ?? 0,
-      reasoning,
-    },
-  };
-}
-
-function openaiUsage(p: AnswerPlan) {
-  const prompt = p.usage.input + p.usage.cacheRead;
-  return {
-    prompt_tokens: prompt,
-    completion_tokens: p.usage.output,
-    total_tokens: prompt + p.usage.output,
-    prompt_tokens_details: { cached_tokens: p.usage.cacheRead, audio_tokens: 0 },
-    completion_tokens_details: {
-      reasoning_tokens: p.usage.reasoning,
-      audio_tokens: 0,
-      accepted_prediction_tokens: 0,
-      rejected_prediction_tokens: 0,
-    },
-  };
-}
-
-function renderOpenAIJson(p: AnswerPlan): unknown {
-  const message: Record<string, unknown> = {
-    role: 'assistant',
-    content: p.text ?? null,
-    refusal: null,
-    annotations: [],
-  };
-  if (p.toolCalls.length > 0) {
-    message.tool_calls = p.toolCalls.map((c) => ({
-      id: c.id,
-      type: 'function',
-      function: { name: c.name, arguments: c.argsJson },
-    }));
-  }
-  return {
-    id: p.id,
-    object: 'chat.completion',
-    created: 1700000000,
-    model: p.model,
-    choices: [{ index: 0, message, logprobs: null, finish_reason: p.finish }],
-    usage: openaiUsage(p),
-    service_tier: 'default',
-    system_fingerprint: 'fp_strict',
-  };
-}
-
-/** Role chunk, content deltas, tool-call chunks (id+name first, then argument pieces), finish chunk, usage chunk, [DONE]. */
-function renderOpenAIStream(p: AnswerPlan, body: any): string[] {
-  const withUsage = body.stream_options?.include_usage === true;
-  const head = {
-    id: p.id,
-    object: 'chat.completion.chunk',
-    created: 1700000000,
-    model: p.model,
-    service_tier: 'default',
-    system_fingerprint: 'fp_strict',
-  };
-  const chunk = (delta: unknown, finish: string | null) =>
-    `data: ${JSON.stringify({ ...head, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...(withUsage ? { usage: null } : {}) })}\n\n`;
-  const out = [chunk({ role: 'assistant', content: '', refusal: null }, null)];
-  for (const w of words(p.text ?? '')) out.push(chunk({ content: w }, null));
-  p.toolCalls.forEach((c, index) => {
-    out.push(
-      chunk({ tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.name, arguments: '' } }] }, null),
-    );
-    for (let i = 0; i < c.argsJson.length; i += 8)
-      out.push(chunk({ tool_calls: [{ index, function: { arguments: c.argsJson.slice(i, i + 8) } }] }, null));
-  });
-  out.push(chunk({}, p.finish));
-  if (withUsage) out.push(`data: ${JSON.stringify({ ...head, choices: [], usage: openaiUsage(p) })}\n\n`);
-  out.push('data: [DONE]\n\n');
-  return out;
-}
-
-const ANTHROPIC_STOP = { stop: 'end_turn', length: 'max_tokens', tool_calls: 'tool_use' } as const;
-
-function anthropicContent(p: AnswerPlan): any[] {
-  const content: any[] = [];
-  if (p.thinking !== undefined)
-    content.push({
-      type: 'thinking',
-      thinking: p.thinking,
-      signature: `sig_${Buffer.from(p.thinking).toString('base64').slice(0, 16)}`,
-    });
-  if (p.text !== undefined && p.text !== '') content.push({ type: 'text', text: p.text });
-  for (const c of p.toolCalls)
-    content.push({ type: 'tool_use', id: c.id, name: c.name, input: JSON.parse(c.argsJson) });
-  return content;
-}
-
-function anthropicUsage(p: AnswerPlan) {
-  return {
-    input_tokens: p.usage.input,
-    cache_creation_input_tokens: p.usage.cacheCreation,
-    cache_read_input_tokens: p.usage.cacheRead,
-    cache_creation: { ephemeral_5m_input_tokens: p.usage.cacheCreation, ephemeral_1h_input_tokens: 0 },
-    output_tokens: p.usage.output,
-    service_tier: 'standard',
-  };
-}
-
-function renderAnthropicJson(p: AnswerPlan): unknown {
-  return {
-    id: p.id,
-    type: 'message',
-    role: 'assistant',
-    model: p.model,
-    content: anthropicContent(p),
-    stop_reason: ANTHROPIC_STOP[p.finish],
-    stop_sequence: null,
-    usage: anthropicUsage(p),
-  };
-}
-
-/** message_start, ping, per block content_block_start/delta…/stop, message_delta (stop_reason, usage), message_stop. */
-function renderAnthropicStream(p: AnswerPlan): string[] {
-  const ev = (type: string, data: Record<string, unknown>) =>
-    `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
-  const startUsage = { ...anthropicUsage(p), output_tokens: 1 };
-  const out = [
-    ev('message_start', {
-      message: {
-        id: p.id,
-        type: 'message',
-        role: 'assistant',
-        model: p.model,
-        content: [],
-        stop_reason: null,
-        stop_sequence: null,
-        usage: startUsage,
-      },
-    }),
-    ev('ping', {}),
-  ];
-  let index = 0;
-  for (const block of anthropicContent(p)) {
-    if (block.type === 'thinking') {
-      out.push(ev('content_block_start', { index, content_block: { type: 'thinking', thinking: '', signature: '' } }));
-      for (const w of words(block.thinking))
-        out.push(ev('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: w } }));
-      out.push(ev('content_block_delta', { index, delta: { type: 'signature_delta', signature: block.signature } }));
-    } else if (block.type === 'text') {
-      out.push(ev('content_block_start', { index, content_block: { type: 'text', text: '' } }));
-      for (const w of words(block.text))
-        out.push(ev('content_block_delta', { index, delta: { type: 'text_delta', text: w } }));
-    } else {
-      const json = JSON.stringify(block.input);
-      out.push(
-        ev('content_block_start', {
-          index,
-          content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} },
-        }),
-      );
-      for (let i = 0; i < json.length; i += 8)
-        out.push(
-          ev('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: json.slice(i, i + 8) } }),
-        );
-    }
-    out.push(ev('content_block_stop', { index }));
-    index += 1;
-  }
-  const u = anthropicUsage(p);
-  out.push(
-    ev('message_delta', {
-      delta: { stop_reason: ANTHROPIC_STOP[p.finish], stop_sequence: null },
-      usage: {
-        input_tokens: u.input_tokens,
-        cache_creation_input_tokens: u.cache_creation_input_tokens,
-        cache_read_input_tokens: u.cache_read_input_tokens,
-        output_tokens: u.output_tokens,
-      },
-    }),
-  );
-  out.push(ev('message_stop', {}));
-  return out;
 }

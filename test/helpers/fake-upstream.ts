@@ -1,0 +1,846 @@
+/**
+ * THE fake upstream of the tests: a real HTTP server on 127.0.0.1 that plays both providers as
+ * strictly as the real APIs (it refuses what they refuse, with their error shapes: upstream-rules.ts),
+ * records every call, and answers each call as the test chooses. Bodies and streams are written by
+ * upstream-wire.ts only. Shares no code with src/.
+ *
+ *   POST /v1/chat/completions        OpenAI Chat Completions (Bearer key required)
+ *   POST /v1/messages                Anthropic Messages (x-api-key or Bearer, and anthropic-version required)
+ *   POST /v1/messages/count_tokens   Anthropic token counting ({input_tokens})
+ *   anything else                    404 in the format the path suggests
+ *
+ * API
+ *   const up = await startFakeUpstream({ answer?, usage?, countTokens?, accept?, name?, ... })
+ *   up.url                     origin (OpenAI providers use `${up.url}/v1`, Anthropic ones `up.url`)
+ *   up.received / up.calls     every call, oldest first (one array, two names)
+ *   up.accepted / up.rejected  the calls answered 2xx / refused
+ *   up.on(path) / up.last(path?)
+ *   up.setHandler(h)           how calls are answered from now on: a Reply, or (call) => Reply | undefined
+ *   up.script(...replies)      replies for the next calls, in order (a number: an error with that status)
+ *   up.hold()                  every call from now on waits until the function returned is called
+ *   up.waitForCalls(n) / up.open (responses still open) / up.reset() / up.close()
+ *
+ * A Reply (undefined: the default answer, `options.answer`):
+ *   Content                      an answer (text, thinking, tool calls, json, usage), JSON or stream as asked
+ *   { kind: 'json', body? }      a JSON body: `body` as given, or the content encoded; any status
+ *   { kind: 'sse', events? }     a stream: `events` as given, or the content encoded; `delayMs` between events
+ *   { kind: 'error', status? }   an error body in the called format (headers such as retry-after);
+ *                                `inStream`: 200 and, after `after` events, the format's in-stream error
+ *   { kind: 'hang' }             never answers; with `after`, 200 and that many events first
+ *   { kind: 'drop' }             destroys the socket before any byte; with `after` (or `events`), mid-stream
+ *   { kind: 'held', until }      waits for `until`, then answers `then`
+ *   { kind: 'raw', status, body } bytes as given
+ * `after` counts the answer's stream events (0: a keep-alive comment only; 'body': all but the closing
+ * ones); a non-streaming call gets half its JSON body instead.
+ *
+ * Default answer (strict): a forced tool choice → that tool called with an object sampled from its
+ * schema; structured output asked → JSON text sampled from the schema; otherwise `echo: <last user text>`.
+ * Usage is never zero: input ≈ request characters / 4, output = words (+ 10 per tool call), unless
+ * `usage` (per format, settable on up.usage) or the content's usage says otherwise.
+ */
+
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
+import {
+  authRefusal,
+  DEFAULT_REASONING,
+  type Refusal,
+  validateAnthropic,
+  validateOpenAIChat,
+} from './upstream-rules.js';
+import {
+  closingEvents,
+  encodeJson,
+  encodeStream,
+  errorBody,
+  KEEP_ALIVE,
+  requestIdHeader,
+  streamError,
+  type WireAnswer,
+  type WireFormat,
+  type WireUsage,
+  words,
+} from './upstream-wire.js';
+
+export type { WireFormat } from './upstream-wire.js';
+
+export interface UpstreamCall {
+  /** 1-based, per upstream. */
+  n: number;
+  /** The fake's name (fleets). */
+  upstream: string;
+  method: string;
+  /** Without the query string. */
+  path: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  rawBody: string;
+  body: any;
+  format: WireFormat;
+  endpoint: 'chat' | 'messages' | 'count_tokens' | 'other';
+  /** performance.now() when the body had arrived. */
+  at: number;
+  /** HTTP status answered (200 until answered). */
+  status: number;
+  /** The refusal or error message, when refused. */
+  error?: string;
+  /** The bytes answered (body). */
+  responseText: string;
+}
+
+export interface ToolCallSpec {
+  name: string;
+  /** The input object (streamed in 8-character pieces). */
+  args?: unknown;
+  /** Or the argument JSON in the exact pieces to stream. */
+  pieces?: string[];
+  id?: string;
+}
+
+/** An answer's content; every field optional (fields combine: thinking + text + tool calls). */
+export interface Content {
+  /** A string streams word by word; an array streams one delta per piece. */
+  text?: string | string[];
+  /** Anthropic: a signed thinking block first. OpenAI: counted as reasoning tokens only. */
+  thinking?: string;
+  toolCalls?: ToolCallSpec[];
+  /** Structured output: JSON text, or the forced tool's input when a tool is forced. */
+  json?: unknown;
+  finish?: 'stop' | 'length';
+  usage?: Partial<Omit<WireUsage, 'reasoning'>>;
+  id?: string;
+  model?: string;
+}
+
+type Headers = Record<string, string>;
+type After = number | 'body';
+
+export type Reply =
+  | (Content & { kind?: undefined })
+  | (Content & { kind: 'json'; status?: number; body?: unknown; headers?: Headers })
+  | (Content & { kind: 'sse'; events?: string[]; delayMs?: number; headers?: Headers })
+  /** The content: what a stream sends before an in-stream error. */
+  | (Content & {
+      kind: 'error';
+      /** Default 500 (200 in a stream). */
+      status?: number;
+      message?: string | ((call: UpstreamCall) => string);
+      type?: string;
+      code?: string | null;
+      headers?: Headers;
+      inStream?: boolean;
+      after?: number;
+    })
+  | (Content & { kind: 'hang' | 'drop'; after?: After; events?: string[] })
+  | { kind: 'held'; until: Promise<unknown>; then?: Reply }
+  | { kind: 'raw'; status: number; body: string; headers?: Headers };
+
+export type Handler = (call: UpstreamCall) => Reply | undefined | Promise<Reply | undefined>;
+
+/** Token counts as each API reports them: OpenAI's prompt INCLUDES cached, Anthropic's input EXCLUDES the cache. */
+export interface FormatUsage {
+  openai?: { prompt: number; cached: number; completion: number };
+  anthropic?: { input: number; cacheRead: number; cacheWrite: number; output: number };
+}
+
+export interface FakeUpstreamOptions {
+  /** Names the calls and the ids (fleets). Default 'fake'. */
+  name?: string;
+  /** The default answer. Default: strictAnswer. */
+  answer?: (call: UpstreamCall) => Content;
+  /** The initial handler (as setHandler). */
+  handler?: Handler | Reply;
+  /** Fixed usage per format for every answer that sets none. */
+  usage?: FormatUsage;
+  /** What count_tokens answers. Default: request characters / 4. */
+  countTokens?: (body: any) => number;
+  /** Model names that behave as OpenAI reasoning models. Default /^(o\d|gpt-5)/. */
+  reasoningModels?: RegExp;
+  /** Pause between stream events, ms (default 0). */
+  streamDelayMs?: number;
+  /** OpenAI streams interleave parallel calls' argument pieces. */
+  interleave?: boolean;
+  /**
+   * Quirks a test opts into, each named for what it lets through; by default the fake refuses
+   * everything the real APIs refuse. `missingKey`: calls without a provider key; `unknownFields`:
+   * top-level fields the APIs do not know; `anyBody`: any JSON body (unknown roles, blocks, values).
+   * For tests that check the gateway forwards what it does not know unchanged.
+   */
+  accept?: { missingKey?: boolean; unknownFields?: boolean; anyBody?: boolean };
+  /** Shared across a fleet: upstream names in call order, and every call. */
+  sequence?: string[];
+  allCalls?: UpstreamCall[];
+}
+
+export interface FakeUpstream {
+  name: string;
+  url: string;
+  received: UpstreamCall[];
+  calls: UpstreamCall[];
+  readonly accepted: UpstreamCall[];
+  readonly rejected: UpstreamCall[];
+  /** Usage per format answers report unless they set their own (reset() restores the initial one). */
+  usage: FormatUsage;
+  on(path: string): UpstreamCall[];
+  last(path?: string): UpstreamCall | undefined;
+  /** A number: an error with that status. */
+  setHandler(h: Handler | Reply | number | undefined): void;
+  /** Replies for the next calls, in order; after them the handler. A number: an error with that status. */
+  script(...replies: Array<Reply | number>): void;
+  /** Every call from now on waits (once recorded) until the function returned is called. */
+  hold(): () => void;
+  /** Resolves once at least `n` calls have arrived; rejects after `timeoutMs`. */
+  waitForCalls(n: number, timeoutMs?: number): Promise<void>;
+  /** Responses still open (held, streaming or hanging). */
+  readonly open: number;
+  /** Forgets the calls, the handler, the script, holds and usage changes. */
+  reset(): void;
+  close(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const toHandler = (h: Handler | Reply | number | undefined): Handler | undefined =>
+  h === undefined || typeof h === 'function' ? h : () => toReply(h);
+const toReply = (r: Reply | number): Reply => (typeof r === 'number' ? { kind: 'error', status: r } : r);
+const copyUsage = (u: FormatUsage): FormatUsage => ({
+  ...(u.openai ? { openai: { ...u.openai } } : {}),
+  ...(u.anthropic ? { anthropic: { ...u.anthropic } } : {}),
+});
+
+export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise<FakeUpstream> {
+  const name = opts.name ?? 'fake';
+  const reasoning = opts.reasoningModels ?? DEFAULT_REASONING;
+  const defaultAnswer = opts.answer ?? strictAnswer;
+  const received: UpstreamCall[] = [];
+  let handler = toHandler(opts.handler);
+  let queue: Reply[] = [];
+  let gate: Promise<void> | undefined;
+  const usage = copyUsage(opts.usage ?? {});
+  const open = new Set<ServerResponse>();
+  const sockets = new Set<Socket>();
+
+  const server: Server = createServer(async (req, res) => {
+    open.add(res);
+    res.on('close', () => open.delete(res));
+    const parts: Buffer[] = [];
+    for await (const c of req) parts.push(c as Buffer);
+    const rawBody = Buffer.concat(parts).toString('utf8');
+    const url = req.url ?? '';
+    const path = url.split('?')[0]!;
+    const format: WireFormat = path.startsWith('/v1/messages') ? 'anthropic' : 'openai';
+    let body: any;
+    let parsed = true;
+    try {
+      body = rawBody ? JSON.parse(rawBody) : undefined;
+    } catch {
+      parsed = false;
+    }
+    const route = `${req.method} ${path}`;
+    const endpoint =
+      route === 'POST /v1/chat/completions'
+        ? 'chat'
+        : route === 'POST /v1/messages'
+          ? 'messages'
+          : route === 'POST /v1/messages/count_tokens'
+            ? 'count_tokens'
+            : 'other';
+    const call: UpstreamCall = {
+      n: received.length + 1,
+      upstream: name,
+      method: req.method ?? '',
+      path,
+      url,
+      headers: req.headers,
+      rawBody,
+      body,
+      format,
+      endpoint,
+      at: performance.now(),
+      status: 200,
+      responseText: '',
+    };
+    received.push(call);
+    opts.allCalls?.push(call);
+    opts.sequence?.push(name);
+    const out = new Output(res, call, format, `req_${name}_${call.n}`);
+
+    const refusal = check(call, parsed, reasoning, opts.accept ?? {});
+    if (refusal) return out.error(refusal.status ?? 400, refusal);
+    if (gate) await gate;
+    const reply = queue.shift() ?? (await handler?.(call));
+    const ctx: AnswerContext = { call, usage, defaultAnswer, countTokens: opts.countTokens, opts };
+    await answer(out, reply, ctx);
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  const byPath = (p: string) => received.filter((r) => r.path === p);
+
+  return {
+    name,
+    url: `http://127.0.0.1:${port}`,
+    received,
+    calls: received,
+    get accepted() {
+      return received.filter((r) => r.status < 300);
+    },
+    get rejected() {
+      return received.filter((r) => r.status >= 300);
+    },
+    usage,
+    on: byPath,
+    last: (p) => (p === undefined ? received.at(-1) : byPath(p).at(-1)),
+    setHandler(h) {
+      handler = toHandler(h);
+    },
+    script(...replies) {
+      queue = replies.map(toReply);
+    },
+    hold() {
+      let release!: () => void;
+      gate = new Promise<void>((r) => (release = r));
+      const mine = gate;
+      return () => {
+        if (gate === mine) gate = undefined;
+        release();
+      };
+    },
+    async waitForCalls(n, timeoutMs = 10_000) {
+      const until = Date.now() + timeoutMs;
+      while (received.length < n) {
+        if (Date.now() > until) throw new Error(`expected ${n} upstream calls, got ${received.length}`);
+        await sleep(5);
+      }
+    },
+    get open() {
+      return open.size;
+    },
+    reset() {
+      received.length = 0;
+      handler = toHandler(opts.handler);
+      queue = [];
+      gate = undefined;
+      delete usage.openai;
+      delete usage.anthropic;
+      Object.assign(usage, copyUsage(opts.usage ?? {}));
+    },
+    close: () =>
+      new Promise<void>((r) => {
+        for (const s of sockets) s.destroy();
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+function check(
+  call: UpstreamCall,
+  parsed: boolean,
+  reasoning: RegExp,
+  accept: NonNullable<FakeUpstreamOptions['accept']>,
+): Refusal | undefined {
+  if (call.endpoint === 'other') {
+    const type = call.format === 'openai' ? 'invalid_request_error' : 'not_found_error';
+    return { status: 404, message: `Not found: ${call.method} ${call.path}`, type };
+  }
+  if (!accept.missingKey) {
+    const auth = authRefusal(call.format, call.headers);
+    if (auth) return auth;
+  }
+  if (!parsed) {
+    return {
+      message:
+        call.format === 'openai'
+          ? "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your " +
+            'HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)'
+          : 'There was an issue with your request: invalid JSON',
+    };
+  }
+  if (accept.anyBody) return undefined;
+  const extra = accept.unknownFields === true;
+  if (call.format === 'openai') return validateOpenAIChat(call.body, reasoning, extra);
+  const kind = call.endpoint === 'count_tokens' ? 'count_tokens' : 'messages';
+  return validateAnthropic(call.body, call.headers, kind, extra);
+}
+
+/** Writes one response, keeping the bytes and the status on the call. */
+class Output {
+  constructor(
+    readonly res: ServerResponse,
+    readonly call: UpstreamCall,
+    readonly format: WireFormat,
+    readonly requestId: string,
+  ) {}
+  head(status: number, headers: Headers): void {
+    this.call.status = status;
+    this.res.writeHead(status, { ...requestIdHeader(this.format, this.requestId), ...headers });
+  }
+  write(s: string): void {
+    if (this.res.destroyed) return;
+    this.call.responseText += s;
+    this.res.write(s);
+  }
+  end(s = ''): void {
+    this.write(s);
+    if (!this.res.destroyed) this.res.end();
+  }
+  json(status: number, body: unknown, headers: Headers = {}): void {
+    this.head(status, { 'content-type': 'application/json', ...headers });
+    this.end(JSON.stringify(body));
+  }
+  error(status: number, e: Refusal, headers: Headers = {}): void {
+    this.call.error = e.message;
+    const body = errorBody(this.format, status, { ...e, requestId: this.requestId });
+    this.json(status, body, headers);
+  }
+  sseHead(headers: Headers = {}): void {
+    this.head(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...headers });
+  }
+  async events(events: string[], delayMs = 0): Promise<void> {
+    for (const e of events) {
+      if (this.res.destroyed) return;
+      this.write(e);
+      if (delayMs) await sleep(delayMs);
+    }
+  }
+  async drop(): Promise<void> {
+    await sleep(20);
+    this.res.socket?.destroy();
+  }
+}
+
+interface AnswerContext {
+  call: UpstreamCall;
+  usage: FormatUsage;
+  defaultAnswer: (call: UpstreamCall) => Content;
+  countTokens?: (body: any) => number;
+  opts: FakeUpstreamOptions;
+}
+
+async function answer(out: Output, reply: Reply | undefined, ctx: AnswerContext): Promise<void> {
+  const { call } = ctx;
+  const stream = call.body?.stream === true;
+  const style = { includeUsage: call.body?.stream_options?.include_usage === true, interleave: ctx.opts.interleave };
+  const wire = (c: Content) => toWire(c, ctx);
+  const content = (r: Content & { kind?: string }): Content =>
+    hasContent(r) ? r : { ...ctx.defaultAnswer(call), ...pickMeta(r) };
+  const delay = ctx.opts.streamDelayMs ?? 0;
+
+  if (reply === undefined || reply.kind === undefined) {
+    // Content is for chat calls: count_tokens answers its count unless a kind says otherwise.
+    if (call.endpoint === 'count_tokens') {
+      return out.json(200, { input_tokens: (ctx.countTokens ?? estimateTokens)(call.body) });
+    }
+    const a = wire(content(reply ?? {}));
+    if (!stream) return out.json(200, encodeJson(call.format, a));
+    out.sseHead();
+    await out.events(encodeStream(call.format, a, style), delay);
+    return out.end();
+  }
+  switch (reply.kind) {
+    case 'json':
+      return out.json(reply.status ?? 200, reply.body ?? encodeJson(call.format, wire(content(reply))), reply.headers);
+    case 'sse':
+      out.sseHead(reply.headers);
+      await out.events(reply.events ?? encodeStream(call.format, wire(content(reply)), style), reply.delayMs ?? delay);
+      return out.end();
+    case 'error': {
+      const status = reply.status ?? 500;
+      const from = ctx.opts.name ? ` from ${ctx.opts.name}` : '';
+      const message =
+        typeof reply.message === 'function' ? reply.message(call) : (reply.message ?? `scripted ${status}${from}`);
+      if (!reply.inStream) return out.error(status, { ...reply, message }, reply.headers);
+      out.call.error = message;
+      out.sseHead(reply.headers);
+      const a = wire(content(reply));
+      await out.events(encodeStream(call.format, a, style).slice(0, reply.after ?? 0));
+      return out.end(streamError(call.format, message, reply.type));
+    }
+    case 'hang':
+    case 'drop': {
+      if (reply.after !== undefined || reply.events !== undefined) {
+        const a = wire(content(reply));
+        if (reply.events === undefined && !stream) {
+          // A non-streaming call cut short: half its JSON body.
+          const text = JSON.stringify(encodeJson(call.format, a));
+          out.head(200, { 'content-type': 'application/json' });
+          out.write(text.slice(0, Math.floor(text.length / 2)));
+        } else {
+          const all = encodeStream(call.format, a, style);
+          const n = reply.after === 'body' ? all.length - closingEvents(call.format, a, style) : reply.after;
+          const events = reply.events ?? (n === 0 ? [KEEP_ALIVE] : all.slice(0, n));
+          out.sseHead();
+          await out.events(events, delay);
+        }
+      }
+      if (reply.kind === 'drop') {
+        if (reply.after === undefined && reply.events === undefined) out.res.socket?.destroy();
+        else await out.drop();
+      }
+      return;
+    }
+    case 'held':
+      await reply.until;
+      return answer(out, reply.then, ctx);
+    case 'raw':
+      out.head(reply.status, reply.headers ?? {});
+      return out.end(reply.body);
+  }
+}
+
+const CONTENT_KEYS = ['text', 'thinking', 'toolCalls', 'json'] as const;
+const hasContent = (r: Content) => CONTENT_KEYS.some((k) => r[k] !== undefined);
+const pickMeta = (r: Content): Content => ({
+  ...(r.usage ? { usage: r.usage } : {}),
+  ...(r.finish ? { finish: r.finish } : {}),
+  ...(r.id ? { id: r.id } : {}),
+  ...(r.model ? { model: r.model } : {}),
+});
+
+function estimateTokens(body: unknown): number {
+  return Math.max(1, Math.ceil(JSON.stringify(body ?? '').length / 4));
+}
+
+function toWire(c: Content, ctx: AnswerContext): WireAnswer {
+  const { call } = ctx;
+  const { format, body } = call;
+  const tag = `${ctx.opts.name ?? 'fake'}${call.n}`;
+  let text = c.text;
+  let toolCalls = c.toolCalls ?? [];
+  if (c.json !== undefined) {
+    const forced = forcedTool(format, body);
+    if (forced && toolCalls.length === 0) toolCalls = [{ name: forced.name, args: c.json }];
+    else text = JSON.stringify(c.json);
+  }
+  const pieces = typeof text === 'string' ? (words(text).length > 0 ? words(text) : text ? [text] : []) : (text ?? []);
+  const calls = toolCalls.map((t, i) => {
+    const json = JSON.stringify(t.args ?? {});
+    const slices = Array.from({ length: Math.ceil(json.length / 8) }, (_, k) => json.slice(k * 8, k * 8 + 8));
+    return {
+      id: t.id ?? (format === 'openai' ? `call_${tag}_${i}` : `toolu_${tag}_${i}`),
+      name: t.name,
+      args: t.pieces ?? slices,
+    };
+  });
+  const reasoningTokens = c.thinking ? Math.max(1, words(c.thinking).length) : 0;
+  const fixed = format === 'openai' ? ctx.usage.openai : ctx.usage.anthropic;
+  const fixedUsage: Partial<WireUsage> | undefined = !fixed
+    ? undefined
+    : 'prompt' in fixed
+      ? { input: fixed.prompt - fixed.cached, cacheRead: fixed.cached, output: fixed.completion }
+      : fixed;
+  const outputWords = words(pieces.join('')).length;
+  return {
+    id: c.id ?? (format === 'openai' ? `chatcmpl-${tag}` : `msg_${tag}`),
+    model: c.model ?? String(body?.model ?? 'unknown'),
+    thinking:
+      format === 'anthropic' && c.thinking !== undefined
+        ? { pieces: words(c.thinking), signature: `sig_${Buffer.from(c.thinking).toString('base64').slice(0, 16)}` }
+        : undefined,
+    text: pieces,
+    toolCalls: calls,
+    finish: calls.length > 0 ? 'tool_calls' : (c.finish ?? 'stop'),
+    usage: {
+      input: c.usage?.input ?? fixedUsage?.input ?? estimateTokens(body),
+      output: c.usage?.output ?? fixedUsage?.output ?? Math.max(1, outputWords + 10 * calls.length + reasoningTokens),
+      cacheRead: c.usage?.cacheRead ?? fixedUsage?.cacheRead ?? 0,
+      cacheWrite: c.usage?.cacheWrite ?? fixedUsage?.cacheWrite ?? 0,
+      reasoning: reasoningTokens,
+    },
+  };
+}
+
+// ---------------------------------------------------------------- default answers
+
+const isObj = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The strict default: a forced tool is called, structured output is sampled, anything else echoed. */
+export function strictAnswer(call: UpstreamCall): Content {
+  const forced = forcedTool(call.format, call.body);
+  if (forced) return { toolCalls: [{ name: forced.name, args: sampleFromSchema(forced.schema) }] };
+  const schema = structuredSchema(call.format, call.body);
+  if (schema !== undefined) return { json: sampleFromSchema(schema) };
+  return { text: `echo: ${lastUserText(call.body)}` };
+}
+
+/** A value that satisfies a JSON schema (enough of JSON Schema for tool inputs and structured output). */
+export function sampleFromSchema(schema: unknown, defs: Record<string, unknown> = {}, depth = 0): unknown {
+  if (!isObj(schema) || depth > 12) return {};
+  const allDefs = {
+    ...defs,
+    ...(isObj(schema.$defs) ? schema.$defs : {}),
+    ...(isObj(schema.definitions) ? schema.definitions : {}),
+  };
+  if (typeof schema.$ref === 'string') {
+    const ref = schema.$ref.split('/').at(-1)!;
+    return sampleFromSchema(allDefs[ref], allDefs, depth + 1);
+  }
+  if ('const' in schema) return schema.const;
+  if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
+  for (const key of ['anyOf', 'oneOf'] as const) {
+    if (Array.isArray(schema[key]) && schema[key].length > 0) {
+      const notNull = schema[key].find((s: any) => !(isObj(s) && s.type === 'null')) ?? schema[key][0];
+      return sampleFromSchema(notNull, allDefs, depth + 1);
+    }
+  }
+  if (Array.isArray(schema.allOf) && schema.allOf.length > 0) {
+    return Object.assign({}, ...schema.allOf.map((s: unknown) => sampleFromSchema(s, allDefs, depth + 1)));
+  }
+  const type = Array.isArray(schema.type) ? schema.type.find((t: string) => t !== 'null') : schema.type;
+  switch (type) {
+    case 'string': {
+      const byFormat: Record<string, string> = {
+        'date-time': '2024-01-01T00:00:00Z',
+        email: 'a@example.com',
+        uri: 'https://example.com',
+      };
+      return byFormat[schema.format] ?? 'sample';
+    }
+    case 'integer':
+      return Math.max(1, typeof schema.minimum === 'number' ? Math.ceil(schema.minimum) : 1);
+    case 'number':
+      return typeof schema.minimum === 'number' ? schema.minimum : 1.5;
+    case 'boolean':
+      return true;
+    case 'null':
+      return null;
+    case 'array': {
+      const n = Math.max(1, typeof schema.minItems === 'number' ? schema.minItems : 1);
+      return Array.from({ length: n }, () => sampleFromSchema(schema.items, allDefs, depth + 1));
+    }
+    default: {
+      const out: Record<string, unknown> = {};
+      if (isObj(schema.properties)) {
+        for (const [k, v] of Object.entries(schema.properties)) out[k] = sampleFromSchema(v, allDefs, depth + 1);
+      }
+      return out;
+    }
+  }
+}
+
+/** Text of the last user message (string content or its text parts), in either format. */
+export function lastUserText(body: any): string {
+  const msgs: any[] = Array.isArray(body?.messages) ? body.messages : [];
+  for (let i = msgs.length - 1; i >= 0; i--) {
+    const m = msgs[i];
+    if (m?.role !== 'user') continue;
+    if (typeof m.content === 'string') return m.content;
+    if (Array.isArray(m.content)) {
+      const t = m.content
+        .filter((b: any) => b?.type === 'text')
+        .map((b: any) => b.text)
+        .join(' ');
+      if (t) return t;
+      const r = m.content.find((b: any) => b?.type === 'tool_result');
+      if (r) return typeof r.content === 'string' ? `tool result: ${r.content}` : 'tool result';
+    }
+  }
+  return '';
+}
+
+/** The schema the request demands an answer in, if any. */
+function structuredSchema(format: WireFormat, body: any): unknown | undefined {
+  if (format === 'openai') {
+    const rf = body?.response_format;
+    if (rf?.type === 'json_schema') return rf.json_schema?.schema ?? {};
+    if (rf?.type === 'json_object') return { type: 'object', properties: { ok: { type: 'boolean' } } };
+    return undefined;
+  }
+  return body?.output_config?.format?.schema;
+}
+
+function forcedTool(format: WireFormat, body: any): { name: string; schema: unknown } | undefined {
+  const tools: any[] = Array.isArray(body?.tools) ? body.tools : [];
+  const tc = body?.tool_choice;
+  let name: string | undefined;
+  if (format === 'openai') {
+    if (tc === 'required') name = tools[0]?.function?.name;
+    else if (tc?.type === 'function') name = tc.function?.name;
+    const t = tools.find((x) => x.function?.name === name);
+    return t ? { name: t.function.name, schema: t.function.parameters } : undefined;
+  }
+  if (tc?.type === 'any') name = tools.find((t) => t.input_schema)?.name;
+  else if (tc?.type === 'tool') name = tc.name;
+  const t = tools.find((x) => x.name === name);
+  return t ? { name: t.name, schema: t.input_schema } : undefined;
+}
+
+/** `you said: <last user text>` (or `hello`), with the usage the format tests count on. */
+export function youSaid(call: UpstreamCall): Content {
+  const msgs: any[] = Array.isArray(call.body?.messages) ? call.body.messages : [];
+  const last = [...msgs].reverse().find((m) => m?.role === 'user');
+  const text = typeof last?.content === 'string' ? `you said: ${last.content}` : 'hello';
+  if (call.body?.stream !== true) return { text, usage: { input: 11, output: 2 } };
+  return { text, usage: { input: 8, cacheRead: 3, output: words(text).length } };
+}
+
+/** An answer written out in a format, for replies a test assembles itself (`model` default 'unknown'). */
+export function answerBody(format: WireFormat, c: Content): unknown {
+  return encodeJson(format, standalone(format, c));
+}
+
+export function answerEvents(format: WireFormat, c: Content, style: { includeUsage?: boolean } = {}): string[] {
+  return encodeStream(format, standalone(format, c), style);
+}
+
+function standalone(format: WireFormat, c: Content): WireAnswer {
+  const call = { format, body: { model: c.model ?? 'unknown' }, n: 1 } as UpstreamCall;
+  return toWire(c, { call, usage: {}, defaultAnswer: strictAnswer, opts: { name: 'fake' } });
+}
+
+// ---------------------------------------------------------------- scripted conversations
+
+export const TOOL_CALL_TOKENS = 10;
+export const COUNT_TOKENS_BASE = 1000;
+
+/**
+ * Answers scripted by the conversation, so one scenario list works whichever format the gateway
+ * speaks upstream (the last user text decides):
+ *   default              → `echo: <last user text>`, prefixed `[sys:<system>] ` when a system prompt was sent
+ *   contains `weather`   → one tool call get_weather {"city":"Paris"}, no text
+ *   contains `parallel`  → two calls get_weather Paris, Rome (OpenAI streams interleave their arguments)
+ *   last message is a tool result → `tool said: <result text>`
+ *   max_tokens < words   → the first max_tokens words, finish `length` / stop_reason `max_tokens`
+ *   contains `fail NNN`  → HTTP NNN with the format's error body (429: retry-after 7)
+ *   contains `cut`       → a stream that starts (first text delta), then an in-stream error
+ * Usage: 16 input and 4 cache-read tokens (OpenAI prompt_tokens 20), output one per word plus
+ * TOOL_CALL_TOKENS per call; count_tokens answers COUNT_TOKENS_BASE + messages.
+ */
+export const SCRIPTED: FakeUpstreamOptions = {
+  handler: scripted,
+  countTokens: (body) => COUNT_TOKENS_BASE + (Array.isArray(body?.messages) ? body.messages.length : 0),
+  interleave: true,
+};
+
+function scripted(call: UpstreamCall): Reply | undefined {
+  if (call.endpoint === 'count_tokens') return undefined;
+  const c = conversation(call.format, call.body);
+  const usage = (output: number) => ({ input: 16, cacheRead: 4, output });
+  /** Each word with the space before it, as streamed. */
+  const say = (text: string, max = c.maxTokens) => {
+    const all = text.split(' ');
+    const kept = max !== undefined && max < all.length ? all.slice(0, max) : all;
+    const finish = kept.length < all.length ? ('length' as const) : ('stop' as const);
+    return { text: kept.map((w, i) => (i === 0 ? w : ` ${w}`)), finish, usage: usage(kept.length) };
+  };
+  if (c.toolResult !== undefined) return say(`tool said: ${c.toolResult}`);
+  const fail = /fail (\d{3})/.exec(c.lastUserText);
+  if (fail) {
+    const status = Number(fail[1]);
+    return { kind: 'error', status, headers: status === 429 ? { 'retry-after': '7' } : {} };
+  }
+  const cities = c.lastUserText.includes('parallel')
+    ? ['Paris', 'Rome']
+    : c.lastUserText.includes('weather')
+      ? ['Paris']
+      : [];
+  if (cities.length > 0) {
+    const toolCalls = cities.map((city) => ({ name: 'get_weather', pieces: thirds(JSON.stringify({ city })) }));
+    return { toolCalls, usage: usage(TOOL_CALL_TOKENS * cities.length) };
+  }
+  const reply = `${c.system ? `[sys:${c.system}] ` : ''}echo: ${c.lastUserText}`;
+  if (!c.lastUserText.includes('cut')) return say(reply);
+  // A non-streaming request cannot fail half-way: a plain server error.
+  if (call.body?.stream !== true) return { kind: 'error', status: 500 };
+  const [message, type, after] =
+    call.format === 'openai' ? ['boom', 'server_error', 2] : ['Overloaded', 'overloaded_error', 4];
+  return { kind: 'error', inStream: true, message, type, after, ...say(reply) };
+}
+
+/** A JSON text cut into three fragments, as providers stream arguments. */
+function thirds(json: string): string[] {
+  const a = Math.floor(json.length / 3);
+  const b = Math.floor((2 * json.length) / 3);
+  return [json.slice(0, a), json.slice(a, b), json.slice(b)];
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((p: any) =>
+      p?.type === 'text' && typeof p.text === 'string' ? p.text : p?.type === 'tool_result' ? textOf(p.content) : '',
+    )
+    .join('');
+}
+
+/** What the scenario depends on, whatever the format. */
+function conversation(format: WireFormat, body: any) {
+  const msgs: any[] = Array.isArray(body?.messages) ? body.messages : [];
+  const lastUser = [...msgs].reverse().find((m) => m?.role === 'user');
+  const last = msgs.at(-1);
+  if (format === 'openai') {
+    let i = msgs.length;
+    while (i > 0 && msgs[i - 1]?.role === 'tool') i--;
+    return {
+      system: msgs
+        .filter((m) => m?.role === 'system' || m?.role === 'developer')
+        .map((m) => textOf(m.content))
+        .join('\n'),
+      lastUserText: textOf(lastUser?.content),
+      toolResult:
+        i < msgs.length
+          ? msgs
+              .slice(i)
+              .map((m) => textOf(m.content))
+              .join('\n')
+          : undefined,
+      maxTokens: body?.max_completion_tokens ?? body?.max_tokens,
+    };
+  }
+  const results =
+    last?.role === 'user' && Array.isArray(last.content)
+      ? last.content.filter((b: any) => b?.type === 'tool_result')
+      : [];
+  const userText = Array.isArray(lastUser?.content)
+    ? lastUser.content
+        .filter((b: any) => b?.type === 'text')
+        .map((b: any) => b.text)
+        .join('')
+    : textOf(lastUser?.content);
+  return {
+    system: textOf(body?.system),
+    lastUserText: userText,
+    toolResult: results.length > 0 ? results.map((b: any) => textOf(b.content)).join('\n') : undefined,
+    maxTokens: body?.max_tokens as number | undefined,
+  };
+}
+
+// ---------------------------------------------------------------- fleets
+
+export interface Fleet {
+  up: Record<string, FakeUpstream>;
+  /** Upstream names in call order, across the whole fleet. */
+  sequence: string[];
+  calls: UpstreamCall[];
+  close(): Promise<void>;
+}
+
+/** One fake per name (a provider each), answering `served by <name>`, with one shared call log. */
+export async function startFleet(names: string[], opts: FakeUpstreamOptions = {}): Promise<Fleet> {
+  const sequence: string[] = [];
+  const calls: UpstreamCall[] = [];
+  const up: Record<string, FakeUpstream> = {};
+  for (const name of names) {
+    up[name] = await startFakeUpstream({
+      answer: () => ({ text: `served by ${name}` }),
+      ...opts,
+      name,
+      sequence,
+      allCalls: calls,
+    });
+  }
+  return { up, sequence, calls, close: async () => void (await Promise.all(Object.values(up).map((u) => u.close()))) };
+}
+
+/** A base URL on 127.0.0.1 where nothing listens (connection refused). */
+export async function closedPortUrl(): Promise<string> {
+  const s = createNetServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const { port } = s.address() as AddressInfo;
+  await new Promise<void>((r) => s.close(() => r()));
+  return `http://127.0.0.1:${port}`;
+}

@@ -1,0 +1,296 @@
+/**
+ * The providers' wire formats, written once: every body, stream and error the fake upstream
+ * (fake-upstream.ts) sends, and every upstream stream a test builds by hand, comes from these
+ * encoders, so a format change touches this file only. Shares no code with src/ (the gateway's own
+ * encoders are what the tests check). The shapes follow the openai 6.x and @anthropic-ai/sdk 1.x
+ * types: OpenAI streams are role chunk, content deltas, tool-call chunks (id + name first, then
+ * argument pieces), finish chunk, usage chunk when asked, [DONE]; Anthropic streams are
+ * message_start, ping, per block content_block_start / deltas / content_block_stop, message_delta,
+ * message_stop.
+ */
+
+export type WireFormat = 'openai' | 'anthropic';
+
+/** Token counts, neutral: OpenAI's prompt_tokens is input + cacheRead, Anthropic reports each apart. */
+export interface WireUsage {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  /** OpenAI reasoning tokens (part of output). */
+  reasoning: number;
+}
+
+export interface WireToolCall {
+  id: string;
+  name: string;
+  /** The argument JSON in the pieces a stream sends; joined, the whole JSON text. */
+  args: string[];
+}
+
+/** One assistant turn, independent of the format it is written in. */
+export interface WireAnswer {
+  id: string;
+  model: string;
+  /** Anthropic: a thinking block (pieces, signature) first. OpenAI shows only its reasoning tokens. */
+  thinking?: { pieces: string[]; signature: string };
+  /** Text pieces, one stream delta each; joined for a JSON body. Empty: no text. */
+  text: string[];
+  toolCalls: WireToolCall[];
+  finish: 'stop' | 'length' | 'tool_calls';
+  usage: WireUsage;
+}
+
+export interface StreamStyle {
+  /** OpenAI: the usage chunk (and `usage: null` on the others), as stream_options.include_usage asks. */
+  includeUsage?: boolean;
+  /** OpenAI: the argument pieces of parallel calls interleaved by index, as the API may send them. */
+  interleave?: boolean;
+}
+
+export interface WireError {
+  message: string;
+  type?: string;
+  code?: string | null;
+  param?: string | null;
+  requestId?: string;
+}
+
+const CREATED = 1700000000;
+const STOP_REASON = { stop: 'end_turn', length: 'max_tokens', tool_calls: 'tool_use' } as const;
+
+/** The text cut into words, each with the spaces after it (how both APIs stream text). */
+export const words = (s: string): string[] => s.match(/\S+\s*/g) ?? [];
+
+export function encodeJson(format: WireFormat, a: WireAnswer): unknown {
+  return format === 'openai' ? openaiJson(a) : anthropicJson(a);
+}
+
+/** The events of a stream, each a complete SSE message (one write each). */
+export function encodeStream(format: WireFormat, a: WireAnswer, style: StreamStyle = {}): string[] {
+  return format === 'openai' ? openaiStream(a, style) : anthropicStream(a);
+}
+
+/** How many events at the end of encodeStream's list close the stream (finish, usage, stop). */
+export function closingEvents(format: WireFormat, a: WireAnswer, style: StreamStyle = {}): number {
+  if (format === 'openai') return style.includeUsage ? 3 : 2;
+  const blocks = (a.thinking ? 1 : 0) + (a.text.length > 0 ? 1 : 0) + a.toolCalls.length;
+  return blocks > 0 ? 3 : 2;
+}
+
+// ---------------------------------------------------------------- OpenAI
+
+function openaiUsage(u: WireUsage) {
+  const prompt = u.input + u.cacheRead;
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: u.output,
+    total_tokens: prompt + u.output,
+    prompt_tokens_details: { cached_tokens: u.cacheRead, audio_tokens: 0 },
+    completion_tokens_details: {
+      reasoning_tokens: u.reasoning,
+      audio_tokens: 0,
+      accepted_prediction_tokens: 0,
+      rejected_prediction_tokens: 0,
+    },
+  };
+}
+
+function openaiJson(a: WireAnswer): unknown {
+  const message: Record<string, unknown> = {
+    role: 'assistant',
+    content: a.text.length > 0 ? a.text.join('') : null,
+    refusal: null,
+    annotations: [],
+  };
+  if (a.toolCalls.length > 0) {
+    message.tool_calls = a.toolCalls.map((c) => ({
+      id: c.id,
+      type: 'function',
+      function: { name: c.name, arguments: c.args.join('') },
+    }));
+  }
+  return {
+    id: a.id,
+    object: 'chat.completion',
+    created: CREATED,
+    model: a.model,
+    choices: [{ index: 0, message, logprobs: null, finish_reason: a.finish }],
+    usage: openaiUsage(a.usage),
+    service_tier: 'default',
+    system_fingerprint: 'fp_fake',
+  };
+}
+
+function openaiStream(a: WireAnswer, style: StreamStyle): string[] {
+  const head = {
+    id: a.id,
+    object: 'chat.completion.chunk',
+    created: CREATED,
+    model: a.model,
+    service_tier: 'default',
+    system_fingerprint: 'fp_fake',
+  };
+  const nullUsage = style.includeUsage ? { usage: null } : {};
+  const chunk = (delta: unknown, finish: string | null) => {
+    const choice = { index: 0, delta, logprobs: null, finish_reason: finish };
+    return `data: ${JSON.stringify({ ...head, choices: [choice], ...nullUsage })}\n\n`;
+  };
+  const onlyCalls = a.text.length === 0 && a.toolCalls.length > 0;
+  const out = [chunk({ role: 'assistant', content: onlyCalls ? null : '', refusal: null }, null)];
+  for (const t of a.text) out.push(chunk({ content: t }, null));
+  const opener = (c: WireToolCall, index: number) =>
+    chunk({ tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.name, arguments: '' } }] }, null);
+  const piece = (index: number, args: string) =>
+    chunk({ tool_calls: [{ index, function: { arguments: args } }] }, null);
+  if (style.interleave) {
+    out.push(...a.toolCalls.map(opener));
+    const rounds = Math.max(0, ...a.toolCalls.map((c) => c.args.length));
+    for (let k = 0; k < rounds; k++) {
+      a.toolCalls.forEach((c, i) => {
+        if (k < c.args.length) out.push(piece(i, c.args[k]!));
+      });
+    }
+  } else {
+    a.toolCalls.forEach((c, i) => {
+      out.push(opener(c, i));
+      for (const args of c.args) out.push(piece(i, args));
+    });
+  }
+  out.push(chunk({}, a.finish));
+  if (style.includeUsage)
+    out.push(`data: ${JSON.stringify({ ...head, choices: [], usage: openaiUsage(a.usage) })}\n\n`);
+  out.push('data: [DONE]\n\n');
+  return out;
+}
+
+// ---------------------------------------------------------------- Anthropic
+
+function anthropicUsage(u: WireUsage) {
+  return {
+    input_tokens: u.input,
+    cache_creation_input_tokens: u.cacheWrite,
+    cache_read_input_tokens: u.cacheRead,
+    cache_creation: { ephemeral_5m_input_tokens: u.cacheWrite, ephemeral_1h_input_tokens: 0 },
+    output_tokens: u.output,
+    service_tier: 'standard',
+  };
+}
+
+function anthropicContent(a: WireAnswer): any[] {
+  const content: any[] = [];
+  if (a.thinking)
+    content.push({ type: 'thinking', thinking: a.thinking.pieces.join(''), signature: a.thinking.signature });
+  if (a.text.length > 0) content.push({ type: 'text', text: a.text.join('') });
+  for (const c of a.toolCalls)
+    content.push({ type: 'tool_use', id: c.id, name: c.name, input: JSON.parse(c.args.join('') || '{}') });
+  return content;
+}
+
+function anthropicJson(a: WireAnswer): unknown {
+  return {
+    id: a.id,
+    type: 'message',
+    role: 'assistant',
+    model: a.model,
+    content: anthropicContent(a),
+    stop_reason: STOP_REASON[a.finish],
+    stop_sequence: null,
+    usage: anthropicUsage(a.usage),
+  };
+}
+
+const event = (type: string, data: Record<string, unknown> = {}) =>
+  `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+
+function anthropicStream(a: WireAnswer): string[] {
+  const message = {
+    id: a.id,
+    type: 'message',
+    role: 'assistant',
+    model: a.model,
+    content: [],
+    stop_reason: null,
+    stop_sequence: null,
+    usage: { ...anthropicUsage(a.usage), output_tokens: 1 },
+  };
+  const out = [event('message_start', { message }), event('ping')];
+  let index = 0;
+  const block = (start: unknown, deltas: unknown[]) => {
+    out.push(event('content_block_start', { index, content_block: start }));
+    for (const delta of deltas) out.push(event('content_block_delta', { index, delta }));
+    out.push(event('content_block_stop', { index }));
+    index += 1;
+  };
+  if (a.thinking) {
+    block({ type: 'thinking', thinking: '', signature: '' }, [
+      ...a.thinking.pieces.map((thinking) => ({ type: 'thinking_delta', thinking })),
+      { type: 'signature_delta', signature: a.thinking.signature },
+    ]);
+  }
+  if (a.text.length > 0)
+    block(
+      { type: 'text', text: '' },
+      a.text.map((text) => ({ type: 'text_delta', text })),
+    );
+  for (const c of a.toolCalls) {
+    block(
+      { type: 'tool_use', id: c.id, name: c.name, input: {} },
+      c.args.map((partial_json) => ({ type: 'input_json_delta', partial_json })),
+    );
+  }
+  const u = anthropicUsage(a.usage);
+  out.push(
+    event('message_delta', {
+      delta: { stop_reason: STOP_REASON[a.finish], stop_sequence: null },
+      usage: {
+        input_tokens: u.input_tokens,
+        cache_creation_input_tokens: u.cache_creation_input_tokens,
+        cache_read_input_tokens: u.cache_read_input_tokens,
+        output_tokens: u.output_tokens,
+      },
+    }),
+  );
+  out.push(event('message_stop'));
+  return out;
+}
+
+// ---------------------------------------------------------------- errors and the rest
+
+const ANTHROPIC_ERROR_TYPES: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  402: 'billing_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  504: 'timeout_error',
+  529: 'overloaded_error',
+};
+
+/** An error body as each API sends it (type and code chosen from the status unless given). */
+export function errorBody(format: WireFormat, status: number, e: WireError): unknown {
+  if (format === 'anthropic') {
+    const type = e.type ?? ANTHROPIC_ERROR_TYPES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
+    return { type: 'error', error: { type, message: e.message }, ...(e.requestId ? { request_id: e.requestId } : {}) };
+  }
+  const type = e.type ?? (status === 429 ? 'requests' : status >= 500 ? 'server_error' : 'invalid_request_error');
+  const code = e.code !== undefined ? e.code : status === 429 ? 'rate_limit_exceeded' : null;
+  return { error: { message: e.message, type, param: e.param ?? null, code } };
+}
+
+/** An error sent inside a stream that already started (200): Anthropic's `event: error`, OpenAI's data error. */
+export function streamError(format: WireFormat, message: string, type?: string): string {
+  if (format === 'anthropic') return event('error', { error: { type: type ?? 'overloaded_error', message } });
+  return `data: ${JSON.stringify({ error: { message, type: type ?? 'server_error', param: null, code: null } })}\n\n`;
+}
+
+/** The header that carries each API's request id. */
+export function requestIdHeader(format: WireFormat, id: string): Record<string, string> {
+  return format === 'openai' ? { 'x-request-id': id } : { 'request-id': id };
+}
+
+/** An SSE comment, as proxies and the APIs send to keep a connection alive. */
+export const KEEP_ALIVE = ': keep-alive\n\n';
