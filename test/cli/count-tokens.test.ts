@@ -30,11 +30,14 @@ describe('gateway count-tokens', () => {
     ]);
   });
 
-  test('an OpenAI-format file with --model: exact for an OpenAI model, even with its provider unavailable', async () => {
-    const r = await cli(['count-tokens', '-c', VALID, '--model', 'openai/gpt-4o-mini', OPENAI]);
-    expect(r.code).toBe(0);
-    expect(r.out).toEqual([`${FIXTURE_TOKENS} tokens  (model openai/gpt-4o-mini, context window 128000: fits)`]);
-  });
+  test(
+    'an OpenAI-format file with --model: ' + 'exact for an OpenAI model, even with its provider unavailable',
+    async () => {
+      const r = await cli(['count-tokens', '-c', VALID, '--model', 'openai/gpt-4o-mini', OPENAI]);
+      expect(r.code).toBe(0);
+      expect(r.out).toEqual([`${FIXTURE_TOKENS} tokens  (model openai/gpt-4o-mini, context window 128000: fits)`]);
+    },
+  );
 
   test('--json prints the TokenCount', async () => {
     const r = await cli(['count-tokens', '-c', VALID, '-m', 'openai/gpt-4o-mini', '--json', ANTHROPIC]);
@@ -51,17 +54,20 @@ describe('gateway count-tokens', () => {
     });
   });
 
-  test('plain text on stdin (no FILE or -) is one user message; an alias counts for its available candidate', async () => {
-    const expected = 3 + 3 + 1 + o200k('Summarise this paragraph, please.\n');
-    for (const args of [[], ['-']]) {
-      const r = await cliStdin(
-        ['count-tokens', '-c', VALID, '-m', 'team/fast', ...args],
-        'Summarise this paragraph, please.\n',
-      );
-      expect(r.code).toBe(0);
-      expect(r.out[0]).toBe(`${expected} tokens  (model local/echo, context window 8192: fits)`);
-    }
-  });
+  test(
+    'plain text on stdin (no FILE or -) is one user message; ' + 'an alias counts for its available candidate',
+    async () => {
+      const expected = 3 + 3 + 1 + o200k('Summarise this paragraph, please.\n');
+      for (const args of [[], ['-']]) {
+        const r = await cliStdin(
+          ['count-tokens', '-c', VALID, '-m', 'team/fast', ...args],
+          'Summarise this paragraph, please.\n',
+        );
+        expect(r.code).toBe(0);
+        expect(r.out[0]).toBe(`${expected} tokens  (model local/echo, context window 8192: fits)`);
+      }
+    },
+  );
 
   test('a JSON body on stdin, and a bare array of messages', async () => {
     const body = JSON.stringify({ messages: [{ role: 'user', content: 'hello world' }] });

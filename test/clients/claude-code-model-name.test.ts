@@ -2,7 +2,7 @@
  * Claude Code 2.1.197 keeps an assistant turn's signed thinking blocks only when the `model` the
  * response reported equals the model it asked for (else it strips them before the next request,
  * and a thinking tool loop is refused upstream). The gateway names the caller's model in every
- * response (src/dispatch/response-model.ts): checked with a captured Claude Code request,
+ * response (src/formats/response-model.ts): checked with a captured Claude Code request,
  * through an alias and a concrete id, on pass-through to an Anthropic-format model.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -117,7 +117,8 @@ describe('errors surface as the SDK error classes', () => {
     upstream.setHandler(() => ({
       kind: 'drop',
       events: [
-        'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"hi"},"finish_reason":null}]}\n\n',
+        'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m",' +
+          '"choices":[{"index":0,"delta":{"role":"assistant","content":"hi"},"finish_reason":null}]}\n\n',
       ],
     }));
     const stream = client.chat.completions.stream({ model: 'up/gpt-test', messages: msg });

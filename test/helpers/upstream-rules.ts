@@ -893,8 +893,8 @@ function checkAnthropicMessages(messages: any[], beta: string[], thinkingOn: boo
         if (unanswered.length > 0) {
           return bad(
             `messages.${next.index}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ` +
-              `${unanswered.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next ` +
-              `message.`,
+              `${unanswered.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block ` +
+              `in the next message.`,
           );
         }
       }
@@ -907,8 +907,8 @@ function checkAnthropicMessages(messages: any[], beta: string[], thinkingOn: boo
       if (strange.length > 0) {
         return bad(
           `messages.${turn.index}.content.0: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ` +
-            `${strange.join(', ')}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous ` +
-            `message.`,
+            `${strange.join(', ')}. Each \`tool_result\` block must have a corresponding \`tool_use\` block ` +
+            `in the previous message.`,
         );
       }
       const firstOther = turn.blocks.findIndex((b) => b.type !== 'tool_result');
@@ -931,9 +931,10 @@ function checkAnthropicMessages(messages: any[], beta: string[], thinkingOn: boo
       if (first && first.type !== 'thinking' && first.type !== 'redacted_thinking') {
         return bad(
           `messages.${prev.index}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found ` +
-            `\`${first.type}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block ` +
-            `(preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks). We recommend you include thinking blocks ` +
-            `from previous turns. To avoid this requirement, disable \`thinking\`. Please consult our documentation at ` +
+            `\`${first.type}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a ` +
+            `thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks). We recommend ` +
+            `you include thinking blocks from previous turns. To avoid this requirement, disable \`thinking\`. ` +
+            `Please consult our documentation at ` +
             `https://docs.claude.com/en/docs/build-with-claude/extended-thinking`,
         );
       }

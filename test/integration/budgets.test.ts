@@ -206,7 +206,10 @@ describe('budget scope: key', () => {
     const res = await send(gw().url, 'anthropic', 't1', BODY);
     const message = await expectBudgetRefusal(res, 'anthropic', 'key-t1', 0);
     expect(message).toMatch(
-      /^Budget "key-t1" \(key "t1", total\) would be exceeded: \$0\.000044 of \$[\d.]+ used, this request may cost up to \$0\.000047; it never resets \(period total\)\.$/,
+      new RegExp(
+        String.raw`^Budget "key-t1" \(key "t1", total\) would be exceeded: \$0\.000044 of \$[\d.]+ used, ` +
+          String.raw`this request may cost up to \$0\.000047; it never resets \(period total\)\.$`,
+      ),
     );
   });
 
@@ -588,15 +591,18 @@ describe('usage above the estimate (the documented worst case)', () => {
     `budgets:\n  - { id: tight, scope: { global: true }, limit_usd: ${usd(R + 1000)}, period: total }`,
   );
 
-  it('a request whose reservation fits is served and recorded in full even past the limit; the next is refused', async () => {
-    // The body-size estimate (27 input tokens) is far below what this upstream reports (1000).
-    up.usage.openai = { prompt: 1000, cached: 0, completion: 5 };
-    expect((await send(gw().url, 'openai', 't1', BODY)).status).toBe(200);
-    const spent = await spend(gw(), 'budget:tight:*:total');
-    expect(spent).toBe(1000 * 1000 + 5 * 2000);
-    expect(spent).toBeGreaterThan(R + 1000);
-    await expectBudgetRefusal(await send(gw().url, 'openai', 't1', BODY), 'openai', 'tight', 1);
-  });
+  it(
+    'a request whose reservation fits is served and recorded in full even past the limit; ' + 'the next is refused',
+    async () => {
+      // The body-size estimate (27 input tokens) is far below what this upstream reports (1000).
+      up.usage.openai = { prompt: 1000, cached: 0, completion: 5 };
+      expect((await send(gw().url, 'openai', 't1', BODY)).status).toBe(200);
+      const spent = await spend(gw(), 'budget:tight:*:total');
+      expect(spent).toBe(1000 * 1000 + 5 * 2000);
+      expect(spent).toBeGreaterThan(R + 1000);
+      await expectBudgetRefusal(await send(gw().url, 'openai', 't1', BODY), 'openai', 'tight', 1);
+    },
+  );
 });
 
 // ================================================================ store down

@@ -91,22 +91,25 @@ describe('built-in mock provider', () => {
 });
 
 describe('same-format pass-through to an OpenAI-compatible upstream', () => {
-  it('forwards the body unchanged but for model and the output cap, with the provider key and correlation id', async () => {
-    const raw =
-      '{ "model" : "up/gpt-test", "messages":[{"role":"user","content":"hi \\u00e9"}], "seed": 7, "x_custom": ' +
-      '{"nested": ["model", 1]} }';
-    const res = await chat(raw);
-    expect(res.status).toBe(200);
-    const got = upstream.received[0];
-    expect(got.path).toBe('/v1/chat/completions');
-    // No cap from the caller: the gateway adds one (the bound its budget reservation uses).
-    expect(got.rawBody).toBe(
-      raw.replace('{ "model" : "up/gpt-test"', '{"max_completion_tokens":4096, "model" : "gpt-test-upstream"'),
-    );
-    expect(got.headers.authorization).toBe(`Bearer ${PROVIDER_SECRET}`);
-    expect(JSON.stringify(got.headers)).not.toContain(TEST_KEY);
-    expect(got.headers['x-correlation-id']).toBe(res.headers.get('x-correlation-id'));
-  });
+  it(
+    'forwards the body unchanged but for model and the output cap, ' + 'with the provider key and correlation id',
+    async () => {
+      const raw =
+        '{ "model" : "up/gpt-test", "messages":[{"role":"user","content":"hi \\u00e9"}], "seed": 7, "x_custom": ' +
+        '{"nested": ["model", 1]} }';
+      const res = await chat(raw);
+      expect(res.status).toBe(200);
+      const got = upstream.received[0];
+      expect(got.path).toBe('/v1/chat/completions');
+      // No cap from the caller: the gateway adds one (the bound its budget reservation uses).
+      expect(got.rawBody).toBe(
+        raw.replace('{ "model" : "up/gpt-test"', '{"max_completion_tokens":4096, "model" : "gpt-test-upstream"'),
+      );
+      expect(got.headers.authorization).toBe(`Bearer ${PROVIDER_SECRET}`);
+      expect(JSON.stringify(got.headers)).not.toContain(TEST_KEY);
+      expect(got.headers['x-correlation-id']).toBe(res.headers.get('x-correlation-id'));
+    },
+  );
 
   it('returns the upstream response bytes as they came, but for the model the caller named', async () => {
     const upstreamBody = answerBody('openai', { text: 'exact bytes', model: 'gpt-test-upstream' });

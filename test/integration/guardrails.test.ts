@@ -724,11 +724,8 @@ describe('output: non-stream', () => {
     await start(
       [
         RULE.piiIn.replace('pii-in', 'in-only'),
-        `  - { id: out-only, applies_to: output, check: { type: detectors, detectors: [credit_card] }, action: redact ` +
-          `` +
-          `` +
-          `` +
-          `}`,
+        '  - { id: out-only, applies_to: output, check: { type: detectors, detectors: [credit_card] }, ' +
+          'action: redact }',
       ].join('\n'),
     );
     upstream.setHandler({ text: [`write to ${EMAIL}, card ${CARD}`] });
@@ -1084,18 +1081,21 @@ describe('webhook', () => {
     },
   );
 
-  it('a rule with action log only records what the webhook said: a block verdict is served, logged as log', async () => {
-    await start(
-      `  - { id: dry-run, applies_to: input, check: { type: webhook, url: "${hook.url}/dry" }, action: log }`,
-    );
-    hook.setAnswer(() => ({ body: { action: 'block' } }));
-    const res = await send('openai', 'oai/m', { content: 'anything' });
-    expect(res.status).toBe(200);
-    expect(upstream.calls).toHaveLength(1);
-    expect((await logLine(res)).guardrails).toEqual([
-      { guardrail: 'dry-run', action: 'log', direction: 'input', label: 'webhook' },
-    ]);
-  });
+  it(
+    'a rule with action log only records what the webhook said: ' + 'a block verdict is served, logged as log',
+    async () => {
+      await start(
+        `  - { id: dry-run, applies_to: input, check: { type: webhook, url: "${hook.url}/dry" }, action: log }`,
+      );
+      hook.setAnswer(() => ({ body: { action: 'block' } }));
+      const res = await send('openai', 'oai/m', { content: 'anything' });
+      expect(res.status).toBe(200);
+      expect(upstream.calls).toHaveLength(1);
+      expect((await logLine(res)).guardrails).toEqual([
+        { guardrail: 'dry-run', action: 'log', direction: 'input', label: 'webhook' },
+      ]);
+    },
+  );
 
   it.each(ENDPOINTS)(
     'applies_to both, non-stream (%s caller): called for the prompt, then for the answer, and both redactions apply',
@@ -1149,8 +1149,8 @@ describe('known bugs', () => {
   });
 
   // BUG: an input redaction on a same-format request re-encodes it from the canonical view
-  // (src/dispatch/attempt-http.ts:29-31), and encodeOpenaiRequest refuses any field the canonical
-  // model does not carry (src/formats/openai-chat/encode-request.ts:21-24). So an OpenAI caller →
+  // (src/formats/translator.ts, translatorFor), and encodeOpenaiRequest refuses any field the canonical
+  // model does not carry (src/formats/openai-chat/request-encode.ts). So an OpenAI caller →
   // OpenAI upstream request with e.g. `seed` or `response_format: json_object` is served without PII
   // but fails with 400 invalid_request "The field(s) seed, response_format cannot be translated to
   // the OpenAI chat format" as soon as a redaction happens — no translation is involved, and the
@@ -1201,7 +1201,7 @@ describe('known bugs', () => {
 
   // BUG: with `observability.log.include_prompts: true` the request log carries the prompt
   // (src/pipeline/observe.ts:62, from ctx.chat). A request an input rule BLOCKS keeps its original
-  // ctx.chat (src/pipeline/guard.ts:46 throws before ctx.chat is replaced, and block matches are
+  // ctx.chat (src/pipeline/guard-input.ts throws before ctx.chat is replaced, and block matches are
   // never redacted anyway), so the very secret the guardrail blocked is written to the log —
   // against "Errors and logs name the guardrail, never the matched text" (README, Guardrails).
   // Redacted prompts are logged redacted (checked below as a control). Expected: the blocked
@@ -1248,7 +1248,7 @@ describe('known bugs', () => {
   });
 
   // BUG (minor): input webhooks get no cancellation — guardInput calls checkInput with only
-  // { config } (src/pipeline/guard.ts:44; output: checkOutput without deps, guard.ts:70), though
+  // { config } (src/pipeline/guard-input.ts; output: src/pipeline/guard-output.ts), though
   // WebhookDeps.signal exists for "an abandoned request stops waiting on the webhook"
   // (src/guardrails/webhook.ts:24-25, 43). A caller that goes away keeps its webhook call open until the
   // webhook answers or times out (default 2 s); the request then carries on into dispatch (logged

@@ -28,7 +28,9 @@ afterAll(async () => {
 beforeEach(() => up.reset());
 
 const BETAS =
-  'claude-code-20250219,interleaved-thinking-2025-05-14,thinking-token-count-2026-05-13,context-management-2025-06-27,prompt-caching-scope-2026-01-05,mid-conversation-system-2026-04-07,effort-2025-11-24,some-future-beta-2027-01-01';
+  'claude-code-20250219,interleaved-thinking-2025-05-14,thinking-token-count-2026-05-13,' +
+  'context-management-2025-06-27,prompt-caching-scope-2026-01-05,mid-conversation-system-2026-04-07,' +
+  'effort-2025-11-24,some-future-beta-2027-01-01';
 
 const claudeCodeBody = (model: string, stream: boolean) => ({
   model,

@@ -481,21 +481,24 @@ rate_limits:
     },
   );
 
-  it('control: the counting sees retries when the gateway allows them (upstream 500 → x-should-retry: true)', async () => {
-    up.setHandler(() => ({ kind: 'error', status: 500 }));
-    const r = await once('t1', (f) =>
-      new OpenAI({ apiKey: KEYS.t1, baseURL: `${gw().url}/v1`, maxRetries: 1, fetch: f }).chat.completions.create({
-        model: 'oai/m',
-        max_tokens: 10,
-        messages,
-      }),
-    );
-    expect(r.err).toBeInstanceOf(OpenAI.InternalServerError);
-    expect(r.err.headers.get('x-should-retry')).toBe('true');
-    await eventually(() => handled('t1') >= 2, 'both logged');
-    expect(r.sent).toBe(2);
-    expect(up.calls.length).toBe(2);
-  });
+  it(
+    'control: the counting sees retries when the gateway ' + 'allows them (upstream 500 → x-should-retry: true)',
+    async () => {
+      up.setHandler(() => ({ kind: 'error', status: 500 }));
+      const r = await once('t1', (f) =>
+        new OpenAI({ apiKey: KEYS.t1, baseURL: `${gw().url}/v1`, maxRetries: 1, fetch: f }).chat.completions.create({
+          model: 'oai/m',
+          max_tokens: 10,
+          messages,
+        }),
+      );
+      expect(r.err).toBeInstanceOf(OpenAI.InternalServerError);
+      expect(r.err.headers.get('x-should-retry')).toBe('true');
+      await eventually(() => handled('t1') >= 2, 'both logged');
+      expect(r.sent).toBe(2);
+      expect(up.calls.length).toBe(2);
+    },
+  );
 });
 
 // ================================================================ counters settled after their expiry

@@ -417,11 +417,8 @@ describe('retries and max_attempts', () => {
   it('max_retries is per target: 2 retries on p1, then p2', async () => {
     await start({
       routing:
-        'max_attempts: 10, retry: { max_retries: 2, initial_backoff_ms: 1, max_backoff_ms: 5 }, cooldown: { failures: ' +
-        '' +
-        '' +
-        '' +
-        '1000 }',
+        'max_attempts: 10, retry: { max_retries: 2, initial_backoff_ms: 1, max_backoff_ms: 5 }, ' +
+        'cooldown: { failures: 1000 }',
       providers: [P('p1'), P('p2'), P('p3')],
       aliases: CHAIN,
     });
@@ -500,8 +497,8 @@ describe('retries and max_attempts', () => {
         aliases: [
           '  team/noretry: { strategy: ordered, targets: [p1/m, p2/m], retry_on: [503] }',
           '  team/nofallback: { strategy: ordered, targets: [p1/m, p2/m], fallback_on: [connect] }',
-          '  team/override: { strategy: ordered, targets: [p1/m, p2/m, p3/m], max_attempts: 2, retry: { max_retries: 0 ' +
-            '} }',
+          '  team/override: { strategy: ordered, targets: [p1/m, p2/m, p3/m], max_attempts: 2, ' +
+            'retry: { max_retries: 0 } }',
         ].join('\n'),
       });
       fleet.up.p1.setHandler(500);
@@ -576,11 +573,8 @@ describe('strategies and fallbacks', () => {
       routing: 'max_attempts: 10, retry: { initial_backoff_ms: 1, max_backoff_ms: 2 }, cooldown: { failures: 1000 }',
       providers: [P('p1'), P('p2'), P('p3')],
       aliases:
-        '  team/o: { strategy: ordered, targets: [ { model: p3/m, weight: 0.001 }, p1/m, { model: p2/m, weight: 100 } ' +
-        '' +
-        '' +
-        '' +
-        '] }',
+        '  team/o: { strategy: ordered, targets: [ { model: p3/m, weight: 0.001 }, p1/m, ' +
+        '{ model: p2/m, weight: 100 } ] }',
     });
     for (let i = 0; i < 5; i++) expectServed(await chat('team/o'), 'p3/m', 1);
     fleet.sequence.length = 0;
@@ -1107,14 +1101,18 @@ describe('fixed bugs (regression tests)', () => {
   });
 
   for (const ep of ENDPOINTS) {
-    it(`same-format pass-through (${ep}): a stream whose first event is an error moves on, as a translated one does`, async () => {
-      await start({ routing: FAST, providers: [P('p1', { api: ep }), P('p2'), P('p3')], aliases: CHAIN });
-      fleet.up.p1.setHandler({ kind: 'error', inStream: true, message: 'busy, try later' });
-      const res = await send(ep, 'team/chain', { stream: true });
-      // actual: 200 from p1/m, the upstream's error event relayed verbatim, no retry, no fallback
-      expectServed(res, 'p2/m', 3);
-      expect(fleet.sequence).toEqual(['p1', 'p1', 'p2']);
-    });
+    it(
+      `same-format pass-through (${ep}): ` +
+        'a stream whose first event is an error moves on, as a translated one does',
+      async () => {
+        await start({ routing: FAST, providers: [P('p1', { api: ep }), P('p2'), P('p3')], aliases: CHAIN });
+        fleet.up.p1.setHandler({ kind: 'error', inStream: true, message: 'busy, try later' });
+        const res = await send(ep, 'team/chain', { stream: true });
+        // actual: 200 from p1/m, the upstream's error event relayed verbatim, no retry, no fallback
+        expectServed(res, 'p2/m', 3);
+        expect(fleet.sequence).toEqual(['p1', 'p1', 'p2']);
+      },
+    );
   }
 
   it("an upstream's in-stream error message is redacted of the keys in use, as an HTTP error's is", async () => {

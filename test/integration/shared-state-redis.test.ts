@@ -115,7 +115,8 @@ providers:
     api_key: ${PROVIDER_SECRET}
     timeouts: { connect_ms: 2000, first_byte_ms: 5000, total_ms: 10000 }
     models:
-      gpt-test: { context_window: 128000, max_output_tokens: 4096, upstream_name: gpt-test-upstream, price: { input: ${PRICE.input}, output: ${PRICE.output} } }
+      gpt-test: { context_window: 128000, max_output_tokens: 4096, upstream_name: gpt-test-upstream, \
+price: { input: ${PRICE.input}, output: ${PRICE.output} } }
 roles:
   developer: { models: ["up/*"] }
 keys:
@@ -123,7 +124,7 @@ keys:
 state: { store: redis, url: "${redisUrl}", key_prefix: "${l.prefix}", on_unavailable: ${l.onUnavailable} }
 ${
   l.budgetUsd !== undefined
-    ? `budgets:\n  - { id: shared, scope: { global: true }, limit_usd: ${l.budgetUsd}, ` + `period: total }`
+    ? `budgets:\n  - { id: shared, scope: { global: true }, limit_usd: ${l.budgetUsd}, period: total }`
     : ''
 }
 ${l.rpm !== undefined ? `rate_limits:\n  - { id: rpm, scope: { global: true }, requests_per_minute: ${l.rpm} }` : ''}

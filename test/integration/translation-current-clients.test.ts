@@ -32,7 +32,8 @@ beforeEach(() => {
 });
 
 const BETAS =
-  'claude-code-20250219,interleaved-thinking-2025-05-14,context-management-2025-06-27,mid-conversation-system-2026-04-07,effort-2025-11-24';
+  'claude-code-20250219,interleaved-thinking-2025-05-14,context-management-2025-06-27,' +
+  'mid-conversation-system-2026-04-07,effort-2025-11-24';
 
 function post(path: string, body: unknown, headers: Record<string, string>) {
   return fetch(`${gw.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
@@ -147,15 +148,18 @@ describe('Anthropic caller (Claude Code) → OpenAI-format model', () => {
     );
   }
 
-  it('to a reasoning model: adaptive thinking + effort high → reasoning_effort high, max_completion_tokens', async () => {
-    const res = await messages(claudeCode('oai/reasoner', false));
-    expect(res.status, await res.text()).toBe(200);
-    const sent = up.last()!.body;
-    expect(sent.reasoning_effort).toBe('high');
-    expect(sent.max_completion_tokens).toBe(32000);
-    expect(sent).not.toHaveProperty('max_tokens');
-    expect(dropped(res)).not.toContain('thinking');
-  });
+  it(
+    'to a reasoning model: ' + 'adaptive thinking + effort high → reasoning_effort high, max_completion_tokens',
+    async () => {
+      const res = await messages(claudeCode('oai/reasoner', false));
+      expect(res.status, await res.text()).toBe(200);
+      const sent = up.last()!.body;
+      expect(sent.reasoning_effort).toBe('high');
+      expect(sent.max_completion_tokens).toBe(32000);
+      expect(sent).not.toHaveProperty('max_tokens');
+      expect(dropped(res)).not.toContain('thinking');
+    },
+  );
 
   it('thinking.enabled budget → effort by bucket; temperature a reasoning model refuses is dropped', async () => {
     const res = await messages({
@@ -236,23 +240,26 @@ describe('Anthropic caller (Claude Code) → OpenAI-format model', () => {
     expect(events.find((e) => e.type === 'message_delta').delta.stop_reason).toBe('tool_use');
   });
 
-  it('stream: message_start usage is complete and never 0 for a non-empty prompt; message_delta has the real count', async () => {
-    up.setHandler(() => ({ text: 'hello there', usage: { input: 900, cacheRead: 100, output: 2 } }));
-    const res = await messages(claudeCode('team/gpt', true));
-    const events = sseData(await res.text());
-    const start = events[0].message.usage;
-    expect(Object.keys(start)).toEqual([
-      'input_tokens',
-      'cache_creation_input_tokens',
-      'cache_read_input_tokens',
-      'cache_creation',
-      'output_tokens',
-    ]);
-    expect(start.input_tokens).toBeGreaterThan(0);
-    expect(start.cache_creation).toEqual({ ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 });
-    const delta = events.find((e) => e.type === 'message_delta').usage;
-    expect(delta).toMatchObject({ input_tokens: 900, cache_read_input_tokens: 100, output_tokens: 2 });
-  });
+  it(
+    'stream: message_start usage is complete and never 0 for a non-empty prompt; ' + 'message_delta has the real count',
+    async () => {
+      up.setHandler(() => ({ text: 'hello there', usage: { input: 900, cacheRead: 100, output: 2 } }));
+      const res = await messages(claudeCode('team/gpt', true));
+      const events = sseData(await res.text());
+      const start = events[0].message.usage;
+      expect(Object.keys(start)).toEqual([
+        'input_tokens',
+        'cache_creation_input_tokens',
+        'cache_read_input_tokens',
+        'cache_creation',
+        'output_tokens',
+      ]);
+      expect(start.input_tokens).toBeGreaterThan(0);
+      expect(start.cache_creation).toEqual({ ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 });
+      const delta = events.find((e) => e.type === 'message_delta').usage;
+      expect(delta).toMatchObject({ input_tokens: 900, cache_read_input_tokens: 100, output_tokens: 2 });
+    },
+  );
 
   it('output_config.format → response_format json_schema; the answer is the JSON text', async () => {
     const schema = {
@@ -334,58 +341,66 @@ describe('OpenAI caller (OpenAI SDK, AI SDK, LangChain) → Anthropic-format mod
   });
 
   for (const stream of [false, true]) {
-    it(`json_schema on a model with native structured output → output_config.format, ${stream ? 'streamed' : 'JSON'}`, async () => {
-      const res = await chat(
-        asks(
-          'ant/claude',
-          { type: 'json_schema', json_schema: { name: 'person', strict: true, schema: closed } },
-          stream,
-        ),
-      );
-      const text = await res.text();
-      expect(res.status, text).toBe(200);
-      const sent = up.last()!.body;
-      expect(sent.output_config).toEqual({ format: { type: 'json_schema', schema: closed } });
-      expect(sent).not.toHaveProperty('tools');
-      const content = stream
-        ? sseData(text)
-            .filter((e) => e !== '[DONE]')
-            .map((e) => e.choices[0]?.delta?.content ?? '')
-            .join('')
-        : JSON.parse(text).choices[0].message.content;
-      expect(JSON.parse(content)).toEqual({ name: 'sample', age: 1 });
-    });
-
-    it(`json_schema the model cannot take natively → a forced tool, answered as JSON text (finish stop), ${stream ? 'streamed' : 'JSON'}`, async () => {
-      for (const [model, schema] of [
-        ['ant/claude', open],
-        ['ant/old', closed],
-      ] as const) {
-        const res = await chat(asks(model, { type: 'json_schema', json_schema: { name: 'person', schema } }, stream));
+    it(
+      'json_schema on a model with native structured output → ' +
+        `output_config.format, ${stream ? 'streamed' : 'JSON'}`,
+      async () => {
+        const res = await chat(
+          asks(
+            'ant/claude',
+            { type: 'json_schema', json_schema: { name: 'person', strict: true, schema: closed } },
+            stream,
+          ),
+        );
         const text = await res.text();
         expect(res.status, text).toBe(200);
         const sent = up.last()!.body;
-        expect(sent.tool_choice).toEqual({ type: 'tool', name: 'json_output' });
-        expect(sent.tools).toEqual([
-          { name: 'json_output', description: 'Give the answer as this JSON object.', input_schema: schema },
-        ]);
-        if (stream) {
-          const chunks = sseData(text).filter((e) => e !== '[DONE]');
-          expect(chunks.some((c) => c.choices[0]?.delta?.tool_calls)).toBe(false);
-          expect(JSON.parse(chunks.map((e) => e.choices[0]?.delta?.content ?? '').join(''))).toEqual(
-            schema === open ? { name: 'sample' } : { name: 'sample', age: 1 },
-          );
-          expect(chunks.find((c) => c.choices[0]?.finish_reason).choices[0].finish_reason).toBe('stop');
-        } else {
-          const choice = JSON.parse(text).choices[0];
-          expect(choice.finish_reason).toBe('stop');
-          expect(choice.message.tool_calls).toBeUndefined();
-          expect(JSON.parse(choice.message.content)).toEqual(
-            schema === open ? { name: 'sample' } : { name: 'sample', age: 1 },
-          );
+        expect(sent.output_config).toEqual({ format: { type: 'json_schema', schema: closed } });
+        expect(sent).not.toHaveProperty('tools');
+        const content = stream
+          ? sseData(text)
+              .filter((e) => e !== '[DONE]')
+              .map((e) => e.choices[0]?.delta?.content ?? '')
+              .join('')
+          : JSON.parse(text).choices[0].message.content;
+        expect(JSON.parse(content)).toEqual({ name: 'sample', age: 1 });
+      },
+    );
+
+    it(
+      'json_schema the model cannot take natively → a forced tool, ' +
+        `answered as JSON text (finish stop), ${stream ? 'streamed' : 'JSON'}`,
+      async () => {
+        for (const [model, schema] of [
+          ['ant/claude', open],
+          ['ant/old', closed],
+        ] as const) {
+          const res = await chat(asks(model, { type: 'json_schema', json_schema: { name: 'person', schema } }, stream));
+          const text = await res.text();
+          expect(res.status, text).toBe(200);
+          const sent = up.last()!.body;
+          expect(sent.tool_choice).toEqual({ type: 'tool', name: 'json_output' });
+          expect(sent.tools).toEqual([
+            { name: 'json_output', description: 'Give the answer as this JSON object.', input_schema: schema },
+          ]);
+          if (stream) {
+            const chunks = sseData(text).filter((e) => e !== '[DONE]');
+            expect(chunks.some((c) => c.choices[0]?.delta?.tool_calls)).toBe(false);
+            expect(JSON.parse(chunks.map((e) => e.choices[0]?.delta?.content ?? '').join(''))).toEqual(
+              schema === open ? { name: 'sample' } : { name: 'sample', age: 1 },
+            );
+            expect(chunks.find((c) => c.choices[0]?.finish_reason).choices[0].finish_reason).toBe('stop');
+          } else {
+            const choice = JSON.parse(text).choices[0];
+            expect(choice.finish_reason).toBe('stop');
+            expect(choice.message.tool_calls).toBeUndefined();
+            expect(JSON.parse(choice.message.content)).toEqual(
+              schema === open ? { name: 'sample' } : { name: 'sample', age: 1 },
+            );
+          }
         }
-      }
-    });
+      },
+    );
   }
 
   it('json_object → a forced tool taking any object', async () => {

@@ -174,7 +174,8 @@ describe('nesting deeper than the documented limit (128): 400 before anything re
           ep === 'openai'
             ? raw(
                 p,
-                `"tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object","properties":{"a":${nestObj(300)}}}}}],`,
+                '"tools":[{"type":"function","function":{"name":"f",' +
+                  `"parameters":{"type":"object","properties":{"a":${nestObj(300)}}}}}],`,
               )
             : raw(p, `"tools":[{"name":"f","input_schema":{"type":"object","properties":{"a":${nestObj(300)}}}}],`),
         ],
@@ -226,7 +227,9 @@ describe('wrong types for documented fields: 400 naming the field, also on pass-
     ['{"role":"user","content":[{"type":"text","text":5}]}', 'messages[0].content[0].text'],
     ['{"role":5,"content":"hi"}', 'messages[0].role'],
     [
-      '{"role":"user","content":"hi"},{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":5}}]},{"role":"tool","tool_call_id":"c1","content":"r"}',
+      '{"role":"user","content":"hi"},' +
+        '{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function",' +
+        '"function":{"name":"f","arguments":5}}]},{"role":"tool","tool_call_id":"c1","content":"r"}',
       'messages[1].tool_calls[0].function.arguments',
     ],
   ];
@@ -273,7 +276,8 @@ describe('values the gateway does not know pass through untouched; translation r
     ['unknown tool type', '"tools":[{"type":"custom","custom":{"name":"grep"}}],', 'tools[0]'],
     [
       'unknown tool_choice',
-      '"tools":[{"type":"function","function":{"name":"f"}}],"tool_choice":{"type":"allowed_tools","allowed_tools":{"mode":"auto","tools":[]}},',
+      '"tools":[{"type":"function","function":{"name":"f"}}],' +
+        '"tool_choice":{"type":"allowed_tools","allowed_tools":{"mode":"auto","tools":[]}},',
       'tool_choice',
     ],
     ['new reasoning_effort value', '"reasoning_effort":"ultra",', 'reasoning_effort'],
@@ -281,9 +285,11 @@ describe('values the gateway does not know pass through untouched; translation r
   const openaiMsgs: Record<string, string> = {
     'unknown role': '{"role":"user","content":"hi"},{"role":"critic","content":"be brief"}',
     'unknown content part type':
-      '{"role":"user","content":[{"type":"text","text":"hi"},{"type":"input_video","input_video":{"url":"https://example.test/v.mp4"}}]}',
+      '{"role":"user","content":[{"type":"text","text":"hi"},' +
+      '{"type":"input_video","input_video":{"url":"https://example.test/v.mp4"}}]}',
     'documented input_audio part':
-      '{"role":"user","content":[{"type":"text","text":"hi"},{"type":"input_audio","input_audio":{"data":"AA==","format":"wav"}}]}',
+      '{"role":"user","content":[{"type":"text","text":"hi"},' +
+      '{"type":"input_audio","input_audio":{"data":"AA==","format":"wav"}}]}',
   };
   const anthropicUnknown: Array<[string, string, string]> = [
     ['unknown top-level field', '"x_future":{"a":[1,"b",null]},', 'x_future'],
@@ -303,9 +309,11 @@ describe('values the gateway does not know pass through untouched; translation r
     'unknown block type':
       '{"role":"user","content":[{"type":"text","text":"hi"},{"type":"future_block","data":{"x":1}}]}',
     'documented document block':
-      '{"role":"user","content":[{"type":"text","text":"hi"},{"type":"document","source":{"type":"text","media_type":"text/plain","data":"doc"}}]}',
+      '{"role":"user","content":[{"type":"text","text":"hi"},' +
+      '{"type":"document","source":{"type":"text","media_type":"text/plain","data":"doc"}}]}',
     'image from the Files API':
-      '{"role":"user","content":[{"type":"text","text":"hi"},{"type":"image","source":{"type":"file","file_id":"file_1"}}]}',
+      '{"role":"user","content":[{"type":"text","text":"hi"},' +
+      '{"type":"image","source":{"type":"file","file_id":"file_1"}}]}',
   };
   for (const [ep, p] of PAIRS) {
     const passThrough = (ep === 'openai') === (p === 'oa');
@@ -346,7 +354,8 @@ describe('absurd numbers: 400, never NaN or Infinity in budget arithmetic', () =
         ] as Array<[string, string]>)
       : ([
           [
-            `{"model":"${p}/m","max_tokens":2000,"thinking":{"type":"enabled","budget_tokens":1e308},"messages":[{"role":"user","content":"hi"}]}`,
+            `{"model":"${p}/m","max_tokens":2000,"thinking":{"type":"enabled","budget_tokens":1e308},` +
+              '"messages":[{"role":"user","content":"hi"}]}',
             'thinking.budget_tokens',
           ],
           [raw(p, '"top_k":1e308,'), 'top_k'],

@@ -154,11 +154,8 @@ describe('traces', () => {
     }
   });
 
-  it('a collector that never answers + 100 requests with a 1 MB model: memory and the trace queue stay bounded, drops ' +
-    '' +
-    '' +
-    '' +
-    'counted in /metrics', async () => {
+  it('a collector that never answers + 100 requests with a 1 MB model: ' +
+    'memory and the trace queue stay bounded, drops counted in /metrics', async () => {
     const collector = await startHangingCollector();
     const extra =
       `observability:\n  metrics: { admin_key: ${ADMIN} }\n  traces: { otlp_endpoint: ${collector.url}, ` +

@@ -313,60 +313,68 @@ describe('a block rule sees every text the model receives', () => {
 describe('a redaction reaches the upstream in every field, the rest of the request as sent', () => {
   const REDACT = `  - { id: bird, applies_to: input, check: { type: keywords, words: [${WORD}] }, action: redact }`;
 
-  it('OpenAI → OpenAI: message name, tool description, object arguments, an unknown field and a disguised word', async () => {
-    await start(REDACT);
-    const res = await post('openai', {
-      seed: 7,
-      x_note: `the ${WORD} note`,
-      messages: [
-        { role: 'user', name: WORD, content: 'call it' },
-        {
-          role: 'assistant',
-          content: null,
-          tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: { q: WORD } } }],
-        },
-        { role: 'tool', tool_call_id: 'c1', content: 'ok' },
-        user('the blue\u200Bbird, not the wren'),
-      ],
-      tools: [{ type: 'function', function: { name: 'f', description: `find the ${WORD}`, parameters: schema('q') } }],
-    });
-    expect(res.status).toBe(200);
-    await res.text();
-    const call = upstream.calls[0]!;
-    expect(call.rawBody.toLowerCase()).not.toContain(WORD);
-    expect(call.rawBody).not.toContain('blue\u200Bbird');
-    const b = call.body;
-    expect(b.seed).toBe(7);
-    expect(b.x_note).toBe('the [REDACTED:keyword] note');
-    expect(b.messages[0]).toEqual({ role: 'user', name: '[REDACTED:keyword]', content: 'call it' });
-    expect(b.messages[1].tool_calls[0].function.arguments).toEqual({ q: '[REDACTED:keyword]' });
-    // The disguised word is replaced as a whole, its zero-width space included; the rest stays.
-    expect(b.messages[3].content).toBe('the [REDACTED:keyword], not the wren');
-    expect(b.tools[0].function).toEqual({
-      name: 'f',
-      description: 'find the [REDACTED:keyword]',
-      parameters: schema('q'),
-    });
-  });
+  it(
+    'OpenAI → OpenAI: message name, tool description, ' + 'object arguments, an unknown field and a disguised word',
+    async () => {
+      await start(REDACT);
+      const res = await post('openai', {
+        seed: 7,
+        x_note: `the ${WORD} note`,
+        messages: [
+          { role: 'user', name: WORD, content: 'call it' },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: { q: WORD } } }],
+          },
+          { role: 'tool', tool_call_id: 'c1', content: 'ok' },
+          user('the blue\u200Bbird, not the wren'),
+        ],
+        tools: [
+          { type: 'function', function: { name: 'f', description: `find the ${WORD}`, parameters: schema('q') } },
+        ],
+      });
+      expect(res.status).toBe(200);
+      await res.text();
+      const call = upstream.calls[0]!;
+      expect(call.rawBody.toLowerCase()).not.toContain(WORD);
+      expect(call.rawBody).not.toContain('blue\u200Bbird');
+      const b = call.body;
+      expect(b.seed).toBe(7);
+      expect(b.x_note).toBe('the [REDACTED:keyword] note');
+      expect(b.messages[0]).toEqual({ role: 'user', name: '[REDACTED:keyword]', content: 'call it' });
+      expect(b.messages[1].tool_calls[0].function.arguments).toEqual({ q: '[REDACTED:keyword]' });
+      // The disguised word is replaced as a whole, its zero-width space included; the rest stays.
+      expect(b.messages[3].content).toBe('the [REDACTED:keyword], not the wren');
+      expect(b.tools[0].function).toEqual({
+        name: 'f',
+        description: 'find the [REDACTED:keyword]',
+        parameters: schema('q'),
+      });
+    },
+  );
 
-  it('Anthropic → OpenAI (translated): the redacted tool definition and system block are what get translated', async () => {
-    await start(REDACT);
-    const res = await post('anthropic', {
-      model: 'oai/m',
-      system: [{ type: 'text', text: `watch the ${WORD}` }],
-      messages: [user('ｂｌｕｅｂｉｒｄ?')],
-      tools: [{ name: 'f', description: `find the ${WORD}`, input_schema: schema(`which ${WORD}`) }],
-    });
-    expect(res.status).toBe(200);
-    await res.text();
-    const b = upstream.calls[0]!.body;
-    expect(upstream.calls[0]!.path).toBe('/v1/chat/completions');
-    expect(upstream.calls[0]!.rawBody.toLowerCase()).not.toContain(WORD);
-    expect(b.messages[0]).toEqual({ role: 'system', content: 'watch the [REDACTED:keyword]' });
-    expect(b.messages[1].content).toBe('[REDACTED:keyword]?');
-    expect(b.tools[0].function.description).toBe('find the [REDACTED:keyword]');
-    expect(b.tools[0].function.parameters).toEqual(schema('which [REDACTED:keyword]'));
-  });
+  it(
+    'Anthropic → OpenAI (translated): ' + 'the redacted tool definition and system block are what get translated',
+    async () => {
+      await start(REDACT);
+      const res = await post('anthropic', {
+        model: 'oai/m',
+        system: [{ type: 'text', text: `watch the ${WORD}` }],
+        messages: [user('ｂｌｕｅｂｉｒｄ?')],
+        tools: [{ name: 'f', description: `find the ${WORD}`, input_schema: schema(`which ${WORD}`) }],
+      });
+      expect(res.status).toBe(200);
+      await res.text();
+      const b = upstream.calls[0]!.body;
+      expect(upstream.calls[0]!.path).toBe('/v1/chat/completions');
+      expect(upstream.calls[0]!.rawBody.toLowerCase()).not.toContain(WORD);
+      expect(b.messages[0]).toEqual({ role: 'system', content: 'watch the [REDACTED:keyword]' });
+      expect(b.messages[1].content).toBe('[REDACTED:keyword]?');
+      expect(b.tools[0].function.description).toBe('find the [REDACTED:keyword]');
+      expect(b.tools[0].function.parameters).toEqual(schema('which [REDACTED:keyword]'));
+    },
+  );
 });
 
 describe('server tools and MCP servers: what runs on the gateway’s account, per role', () => {
@@ -393,16 +401,19 @@ describe('server tools and MCP servers: what runs on the gateway’s account, pe
     expect(upstream.calls).toHaveLength(0);
   });
 
-  it('mcp_servers are forwarded as sent for a role with mcp_servers: allow; an empty list needs no permission', async () => {
-    await start();
-    const res = await post('anthropic', { messages: [user('hi')], mcp_servers: MCP }, KEY_MCP);
-    expect(res.status).toBe(200);
-    await res.text();
-    expect(upstream.calls[0]!.body.mcp_servers).toEqual(MCP);
-    const empty = await post('anthropic', { messages: [user('hi')], mcp_servers: [] });
-    expect(empty.status).toBe(200);
-    await empty.text();
-  });
+  it(
+    'mcp_servers are forwarded as sent for a role with mcp_servers: allow; ' + 'an empty list needs no permission',
+    async () => {
+      await start();
+      const res = await post('anthropic', { messages: [user('hi')], mcp_servers: MCP }, KEY_MCP);
+      expect(res.status).toBe(200);
+      await res.text();
+      expect(upstream.calls[0]!.body.mcp_servers).toEqual(MCP);
+      const empty = await post('anthropic', { messages: [user('hi')], mcp_servers: [] });
+      expect(empty.status).toBe(200);
+      await empty.text();
+    },
+  );
 
   it('a server tool is allowed by default and forwarded as sent', async () => {
     await start();
@@ -412,19 +423,22 @@ describe('server tools and MCP servers: what runs on the gateway’s account, pe
     expect(upstream.calls[0]!.body.tools).toEqual([WEB_SEARCH]);
   });
 
-  it('a role with server_tools: deny gets 403 naming tools[i]; client-executed Anthropic tools stay allowed', async () => {
-    await start();
-    const bash = { type: 'bash_20250124', name: 'bash' };
-    const res = await post('anthropic', { messages: [user('hi')], tools: [bash, WEB_SEARCH] }, KEY_LOCKED);
-    expect(res.status).toBe(403);
-    const body = await res.json();
-    expect(body.error.type).toBe('permission_error');
-    expect(body.error.message).toContain("'tools[1]'");
-    expect(upstream.calls).toHaveLength(0);
-    const ok = await post('anthropic', { messages: [user('hi')], tools: [bash] }, KEY_LOCKED);
-    expect(ok.status).toBe(200);
-    await ok.text();
-  });
+  it(
+    'a role with server_tools: deny gets 403 naming tools[i]; ' + 'client-executed Anthropic tools stay allowed',
+    async () => {
+      await start();
+      const bash = { type: 'bash_20250124', name: 'bash' };
+      const res = await post('anthropic', { messages: [user('hi')], tools: [bash, WEB_SEARCH] }, KEY_LOCKED);
+      expect(res.status).toBe(403);
+      const body = await res.json();
+      expect(body.error.type).toBe('permission_error');
+      expect(body.error.message).toContain("'tools[1]'");
+      expect(upstream.calls).toHaveLength(0);
+      const ok = await post('anthropic', { messages: [user('hi')], tools: [bash] }, KEY_LOCKED);
+      expect(ok.status).toBe(200);
+      await ok.text();
+    },
+  );
 
   it('a server tool cannot be translated to an OpenAI-format model: 400 naming it', async () => {
     await start();

@@ -63,14 +63,17 @@ function protocolLine(id: string): any {
 }
 
 describe('requests the HTTP parser refuses get the contract', () => {
-  it('bytes that are not HTTP: 400, X-Correlation-ID, an OpenAI-format JSON body, connection closed, one log line', async () => {
-    const { r, closedMs } = await exchange('GARBAGE\r\n\r\n');
-    expectOpenAiError(r, 400, 'invalid_request');
-    expect(r.headers.connection).toBe('close');
-    expect(closedMs).toBeLessThan(5000);
-    const line = await eventually(() => protocolLine(r.headers['x-correlation-id']), 'the protocol error log line');
-    expect(line).toMatchObject({ level: 'warn', status: 400, error_code: 'invalid_request', fault: 'caller' });
-  });
+  it(
+    'bytes that are not HTTP: 400, X-Correlation-ID, ' + 'an OpenAI-format JSON body, connection closed, one log line',
+    async () => {
+      const { r, closedMs } = await exchange('GARBAGE\r\n\r\n');
+      expectOpenAiError(r, 400, 'invalid_request');
+      expect(r.headers.connection).toBe('close');
+      expect(closedMs).toBeLessThan(5000);
+      const line = await eventually(() => protocolLine(r.headers['x-correlation-id']), 'the protocol error log line');
+      expect(line).toMatchObject({ level: 'warn', status: 400, error_code: 'invalid_request', fault: 'caller' });
+    },
+  );
 
   it('an unknown method on /v1/messages: 400 in the Anthropic format', async () => {
     const { r } = await exchange('BREW /v1/messages HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-length: 0\r\n\r\n');
@@ -208,12 +211,15 @@ function bigPost(path: string, headers: Record<string, string>, total: number, c
 const TEN_MB = 10 * 1024 * 1024;
 
 describe('a refused upload still gets its answer read', () => {
-  it('10 MB POST (Content-Length) over a 1 MB limit with node:http: 413 with the JSON error, no EPIPE/ECONNRESET', async () => {
-    const r = await bigPost('/v1/chat/completions', { authorization: `Bearer ${GW_KEY}` }, TEN_MB);
-    expect(r.error).toBeUndefined();
-    expect(r.status).toBe(413);
-    expect(JSON.parse(r.body!)).toMatchObject({ error: { code: 'body_too_large' } });
-  });
+  it(
+    '10 MB POST (Content-Length) over a 1 MB limit with node:http: ' + '413 with the JSON error, no EPIPE/ECONNRESET',
+    async () => {
+      const r = await bigPost('/v1/chat/completions', { authorization: `Bearer ${GW_KEY}` }, TEN_MB);
+      expect(r.error).toBeUndefined();
+      expect(r.status).toBe(413);
+      expect(JSON.parse(r.body!)).toMatchObject({ error: { code: 'body_too_large' } });
+    },
+  );
 
   it(
     '10 MB chunked POST over a 1 MB limit with node:http (/v1/messages): 413 in the Anthropic format, no ' +
@@ -238,12 +244,15 @@ describe('a refused upload still gets its answer read', () => {
     expect((await res.json()).error.code).toBe('body_too_large');
   });
 
-  it('an unauthenticated 10 MB POST with node:http: the 401 is read in full (whatever happens to the socket after)', async () => {
-    const r = await bigPost('/v1/chat/completions', {}, TEN_MB);
-    expect(r.status).toBe(401);
-    expect(JSON.parse(r.body!)).toMatchObject({ error: { code: 'missing_api_key' } });
-    if (r.error !== undefined) expect(r.errorAfterResponse).toBe(true);
-    // The gateway did not read all of it.
-    expect(r.sent).toBeLessThanOrEqual(TEN_MB);
-  });
+  it(
+    'an unauthenticated 10 MB POST with node:http: ' + 'the 401 is read in full (whatever happens to the socket after)',
+    async () => {
+      const r = await bigPost('/v1/chat/completions', {}, TEN_MB);
+      expect(r.status).toBe(401);
+      expect(JSON.parse(r.body!)).toMatchObject({ error: { code: 'missing_api_key' } });
+      if (r.error !== undefined) expect(r.errorAfterResponse).toBe(true);
+      // The gateway did not read all of it.
+      expect(r.sent).toBeLessThanOrEqual(TEN_MB);
+    },
+  );
 });

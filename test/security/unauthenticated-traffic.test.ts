@@ -124,71 +124,79 @@ describe('401 from the headers, before the body', () => {
     },
   );
 
-  it('50 slow unauthenticated 4 MB uploads: refused at once, connections closed within the bound, little memory held', async () => {
-    const N = 50;
-    const CHUNK = Buffer.alloc(64 * 1024, 0x61);
-    const base = process.memoryUsage();
-    let peakArrayBuffers = base.arrayBuffers;
-    let peakRss = base.rss;
-    const sampler = setInterval(() => {
-      const m = process.memoryUsage();
-      peakArrayBuffers = Math.max(peakArrayBuffers, m.arrayBuffers);
-      peakRss = Math.max(peakRss, m.rss);
-    }, 25);
-    const conns = await Promise.all(Array.from({ length: N }, () => RawConnection.open(rig.gw.url)));
-    const started = Date.now();
-    try {
-      // Each sends its headers, then its body at ~2.5 MB/s, 64 KB every 25 ms (bounded: 4 MB or 8 s).
-      await Promise.all(
-        conns.map(async (c, i) => {
-          await c.write(
-            head(CHAT, {
-              'content-type': 'application/json',
-              ...(i % 2 ? { authorization: 'Bearer unknown-key-123456' } : {}),
-              'content-length': FOUR_MB,
-            }),
-          );
-          let sent = 0;
-          while (sent < FOUR_MB && c.closedAt === undefined && Date.now() - started < 8000) {
-            await Promise.race([c.write(CHUNK), sleep(1000)]);
-            sent += CHUNK.length;
-            await sleep(25);
-          }
-        }),
-      );
-      const grewMb = (peakArrayBuffers - base.arrayBuffers) / 1024 / 1024;
-      const rssMb = (peakRss - base.rss) / 1024 / 1024;
-      console.log(
-        `${N} slow unauthenticated 4 MB uploads: peak arrayBuffers +${grewMb.toFixed(1)} MB, peak rss ` +
-          `+${rssMb.toFixed(1)} MB`,
-      );
-      // Buffering them would hold up to 200 MB; reading and dropping at most 1 MB each holds a few.
-      expect(grewMb).toBeLessThan(80);
-      for (const c of conns) {
-        const r = await c.response(2000);
-        expect(r.status).toBe(401);
-        expect(r.headers['x-correlation-id']).toMatch(ULID);
+  it(
+    '50 slow unauthenticated 4 MB uploads: refused at once, ' +
+      'connections closed within the bound, little memory held',
+    async () => {
+      const N = 50;
+      const CHUNK = Buffer.alloc(64 * 1024, 0x61);
+      const base = process.memoryUsage();
+      let peakArrayBuffers = base.arrayBuffers;
+      let peakRss = base.rss;
+      const sampler = setInterval(() => {
+        const m = process.memoryUsage();
+        peakArrayBuffers = Math.max(peakArrayBuffers, m.arrayBuffers);
+        peakRss = Math.max(peakRss, m.rss);
+      }, 25);
+      const conns = await Promise.all(Array.from({ length: N }, () => RawConnection.open(rig.gw.url)));
+      const started = Date.now();
+      try {
+        // Each sends its headers, then its body at ~2.5 MB/s, 64 KB every 25 ms (bounded: 4 MB or 8 s).
+        await Promise.all(
+          conns.map(async (c, i) => {
+            await c.write(
+              head(CHAT, {
+                'content-type': 'application/json',
+                ...(i % 2 ? { authorization: 'Bearer unknown-key-123456' } : {}),
+                'content-length': FOUR_MB,
+              }),
+            );
+            let sent = 0;
+            while (sent < FOUR_MB && c.closedAt === undefined && Date.now() - started < 8000) {
+              await Promise.race([c.write(CHUNK), sleep(1000)]);
+              sent += CHUNK.length;
+              await sleep(25);
+            }
+          }),
+        );
+        const grewMb = (peakArrayBuffers - base.arrayBuffers) / 1024 / 1024;
+        const rssMb = (peakRss - base.rss) / 1024 / 1024;
+        console.log(
+          `${N} slow unauthenticated 4 MB uploads: peak arrayBuffers +${grewMb.toFixed(1)} MB, peak rss ` +
+            `+${rssMb.toFixed(1)} MB`,
+        );
+        // Buffering them would hold up to 200 MB; reading and dropping at most 1 MB each holds a few.
+        expect(grewMb).toBeLessThan(80);
+        for (const c of conns) {
+          const r = await c.response(2000);
+          expect(r.status).toBe(401);
+          expect(r.headers['x-correlation-id']).toMatch(ULID);
+        }
+        // Every connection closed by the gateway within its bound (2 s after the answer), not held open.
+        for (const c of conns)
+          expect(await c.closed(Math.max(100, started + 10_000 - Date.now()))).toBeLessThan(10_000);
+      } finally {
+        clearInterval(sampler);
+        for (const c of conns) c.destroy();
       }
-      // Every connection closed by the gateway within its bound (2 s after the answer), not held open.
-      for (const c of conns) expect(await c.closed(Math.max(100, started + 10_000 - Date.now()))).toBeLessThan(10_000);
-    } finally {
-      clearInterval(sampler);
-      for (const c of conns) c.destroy();
-    }
-  });
+    },
+  );
 });
 
 describe('server timeouts', () => {
-  it('server.headers_timeout_ms, body_read_timeout_ms and request_timeout_ms are accepted (schema and normalise)', () => {
-    const cfg = configOf(
-      withServer(securityGateway('http://127.0.0.1:9'), {
-        headers_timeout_ms: 1500,
-        body_read_timeout_ms: 2500,
-        request_timeout_ms: 9000,
-      }),
-    );
-    expect(cfg.server).toMatchObject({ headersTimeoutMs: 1500, bodyReadTimeoutMs: 2500, requestTimeoutMs: 9000 });
-  });
+  it(
+    'server.headers_timeout_ms, body_read_timeout_ms and request_timeout_ms are accepted ' + '(schema and normalise)',
+    () => {
+      const cfg = configOf(
+        withServer(securityGateway('http://127.0.0.1:9'), {
+          headers_timeout_ms: 1500,
+          body_read_timeout_ms: 2500,
+          request_timeout_ms: 9000,
+        }),
+      );
+      expect(cfg.server).toMatchObject({ headersTimeoutMs: 1500, bodyReadTimeoutMs: 2500, requestTimeoutMs: 9000 });
+    },
+  );
 
   describe('with short timeouts', () => {
     let rig: SecurityRig;
@@ -213,27 +221,30 @@ describe('server timeouts', () => {
     });
     afterAll(() => rig.close());
 
-    it('slowloris: headers sent a line at a time, never finished: 408 or closed within headers_timeout_ms', async () => {
-      const c = await RawConnection.open(rig.gw.url);
-      try {
-        await c.write(`POST ${CHAT} HTTP/1.1\r\nhost: 127.0.0.1\r\n`);
-        // One header line every 200 ms, for at most 8 s, until the gateway gives up on us.
-        for (let i = 0; i < 40 && c.closedAt === undefined; i++) {
-          await c.write(`x-slow-${i}: ${'y'.repeat(10)}\r\n`);
-          await sleep(200);
+    it(
+      'slowloris: headers sent a line at a time, never finished: ' + '408 or closed within headers_timeout_ms',
+      async () => {
+        const c = await RawConnection.open(rig.gw.url);
+        try {
+          await c.write(`POST ${CHAT} HTTP/1.1\r\nhost: 127.0.0.1\r\n`);
+          // One header line every 200 ms, for at most 8 s, until the gateway gives up on us.
+          for (let i = 0; i < 40 && c.closedAt === undefined; i++) {
+            await c.write(`x-slow-${i}: ${'y'.repeat(10)}\r\n`);
+            await sleep(200);
+          }
+          const ms = await c.closed(2000);
+          // 1000 ms, checked every 250 ms, plus a slow machine's slack.
+          expect(ms).toBeLessThan(4000);
+          // Answered before the close: 408 in the contract (OpenAI format: the path is the chat one).
+          const r = c.responses()[0];
+          expect(r?.status).toBe(408);
+          expect(r.headers['x-correlation-id']).toMatch(ULID);
+          expect(JSON.parse(r.body).error.code).toBe('request_timeout');
+        } finally {
+          c.destroy();
         }
-        const ms = await c.closed(2000);
-        // 1000 ms, checked every 250 ms, plus a slow machine's slack.
-        expect(ms).toBeLessThan(4000);
-        // Answered before the close: 408 in the contract (OpenAI format: the path is the chat one).
-        const r = c.responses()[0];
-        expect(r?.status).toBe(408);
-        expect(r.headers['x-correlation-id']).toMatch(ULID);
-        expect(JSON.parse(r.body).error.code).toBe('request_timeout');
-      } finally {
-        c.destroy();
-      }
-    });
+      },
+    );
 
     for (const [path, extra, format] of [
       [CHAT, {}, 'openai'],

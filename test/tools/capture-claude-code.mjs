@@ -5,7 +5,8 @@
  * (/tmp/cc-home, recreated per scenario) and a throwaway project dir (/tmp/cc-project), and writes
  * what it sent to <out>/<scenario>/NN-<path>.json.
  *
- *   node test/tools/capture-claude-code.mjs --claude /path/to/claude --out test/fixtures/claude-code/2.1.197 [--only a,b]
+ *   node test/tools/capture-claude-code.mjs --claude /path/to/claude \
+ *     --out test/fixtures/claude-code/2.1.197 [--only a,b]
  *
  * The npm package @anthropic-ai/claude-code 2.1.1xx ships cli.js (node_modules/.bin/claude);
  * recent versions ship a native binary in @anthropic-ai/claude-code-<platform>/claude (the

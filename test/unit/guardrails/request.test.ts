@@ -55,47 +55,50 @@ function request(b: RequestBody = body()): InputRequest {
 const deps = { config, decode };
 
 describe('checkInput: pattern rules', () => {
-  it('redacts every text the model reads into a new body and canonical view, leaving the original untouched', async () => {
-    const req = request();
-    const before = structuredClone(req);
-    const r = await checkInput(
-      compile(guardrail('pii', detectors('email', 'credit_card'), 'redact')),
-      scope,
-      req,
-      deps,
-    );
-    expect(r.changed).toBe(true);
-    expect(r.blockedBy).toBeUndefined();
-    expect(req).toEqual(before);
-    expect(r.body).not.toBe(req.body);
-    const b = r.body as any;
-    const orig = req.body as any;
-    expect(b.system).toBe('You help [REDACTED:email].');
-    expect(b.messages[0].content[0]).toEqual({ type: 'text', text: 'My card is [REDACTED:credit_card].' });
-    // Reasoning is left alone (its signature covers the exact text); the image is shared as is.
-    expect(b.messages[1].content[0]).toBe(orig.messages[1].content[0]);
-    expect(b.messages[0].content[1]).toBe(orig.messages[0].content[1]);
-    expect(b.messages[1].content[1]).toEqual({
-      type: 'tool_use',
-      id: 'c1',
-      name: 'lookup',
-      input: { email: '[REDACTED:email]', n: 1 },
-    });
-    expect(b.messages[2].content[0]).toEqual({
-      type: 'tool_result',
-      tool_use_id: 'c1',
-      content: [{ type: 'text', text: 'owner: [REDACTED:email]' }],
-    });
-    // Unchanged parts are shared, not copied.
-    expect(b.messages[2].content[1]).toBe(orig.messages[2].content[1]);
-    // The canonical view is the redacted body's.
-    expect(r.chat).toEqual(decode(r.body));
-    expect(JSON.stringify(r.chat)).not.toMatch(/ops@|bob@|carol@|4111/);
-    expect(r.hits).toEqual([
-      { guardrailId: 'pii', action: 'redact', label: 'email' },
-      { guardrailId: 'pii', action: 'redact', label: 'credit_card' },
-    ]);
-  });
+  it(
+    'redacts every text the model reads into a new body and canonical view, ' + 'leaving the original untouched',
+    async () => {
+      const req = request();
+      const before = structuredClone(req);
+      const r = await checkInput(
+        compile(guardrail('pii', detectors('email', 'credit_card'), 'redact')),
+        scope,
+        req,
+        deps,
+      );
+      expect(r.changed).toBe(true);
+      expect(r.blockedBy).toBeUndefined();
+      expect(req).toEqual(before);
+      expect(r.body).not.toBe(req.body);
+      const b = r.body as any;
+      const orig = req.body as any;
+      expect(b.system).toBe('You help [REDACTED:email].');
+      expect(b.messages[0].content[0]).toEqual({ type: 'text', text: 'My card is [REDACTED:credit_card].' });
+      // Reasoning is left alone (its signature covers the exact text); the image is shared as is.
+      expect(b.messages[1].content[0]).toBe(orig.messages[1].content[0]);
+      expect(b.messages[0].content[1]).toBe(orig.messages[0].content[1]);
+      expect(b.messages[1].content[1]).toEqual({
+        type: 'tool_use',
+        id: 'c1',
+        name: 'lookup',
+        input: { email: '[REDACTED:email]', n: 1 },
+      });
+      expect(b.messages[2].content[0]).toEqual({
+        type: 'tool_result',
+        tool_use_id: 'c1',
+        content: [{ type: 'text', text: 'owner: [REDACTED:email]' }],
+      });
+      // Unchanged parts are shared, not copied.
+      expect(b.messages[2].content[1]).toBe(orig.messages[2].content[1]);
+      // The canonical view is the redacted body's.
+      expect(r.chat).toEqual(decode(r.body));
+      expect(JSON.stringify(r.chat)).not.toMatch(/ops@|bob@|carol@|4111/);
+      expect(r.hits).toEqual([
+        { guardrailId: 'pii', action: 'redact', label: 'email' },
+        { guardrailId: 'pii', action: 'redact', label: 'credit_card' },
+      ]);
+    },
+  );
   it('returns the same objects when nothing changed', async () => {
     const req = request();
     const r = await checkInput(compile(guardrail('log', detectors('email'), 'log')), scope, req, deps);

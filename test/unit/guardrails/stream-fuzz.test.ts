@@ -92,27 +92,31 @@ function randomSplit(text: string, rnd: () => number): string[] {
 }
 
 describe('guardStream fuzz (seeded)', () => {
-  it('random texts and random delta boundaries give the one-piece result (text and JSON), or block at the same rule', async () => {
-    const rnd = prng(20240607);
-    for (let round = 0; round < 300; round++) {
-      const n = 1 + Math.floor(rnd() * 14);
-      let text = '';
-      for (let i = 0; i < n; i++) text += FRAGMENTS[Math.floor(rnd() * FRAGMENTS.length)];
-      const kind = rnd() < 0.3 ? 'json' : 'text';
-      const input = kind === 'json' ? JSON.stringify({ a: text, n: 4111111111111111 }) : text;
-      const expected = scanText(patternRules(rules), input, kind);
-      const got = await streamed(randomSplit(input, rnd), kind);
-      const why = JSON.stringify({ round, input, got });
-      if (expected.blockedBy) {
-        // Blocked: what was sent before the error is a prefix of the redacted text, without the IBAN.
-        expect(got.endsWith(BLOCKED), why).toBe(true);
-        const sent = got.slice(0, -BLOCKED.length);
-        expect(expected.text.startsWith(sent), why).toBe(true);
-        expect(sent, why).not.toContain('GB82');
-      } else {
-        expect(got, why).toBe(expected.text);
-        if (kind === 'json') expect(() => JSON.parse(got)).not.toThrow();
+  it(
+    'random texts and random delta boundaries give the one-piece result (text and JSON), ' +
+      'or block at the same rule',
+    async () => {
+      const rnd = prng(20240607);
+      for (let round = 0; round < 300; round++) {
+        const n = 1 + Math.floor(rnd() * 14);
+        let text = '';
+        for (let i = 0; i < n; i++) text += FRAGMENTS[Math.floor(rnd() * FRAGMENTS.length)];
+        const kind = rnd() < 0.3 ? 'json' : 'text';
+        const input = kind === 'json' ? JSON.stringify({ a: text, n: 4111111111111111 }) : text;
+        const expected = scanText(patternRules(rules), input, kind);
+        const got = await streamed(randomSplit(input, rnd), kind);
+        const why = JSON.stringify({ round, input, got });
+        if (expected.blockedBy) {
+          // Blocked: what was sent before the error is a prefix of the redacted text, without the IBAN.
+          expect(got.endsWith(BLOCKED), why).toBe(true);
+          const sent = got.slice(0, -BLOCKED.length);
+          expect(expected.text.startsWith(sent), why).toBe(true);
+          expect(sent, why).not.toContain('GB82');
+        } else {
+          expect(got, why).toBe(expected.text);
+          if (kind === 'json') expect(() => JSON.parse(got)).not.toThrow();
+        }
       }
-    }
-  });
+    },
+  );
 });

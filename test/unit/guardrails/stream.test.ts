@@ -167,7 +167,9 @@ describe('guardStream: redaction across deltas', () => {
   it('a private key streamed in small deltas is redacted whole', async () => {
     const key =
       '-----BEGIN RSA PRIVATE ' +
-      'KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj\nMzEfYyjiWA4R4/M2bS1GB4t7NXp98C3SC6dVMvDuictGeurT8jNbvJZHtCSuYEvu\n-----END RSA PRIVATE KEY-----';
+      'KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj\n' +
+      'MzEfYyjiWA4R4/M2bS1GB4t7NXp98C3SC6dVMvDuictGeurT8jNbvJZHtCSuYEvu\n' +
+      '-----END RSA PRIVATE KEY-----';
     const text = `Here: ${key}\nKeep it safe.`;
     const pieces = text.match(/[\s\S]{1,7}/g)!;
     const { out } = await run(compile(guardrail('pk', detectors('private_key'), 'redact')), textEvents(pieces));
@@ -199,15 +201,18 @@ describe('guardStream: pass-through and order', () => {
     expect(guardStream(src, rules, scope, () => {})).toBe(src);
   });
 
-  it('text without matches comes out with the same content and event order, hold-back flushed before block_stop', async () => {
-    const rules = compile(guardrail('pii', detectors('email', 'credit_card'), 'redact'));
-    const pieces = ['Hello', ', this is ', 'a perfectly ', 'clean answer with numbers 12 34 and ', 'no secrets.'];
-    const { out, hits } = await run(rules, textEvents(pieces));
-    expect(hits).toEqual([]);
-    expect(textOf(out)).toBe(pieces.join(''));
-    // Short clean text is held back whole (hold-back > its length), then flushed at block_stop.
-    expect(types(out)).toEqual(['message_start', 'block_start', 'block_delta', 'block_stop', 'message_stop']);
-  });
+  it(
+    'text without matches comes out with the same content and event order, ' + 'hold-back flushed before block_stop',
+    async () => {
+      const rules = compile(guardrail('pii', detectors('email', 'credit_card'), 'redact'));
+      const pieces = ['Hello', ', this is ', 'a perfectly ', 'clean answer with numbers 12 34 and ', 'no secrets.'];
+      const { out, hits } = await run(rules, textEvents(pieces));
+      expect(hits).toEqual([]);
+      expect(textOf(out)).toBe(pieces.join(''));
+      // Short clean text is held back whole (hold-back > its length), then flushed at block_stop.
+      expect(types(out)).toEqual(['message_start', 'block_start', 'block_delta', 'block_stop', 'message_stop']);
+    },
+  );
 
   it('holds back only about maxSpan − 1 characters of a long text', async () => {
     const rules = compile(guardrail('aws', detectors('aws_access_key'), 'redact')); // maxSpan 20
@@ -235,44 +240,47 @@ describe('guardStream: pass-through and order', () => {
     expect(emitted).toBe(5 * piece.length);
   });
 
-  it('keeps blocks apart: interleaved text, tool arguments and reasoning, each flushed before its block_stop', async () => {
-    const events: StreamEvent[] = [
-      START,
-      { type: 'block_start', index: 0, block: { kind: 'reasoning' } },
-      { type: 'block_delta', index: 0, delta: { kind: 'reasoning', text: 'think of x@example.com' } },
-      { type: 'block_delta', index: 0, delta: { kind: 'signature', signature: 'sig' } },
-      { type: 'block_stop', index: 0 },
-      { type: 'block_start', index: 1, block: { kind: 'text' } },
-      { type: 'block_start', index: 2, block: { kind: 'tool_call', id: 't', name: 'send' } },
-      { type: 'block_delta', index: 1, delta: { kind: 'text', text: 'Sending to bob@exa' } },
-      { type: 'block_delta', index: 2, delta: { kind: 'tool_arguments', json: '{"to": "bob@exa' } },
-      { type: 'block_delta', index: 1, delta: { kind: 'text', text: 'mple.com now' } },
-      { type: 'block_delta', index: 2, delta: { kind: 'tool_arguments', json: 'mple.com", "n": 41111' } },
-      { type: 'block_delta', index: 2, delta: { kind: 'tool_arguments', json: '11111111111, "note": "line\\' } },
-      { type: 'block_delta', index: 2, delta: { kind: 'tool_arguments', json: 'ncarol@example.com\\u0021"}' } },
-      { type: 'block_stop', index: 2 },
-      { type: 'block_stop', index: 1 },
-      STOP,
-    ];
-    const { out } = await run(compile(guardrail('pii', detectors('email', 'credit_card'), 'redact')), events);
-    expect(out.slice(0, 5)).toEqual(events.slice(0, 5)); // reasoning untouched, in order
-    expect(textOf(out, 1)).toBe('Sending to [REDACTED:email] now');
-    const args = textOf(out, 2);
-    expect(JSON.parse(args)).toEqual({
-      to: '[REDACTED:email]',
-      n: '[REDACTED:credit_card]',
-      note: 'line\n[REDACTED:email]!',
-    });
-    // Each block's deltas come before its block_stop; the stops keep their order.
-    const stop2 = out.findIndex((e) => e.type === 'block_stop' && e.index === 2);
-    const stop1 = out.findIndex((e) => e.type === 'block_stop' && e.index === 1);
-    expect(stop2).toBeLessThan(stop1);
-    out.forEach((e, i) => {
-      if (e.type === 'block_delta' && e.index === 2) expect(i).toBeLessThan(stop2);
-      if (e.type === 'block_delta' && e.index === 1) expect(i).toBeLessThan(stop1);
-    });
-    expect(out.at(-1)).toEqual(STOP);
-  });
+  it(
+    'keeps blocks apart: interleaved text, ' + 'tool arguments and reasoning, each flushed before its block_stop',
+    async () => {
+      const events: StreamEvent[] = [
+        START,
+        { type: 'block_start', index: 0, block: { kind: 'reasoning' } },
+        { type: 'block_delta', index: 0, delta: { kind: 'reasoning', text: 'think of x@example.com' } },
+        { type: 'block_delta', index: 0, delta: { kind: 'signature', signature: 'sig' } },
+        { type: 'block_stop', index: 0 },
+        { type: 'block_start', index: 1, block: { kind: 'text' } },
+        { type: 'block_start', index: 2, block: { kind: 'tool_call', id: 't', name: 'send' } },
+        { type: 'block_delta', index: 1, delta: { kind: 'text', text: 'Sending to bob@exa' } },
+        { type: 'block_delta', index: 2, delta: { kind: 'tool_arguments', json: '{"to": "bob@exa' } },
+        { type: 'block_delta', index: 1, delta: { kind: 'text', text: 'mple.com now' } },
+        { type: 'block_delta', index: 2, delta: { kind: 'tool_arguments', json: 'mple.com", "n": 41111' } },
+        { type: 'block_delta', index: 2, delta: { kind: 'tool_arguments', json: '11111111111, "note": "line\\' } },
+        { type: 'block_delta', index: 2, delta: { kind: 'tool_arguments', json: 'ncarol@example.com\\u0021"}' } },
+        { type: 'block_stop', index: 2 },
+        { type: 'block_stop', index: 1 },
+        STOP,
+      ];
+      const { out } = await run(compile(guardrail('pii', detectors('email', 'credit_card'), 'redact')), events);
+      expect(out.slice(0, 5)).toEqual(events.slice(0, 5)); // reasoning untouched, in order
+      expect(textOf(out, 1)).toBe('Sending to [REDACTED:email] now');
+      const args = textOf(out, 2);
+      expect(JSON.parse(args)).toEqual({
+        to: '[REDACTED:email]',
+        n: '[REDACTED:credit_card]',
+        note: 'line\n[REDACTED:email]!',
+      });
+      // Each block's deltas come before its block_stop; the stops keep their order.
+      const stop2 = out.findIndex((e) => e.type === 'block_stop' && e.index === 2);
+      const stop1 = out.findIndex((e) => e.type === 'block_stop' && e.index === 1);
+      expect(stop2).toBeLessThan(stop1);
+      out.forEach((e, i) => {
+        if (e.type === 'block_delta' && e.index === 2) expect(i).toBeLessThan(stop2);
+        if (e.type === 'block_delta' && e.index === 1) expect(i).toBeLessThan(stop1);
+      });
+      expect(out.at(-1)).toEqual(STOP);
+    },
+  );
 
   it('flushes at message_stop when block_stop never came, and before an upstream error', async () => {
     const rules = compile(guardrail('pii', detectors('email'), 'redact'));

@@ -5,11 +5,15 @@ import { loadTestConfig } from '../../helpers/start-gateway.js';
 
 const config = loadTestConfig(`
 providers:
-  east: { api: openai, base_url: "http://127.0.0.1:1/v1", api_key: sk-east-configured, byok: optional, models: { m: { context_window: 100 } } }
-  east2: { api: openai, base_url: "http://127.0.0.1:1/v1", api_key: sk-east2-configured, byok: optional, models: { m: { context_window: 100 } } }
-  west: { api: openai, base_url: "http://127.0.0.1:2/v1", api_key: sk-west-configured, byok: optional, models: { m: { context_window: 100 } } }
+  east: { api: openai, base_url: "http://127.0.0.1:1/v1", api_key: sk-east-configured, byok: optional,
+          models: { m: { context_window: 100 } } }
+  east2: { api: openai, base_url: "http://127.0.0.1:1/v1", api_key: sk-east2-configured, byok: optional,
+           models: { m: { context_window: 100 } } }
+  west: { api: openai, base_url: "http://127.0.0.1:2/v1", api_key: sk-west-configured, byok: optional,
+          models: { m: { context_window: 100 } } }
   own: { api: openai, base_url: "http://127.0.0.1:3/v1", byok: required, models: { m: { context_window: 100 } } }
-  fixed: { api: openai, base_url: "http://127.0.0.1:4/v1", api_key: sk-fixed-configured, models: { m: { context_window: 100 } } }
+  fixed: { api: openai, base_url: "http://127.0.0.1:4/v1", api_key: sk-fixed-configured,
+           models: { m: { context_window: 100 } } }
 aliases:
   t/spread: { strategy: ordered, targets: [ east/m, west/m, east2/m, fixed/m ] }
   t/spread-any: { strategy: ordered, targets: [ east/m, west/m, fixed/m ], byok_fallback: configured_keys }

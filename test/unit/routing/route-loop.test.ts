@@ -17,8 +17,10 @@ providers:
   a: { api: openai, base_url: "http://127.0.0.1:1/v1", api_key: sk-a-configured, byok: optional,
        models: { m: { context_window: 100 } },
        cooldown: { failures: 1, window_ms: 60000, cooldown_ms: 30000 } }
-  b: { api: openai, base_url: "http://127.0.0.1:2/v1", api_key: sk-b-configured, models: { m: { context_window: 100 } } }
-  c: { api: openai, base_url: "http://127.0.0.1:3/v1", api_key: sk-c-configured, models: { m: { context_window: 100 } } }
+  b: { api: openai, base_url: "http://127.0.0.1:2/v1", api_key: sk-b-configured,
+       models: { m: { context_window: 100 } } }
+  c: { api: openai, base_url: "http://127.0.0.1:3/v1", api_key: sk-c-configured,
+       models: { m: { context_window: 100 } } }
 routing:
   max_attempts: 5
   retry: { max_retries: 1, initial_backoff_ms: 1, max_backoff_ms: 2 }

@@ -206,36 +206,42 @@ describe('decodeAnthropicRequest', () => {
     },
   );
 
-  it('maps what current clients send: mid-conversation system messages, adaptive thinking, effort, output format', () => {
-    const r = decodeAnthropicRequest({
-      ...base,
-      messages: [
-        { role: 'user', content: [{ type: 'text', text: 'hi', cache_control: { type: 'ephemeral' } }] },
-        { role: 'system', content: 'agents: claude' },
-        {
-          role: 'system',
-          content: [
-            { type: 'text', text: 'a' },
-            { type: 'image', source: { type: 'url', url: 'u' } },
-          ],
+  it(
+    'maps what current clients send: ' + 'mid-conversation system messages, adaptive thinking, effort, output format',
+    () => {
+      const r = decodeAnthropicRequest({
+        ...base,
+        messages: [
+          { role: 'user', content: [{ type: 'text', text: 'hi', cache_control: { type: 'ephemeral' } }] },
+          { role: 'system', content: 'agents: claude' },
+          {
+            role: 'system',
+            content: [
+              { type: 'text', text: 'a' },
+              { type: 'image', source: { type: 'url', url: 'u' } },
+            ],
+          },
+        ],
+        thinking: { type: 'adaptive', display: 'summarized' },
+        output_config: {
+          effort: 'high',
+          format: { type: 'json_schema', schema: { type: 'object', additionalProperties: false } },
         },
-      ],
-      thinking: { type: 'adaptive', display: 'summarized' },
-      output_config: {
-        effort: 'high',
-        format: { type: 'json_schema', schema: { type: 'object', additionalProperties: false } },
-      },
-    });
-    expect(r.messages).toEqual([
-      { role: 'user', content: [{ type: 'text', text: 'hi' }] },
-      { role: 'system', content: [{ type: 'text', text: 'agents: claude' }] },
-      { role: 'system', content: [{ type: 'text', text: 'a' }] },
-    ]);
-    expect(r.unmapped).toEqual(['messages[2].content[1]']);
-    expect(r.hints).toEqual(['cache_control', 'thinking.display']);
-    expect(r.reasoning).toEqual({ adaptive: true, effort: 'high', fields: ['thinking', 'output_config.effort'] });
-    expect(r.responseFormat).toEqual({ type: 'json_schema', schema: { type: 'object', additionalProperties: false } });
-  });
+      });
+      expect(r.messages).toEqual([
+        { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+        { role: 'system', content: [{ type: 'text', text: 'agents: claude' }] },
+        { role: 'system', content: [{ type: 'text', text: 'a' }] },
+      ]);
+      expect(r.unmapped).toEqual(['messages[2].content[1]']);
+      expect(r.hints).toEqual(['cache_control', 'thinking.display']);
+      expect(r.reasoning).toEqual({ adaptive: true, effort: 'high', fields: ['thinking', 'output_config.effort'] });
+      expect(r.responseFormat).toEqual({
+        type: 'json_schema',
+        schema: { type: 'object', additionalProperties: false },
+      });
+    },
+  );
 
   it('output_config: an unknown effort or format type or member is unmapped; a bad schema is a 400', () => {
     const r = decodeAnthropicRequest({

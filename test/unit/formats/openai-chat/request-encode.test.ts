@@ -337,25 +337,29 @@ describe('encodeOpenaiRequest: what current clients send', () => {
     expect(encode({ responseFormat: { type: 'json_object' } }).body.response_format).toEqual({ type: 'json_object' });
   });
 
-  it('earlier reasoning is dropped and listed once per kind; a long user id is hashed to 64 hex digits; hints listed', () => {
-    const { body, dropped } = encode({
-      hints: ['context_management'],
-      user: 'u'.repeat(150),
-      messages: [
-        { role: 'user', content: [{ type: 'text', text: 'q' }] },
-        {
-          role: 'assistant',
-          content: [
-            { type: 'reasoning', text: 'a', signature: 's' },
-            { type: 'reasoning', text: '', redacted: 'x' },
-            { type: 'reasoning', text: 'b', signature: 's' },
-            { type: 'text', text: 'ok' },
-          ],
-        },
-      ],
-    });
-    expect(dropped).toEqual(['context_management', 'messages.thinking', 'messages.redacted_thinking']);
-    expect(body.user).toMatch(/^[0-9a-f]{64}$/);
-    expect(encode({ user: 'short' }).body.user).toBe('short');
-  });
+  it(
+    'earlier reasoning is dropped and listed once per kind; ' +
+      'a long user id is hashed to 64 hex digits; hints listed',
+    () => {
+      const { body, dropped } = encode({
+        hints: ['context_management'],
+        user: 'u'.repeat(150),
+        messages: [
+          { role: 'user', content: [{ type: 'text', text: 'q' }] },
+          {
+            role: 'assistant',
+            content: [
+              { type: 'reasoning', text: 'a', signature: 's' },
+              { type: 'reasoning', text: '', redacted: 'x' },
+              { type: 'reasoning', text: 'b', signature: 's' },
+              { type: 'text', text: 'ok' },
+            ],
+          },
+        ],
+      });
+      expect(dropped).toEqual(['context_management', 'messages.thinking', 'messages.redacted_thinking']);
+      expect(body.user).toMatch(/^[0-9a-f]{64}$/);
+      expect(encode({ user: 'short' }).body.user).toBe('short');
+    },
+  );
 });

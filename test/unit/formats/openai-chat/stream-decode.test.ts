@@ -46,22 +46,25 @@ describe('decodeOpenaiStream', () => {
     });
   });
 
-  it('parallel tools: interleaved fragments keep their canonical index; cached tokens become cacheReadTokens', async () => {
-    const events = await decode('parallel-tools');
-    const res = await foldStream(fromArray(events));
-    expect(res.content).toEqual([
-      { type: 'tool_call', id: 'call_Wq1pLx0', name: 'get_weather', arguments: '{"city": "Paris"}' },
-      { type: 'tool_call', id: 'call_Zr8mNb3', name: 'get_time', arguments: '{"tz": "Europe/Paris"}' },
-    ]);
-    expect(res.finish).toBe('tool_calls');
-    expect(res.usage).toEqual({ inputTokens: 206, outputTokens: 48, cacheReadTokens: 1024 });
-    // Both blocks stay open until the end, then close in order before message_stop.
-    expect(events.slice(-3)).toMatchObject([
-      { type: 'block_stop', index: 0 },
-      { type: 'block_stop', index: 1 },
-      { type: 'message_stop' },
-    ]);
-  });
+  it(
+    'parallel tools: interleaved fragments keep their canonical index; ' + 'cached tokens become cacheReadTokens',
+    async () => {
+      const events = await decode('parallel-tools');
+      const res = await foldStream(fromArray(events));
+      expect(res.content).toEqual([
+        { type: 'tool_call', id: 'call_Wq1pLx0', name: 'get_weather', arguments: '{"city": "Paris"}' },
+        { type: 'tool_call', id: 'call_Zr8mNb3', name: 'get_time', arguments: '{"tz": "Europe/Paris"}' },
+      ]);
+      expect(res.finish).toBe('tool_calls');
+      expect(res.usage).toEqual({ inputTokens: 206, outputTokens: 48, cacheReadTokens: 1024 });
+      // Both blocks stay open until the end, then close in order before message_stop.
+      expect(events.slice(-3)).toMatchObject([
+        { type: 'block_stop', index: 0 },
+        { type: 'block_stop', index: 1 },
+        { type: 'message_stop' },
+      ]);
+    },
+  );
 
   it('reasoning: a reasoning block, closed before the text block starts', async () => {
     const events = await decode('reasoning');
