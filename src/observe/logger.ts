@@ -34,9 +34,12 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
   return {
     log(level, msg, fields) {
       if (RANK[level] < min) return;
-      const time = new Date().toISOString();
       const f = boundFields(fields ?? {});
-      write(`${pretty ? pretty(time, level, msg, f) : JSON.stringify({ time, level, msg, ...f })}\n`);
+      if (pretty) return write(`${pretty(new Date().toISOString(), level, msg, f)}\n`);
+      // A request line's own `time` (its arrival) takes the clock's place in the spread: the
+      // clock is read only for lines without one (a tenth of the cost of a request line).
+      const time = Object.hasOwn(f, 'time') ? undefined : new Date().toISOString();
+      write(`${JSON.stringify({ time, level, msg, ...f })}\n`);
     },
     enabled: (level) => RANK[level] >= min,
   };
