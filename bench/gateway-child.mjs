@@ -55,7 +55,9 @@ async function logFile(kind, level, load) {
     const logger = pinoLogger(pino, dest, { level, bound: await load('observe/bound-field.js') });
     return { logger, close: () => new Promise((r) => dest.flush(() => r(remove()))) };
   }
-  const { createLogger, fileWriter } = await load('observe/logger.js');
+  const { createLogger } = await load('observe/logger.js');
+  // observe/log-writer.js since the per-turn batching; observe/logger.js in older builds.
+  const { fileWriter } = await load('observe/log-writer.js').catch(() => load('observe/logger.js'));
   const file = fileWriter(path);
   return { logger: createLogger({ level, write: file.write }), close: () => file.close().then(remove) };
 }

@@ -6,7 +6,7 @@
  *   node bench/logger.mjs [--lines 100000] [--runs 3] [--dist dir] [--sinks file,stdout-file,null,pipe]
  *                         [--loggers gateway,pino,gateway-noop,pino-noop] [--burst 32] [--out file]
  *   more loggers: pino-sync (pino.destination's default: a write(2) per line), pino-async0 (async,
- *   minLength 0), gateway-batched (the gateway's lines of one event-loop turn joined into one write)
+ *   minLength 0)
  *
  * Sinks: `file` is `observability.log.file` (the gateway's file writer; pino's destination on
  * the path); `stdout-file`, `null` and `pipe` are the default (stdout) redirected to a file,
@@ -75,36 +75,22 @@ const PINO_DESTINATIONS = {
   'pino-async0': { sync: false, minLength: 0 },
 };
 
-/** The gateway's logger from the build; `flush` resolves once every line is written. */
-function gatewayLog(gw, logger, sink, file) {
+/**
+ * The gateway's logger from the build; `flush` resolves once every line is written. The file
+ * writer is in observe/log-writer.js (observe/logger.js in builds before the batching).
+ */
+async function gatewayLog(dist, logger, sink, file) {
+  const load = (f) => import(pathToFileURL(join(dist, f)).href);
+  const gw = await load('observe/logger.js');
+  const writers = await load('observe/log-writer.js').catch(() => gw);
   let write;
-  let flush = async () => {};
+  // The default stdout writer writes at the end of each turn (or at once, before the batching).
+  let flush = () => new Promise((r) => setImmediate(r));
   if (logger === 'gateway-noop') write = () => {};
-  else if (logger === 'gateway-batched') ({ write, flush } = batched(gw, sink, file));
-  else if (sink === 'file') ({ write, close: flush } = gw.fileWriter(file));
-  // Otherwise the default, process.stdout.write (this child's stdout is the sink).
+  else if (sink === 'file') ({ write, close: flush } = writers.fileWriter(file));
+  // Otherwise the default, stdout (this child's stdout is the sink).
   const l = gw.createLogger({ level: 'info', format: 'json', ...(write ? { write } : {}) });
   return { log: (level, msg, fields) => l.log(level, msg, fields), flush };
-}
-
-/** The lines of one event-loop turn joined into one write (what batching would save). */
-function batched(gw, sink, file) {
-  const w = sink === 'file' ? gw.fileWriter(file) : { write: (c) => process.stdout.write(c), close: async () => {} };
-  let pending = '';
-  const out = () => {
-    if (pending) w.write(pending);
-    pending = '';
-  };
-  return {
-    write: (line) => {
-      if (pending === '') setImmediate(out);
-      pending += line;
-    },
-    flush: () => {
-      out();
-      return w.close();
-    },
-  };
 }
 
 async function pinoLog(logger, sink, file, bound) {
@@ -119,10 +105,9 @@ async function child() {
   const { logger, sink, file } = opts;
   const lines = Number(opts.lines);
   const dist = resolve(opts.dist);
-  const gw = await import(pathToFileURL(join(dist, 'observe/logger.js')).href);
   const bound = await import(pathToFileURL(join(dist, 'observe/bound-field.js')).href);
   const { log, flush } = logger.startsWith('gateway')
-    ? gatewayLog(gw, logger, sink, file)
+    ? await gatewayLog(dist, logger, sink, file)
     : await pinoLog(logger, sink, file, bound);
   const records = Array.from({ length: 1024 }, (_, i) => record(i));
   const run = async (n) => {
