@@ -19,7 +19,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { args, ready, serveIpc } from './child-common.mjs';
 import { gatewayConfigYaml } from './gateway-config.mjs';
-import { PINO_ASYNC, pinoLogger } from './pino-logger.mjs';
+import { loadPino, PINO_ASYNC, pinoLogger } from './pino-logger.mjs';
 
 async function main() {
   const opts = args();
@@ -50,7 +50,8 @@ async function logFile(kind, level, load) {
   const path = join(dir, 'requests.jsonl');
   const remove = () => rmSync(dir, { recursive: true, force: true });
   if (kind === 'pino') {
-    const { default: pino } = await import('pino');
+    const pino = await loadPino();
+    if (!pino) throw new Error('--logger pino: pino is not installed (npm install --no-save pino)');
     const dest = pino.destination({ dest: path, ...PINO_ASYNC });
     const logger = pinoLogger(pino, dest, { level, bound: await load('observe/bound-field.js') });
     return { logger, close: () => new Promise((r) => dest.flush(() => r(remove()))) };

@@ -5,6 +5,18 @@
  * the benchmarks only (logger.mjs, gateway-child.mjs --logger pino): the comparison asked for.
  */
 
+/**
+ * pino, when installed: the gateway does not use it, so it may be absent (the comparison is then
+ * skipped, or a pino lane fails saying why).
+ */
+export async function loadPino() {
+  try {
+    return (await import('pino')).default;
+  } catch {
+    return undefined;
+  }
+}
+
 /** pino's async destination as asked about: writes of at least 4 KB, from the event loop. */
 export const PINO_ASYNC = { sync: false, minLength: 4096 };
 
