@@ -5,33 +5,62 @@
  *   --log error  (default) level error, lines discarded: logging costs nothing measurable
  *   --log info   every request's info line is formatted (JSON.stringify) and then discarded,
  *                which shows what request logging costs without any I/O
+ *   --log-file   with --log info: the lines appended to a temporary file (removed at shutdown),
+ *                by the build's own file writer, as `observability.log.file` does
+ *   --logger pino  with --log-file: pino with an async destination on that file instead
+ *                (pino-logger.mjs), to compare the two loggers end to end
  *   --extra <base64 YAML>  appended to the config (budgets, guardrails… for later lanes)
  *   --dist <dir>  the build to load (default ../dist), e.g. to compare two builds
  */
 
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { args, ready, serveIpc } from './child-common.mjs';
 import { gatewayConfigYaml } from './gateway-config.mjs';
+import { loadPino, PINO_ASYNC, pinoLogger } from './pino-logger.mjs';
 
 async function main() {
   const opts = args();
   if (!opts.upstream) throw new Error('--upstream <url> is required');
   const level = opts.log ?? 'error';
   const extra = opts.extra ? Buffer.from(opts.extra, 'base64').toString('utf8') : '';
-  const { createGateway, createLogger, loadConfigText } = await import(
-    opts.dist ? pathToFileURL(resolve(opts.dist, 'index.js')).href : '../dist/index.js'
-  );
+  const dist = resolve(opts.dist ?? fileURLToPath(new URL('../dist', import.meta.url)));
+  const load = (file) => import(pathToFileURL(resolve(dist, file)).href);
+  const { createGateway, createLogger, loadConfigText } = await load('index.js');
   const { config, issues } = loadConfigText(gatewayConfigYaml(opts.upstream, extra), 'bench.yaml', {});
   if (!config)
     throw new Error(
       `bench config invalid:\n${issues.map((i) => `${i.line}:${i.col} ${i.path}: ${i.message}`).join('\n')}`,
     );
-  let lines = 0;
-  const logger = createLogger({ level, write: () => void lines++ });
+  const out = opts['log-file'] ? await logFile(opts.logger, level, load) : undefined;
+  const logger = out?.logger ?? createLogger({ level, write: () => {} });
   const gateway = createGateway(config, { logger });
-  serveIpc(() => gateway.close(500));
+  serveIpc(async () => {
+    await gateway.close(500);
+    await out?.close();
+  });
   ready(await gateway.listen(0, '127.0.0.1'));
+}
+
+/** A logger appending to a fresh temporary file; close() flushes it and removes the directory. */
+async function logFile(kind, level, load) {
+  const dir = mkdtempSync(join(tmpdir(), 'gateway-bench-log-'));
+  const path = join(dir, 'requests.jsonl');
+  const remove = () => rmSync(dir, { recursive: true, force: true });
+  if (kind === 'pino') {
+    const pino = await loadPino();
+    if (!pino) throw new Error('--logger pino: pino is not installed (npm install --no-save pino)');
+    const dest = pino.destination({ dest: path, ...PINO_ASYNC });
+    const logger = pinoLogger(pino, dest, { level, bound: await load('observe/bound-field.js') });
+    return { logger, close: () => new Promise((r) => dest.flush(() => r(remove()))) };
+  }
+  const { createLogger } = await load('observe/logger.js');
+  // observe/log-writer.js since the per-turn batching; observe/logger.js in older builds.
+  const { fileWriter } = await load('observe/log-writer.js').catch(() => load('observe/logger.js'));
+  const file = fileWriter(path);
+  return { logger: createLogger({ level, write: file.write }), close: () => file.close().then(remove) };
 }
 
 main().catch((err) => {

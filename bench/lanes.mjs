@@ -42,6 +42,25 @@ export const PROCS = {
     file: './gateway-child.mjs',
     args: ({ upstreamUrl, opts }) => ['--upstream', upstreamUrl, '--log', 'info', '--dist', opts.dist],
   },
+  // Info logging to a file: the build's own file writer, and pino with an async destination.
+  'gateway-logfile': {
+    file: './gateway-child.mjs',
+    args: ({ upstreamUrl, opts }) => ['--upstream', upstreamUrl, '--log', 'info', '--log-file', '--dist', opts.dist],
+  },
+  'gateway-logfile-pino': {
+    file: './gateway-child.mjs',
+    args: ({ upstreamUrl, opts }) => [
+      '--upstream',
+      upstreamUrl,
+      '--log',
+      'info',
+      '--log-file',
+      '--logger',
+      'pino',
+      '--dist',
+      opts.dist,
+    ],
+  },
   // The gateway with a budget and a rate limit (gateway-config.mjs limitsYaml), embedded store.
   'gateway-limits': {
     file: './gateway-child.mjs',
@@ -389,6 +408,28 @@ export const LANES = [
     request: openaiRequest({ model: GATEWAY_MODEL, key: GATEWAY_KEY }),
     validate: openaiValidators({ expectUsageChunk: false }),
     tests: ALL,
+  },
+  // Only when named (--lanes log-file,log-file-pino): the request log written to a file by the
+  // gateway's logger and by pino (async destination); compare with `gateway-info` (no-op write).
+  {
+    id: 'log-file',
+    label: 'gateway (info log to a file)',
+    proc: 'gateway-logfile',
+    optIn: true,
+    proxy: true,
+    request: openaiRequest({ model: GATEWAY_MODEL, key: GATEWAY_KEY }),
+    validate: openaiValidators({ expectUsageChunk: false }),
+    tests: ['latency', 'throughput'],
+  },
+  {
+    id: 'log-file-pino',
+    label: 'gateway (info log to a file, pino async)',
+    proc: 'gateway-logfile-pino',
+    optIn: true,
+    proxy: true,
+    request: openaiRequest({ model: GATEWAY_MODEL, key: GATEWAY_KEY }),
+    validate: openaiValidators({ expectUsageChunk: false }),
+    tests: ['latency', 'throughput'],
   },
   {
     // Same process as `gateway`; the caller asks for usage, so the relay passes bytes through

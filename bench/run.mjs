@@ -81,7 +81,8 @@ async function main() {
   const wantedTests = opts.tests ? new Set(opts.tests.split(',')) : undefined;
   const directOf = (lane) => lane.direct ?? DEFAULT_BASELINE;
   // The wanted lanes, plus the default baseline and the baseline each of them is measured against.
-  const wanted = LANES.filter((l) => !wantedLanes || wantedLanes.has(l.id));
+  // Lanes marked optIn run only when named.
+  const wanted = LANES.filter((l) => (wantedLanes ? wantedLanes.has(l.id) : !l.optIn));
   const unknown = wantedLanes ? [...wantedLanes].filter((id) => !LANES.some((l) => l.id === id)) : [];
   if (unknown.length > 0)
     throw new Error(`unknown lane(s): ${unknown.join(', ')} (lanes: ${LANES.map((l) => l.id).join(', ')})`);

@@ -5,9 +5,9 @@
  * characters (JSON escapes them already), so no field can forge a line or drive the terminal.
  */
 
-import { createWriteStream } from 'node:fs';
 import { Chalk } from 'chalk';
 import { boundField, escapeControls, MAX_FIELD_CHARS } from './bound-field.js';
+import { stdoutWriter } from './log-writer.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -24,31 +24,25 @@ export interface LoggerOptions {
   /** json (default): one object per line; pretty: a short readable line, coloured when `color`. */
   format?: 'json' | 'pretty';
   color?: boolean;
+  /** Where each line goes (newline included); default: stdout, batched per event-loop turn (log-writer.ts). */
   write?: (line: string) => void;
 }
 
 export function createLogger(opts: LoggerOptions = {}): Logger {
   const min = RANK[opts.level ?? 'info'];
-  const write = opts.write ?? ((line: string) => process.stdout.write(line));
+  const write = opts.write ?? stdoutWriter().write;
   const pretty = opts.format === 'pretty' ? prettyLine(new Chalk({ level: opts.color ? 1 : 0 })) : undefined;
   return {
     log(level, msg, fields) {
       if (RANK[level] < min) return;
-      const time = new Date().toISOString();
       const f = boundFields(fields ?? {});
-      write(`${pretty ? pretty(time, level, msg, f) : JSON.stringify({ time, level, msg, ...f })}\n`);
+      if (pretty) return write(`${pretty(new Date().toISOString(), level, msg, f)}\n`);
+      // A request line's own `time` (its arrival) takes the clock's place in the spread: the
+      // clock is read only for lines without one (a tenth of the cost of a request line).
+      const time = Object.hasOwn(f, 'time') ? undefined : new Date().toISOString();
+      write(`${JSON.stringify({ time, level, msg, ...f })}\n`);
     },
     enabled: (level) => RANK[level] >= min,
-  };
-}
-
-/** Appends lines to a file without blocking the event loop (buffered by the stream). */
-export function fileWriter(path: string): { write: (line: string) => void; close: () => Promise<void> } {
-  const stream = createWriteStream(path, { flags: 'a' });
-  stream.on('error', (err) => process.stderr.write(`gateway: cannot write the log file ${path}: ${err.message}\n`));
-  return {
-    write: (line) => void stream.write(line),
-    close: () => new Promise<void>((resolve) => stream.end(resolve)),
   };
 }
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -99,6 +99,66 @@ describe('gateway serve', () => {
     const r = await cli(['serve', '-c', VALID, '--port', '70000']);
     expect(r.code).toBe(2);
     expect(r.err.join('\n')).toContain('must be an integer from 0 to 65535');
+  });
+
+  describe('the request log', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gateway-serve-log-'));
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    const KEY = 'serve-log-key-0001';
+    const configWithLog = (name: string, log: string) => {
+      const file = join(dir, name);
+      writeFileSync(
+        file,
+        `server: { host: 127.0.0.1, port: 0 }
+providers: { local: { api: mock, models: { echo: { context_window: 8192 } } } }
+roles: { dev: { models: ["local/*"] } }
+keys: [ { id: k, key: ${KEY}, role: dev } ]
+observability: { log: ${log} }
+`,
+      );
+      return file;
+    };
+    /** Requests at once (their lines batched in few turns); the correlation ids, in no particular order. */
+    const requests = (n: number) =>
+      Promise.all(
+        Array.from({ length: n }, async () => {
+          const res = await fetch(`${running!.url}/v1/chat/completions`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ model: 'local/echo', messages: [{ role: 'user', content: 'hi' }] }),
+          });
+          expect(res.status).toBe(200);
+          await res.arrayBuffer();
+          return res.headers.get('x-correlation-id')!;
+        }),
+      );
+    const requestIds = (text: string) =>
+      text
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l))
+        .filter((l) => l.msg === 'request')
+        .map((l) => l.correlation_id as string);
+
+    test('stdout: one JSON line per request, every one written by close()', async () => {
+      const c = capture();
+      running = await startServe({ config: configWithLog('out.yaml', '{ format: json }'), port: 0 }, c.io);
+      const ids = await requests(20);
+      await running.close(100);
+      running = undefined;
+      expect(requestIds(c.out.join('\n')).sort()).toEqual([...ids].sort());
+    });
+
+    test('log.file: every line in the file once close() resolves', async () => {
+      const path = join(dir, 'requests.jsonl');
+      const c = capture();
+      running = await startServe({ config: configWithLog('file.yaml', `{ file: ${path} }`), port: 0 }, c.io);
+      const ids = await requests(20);
+      await running.close(100);
+      running = undefined;
+      expect(requestIds(readFileSync(path, 'utf8')).sort()).toEqual([...ids].sort());
+      expect(c.out).toEqual([]);
+    });
   });
 
   describe("the curl line's key", () => {

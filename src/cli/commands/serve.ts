@@ -7,7 +7,8 @@ import ora from 'ora';
 import type { GatewayConfig } from '../../config/types.js';
 import { readFileSync, watch } from 'node:fs';
 import { formatIssue } from '../../config/load.js';
-import { createLogger, fileWriter, type Logger } from '../../observe/logger.js';
+import { fileWriter, outputWriter } from '../../observe/log-writer.js';
+import { createLogger, type Logger } from '../../observe/logger.js';
 import { listModels } from '../../routing/list-models.js';
 import { createGateway } from '../../server/http.js';
 import { loadForCli, requireConfig } from '../config-report.js';
@@ -74,14 +75,19 @@ export async function startServe(opts: ServeOptions, io: CliIO): Promise<Running
     ? ora({ text: `starting gateway on ${host}:${port}`, stream: process.stderr }).start()
     : undefined;
   const log = config.observability.log;
-  const file = !opts.logger && log.file ? fileWriter(log.file) : undefined;
+  // io.out appends the newline itself (to the chunk of lines batched in one turn).
+  const out = opts.logger
+    ? undefined
+    : log.file
+      ? fileWriter(log.file)
+      : outputWriter((chunk) => io.out(chunk.slice(0, -1)));
   const logger =
     opts.logger ??
     createLogger({
       level: log.level,
       format: log.format === 'pretty' || (log.format === 'auto' && io.isTTY && !log.file) ? 'pretty' : 'json',
       color: io.isTTY && !io.env.NO_COLOR,
-      write: file?.write ?? ((line) => io.out(line.replace(/\n$/, ''))),
+      write: out!.write,
     });
   const gateway = createGateway(config, { logger });
   let url: string;
@@ -90,6 +96,7 @@ export async function startServe(opts: ServeOptions, io: CliIO): Promise<Running
   } catch (e) {
     spinner?.stop();
     await gateway.close(0).catch(() => undefined);
+    await out?.close();
     const message = listenErrorMessage(e as NodeJS.ErrnoException, host, port);
     if (!message) throw e;
     io.err(`error: ${message}`);
@@ -127,7 +134,7 @@ export async function startServe(opts: ServeOptions, io: CliIO): Promise<Running
     close: async (graceMs) => {
       watcher?.close();
       await gateway.close(graceMs);
-      await file?.close();
+      await out?.close();
     },
   };
 }
