@@ -13,7 +13,7 @@ import type { HttpProviderKind } from '../providers/types.js';
 import { callerModel, type RoutedContext } from '../request/context.js';
 import { withoutSecrets } from '../request/secrets.js';
 import type { Candidate } from '../routing/resolve-model.js';
-import { type UpstreamResponse, upstreamFailure } from '../upstream/client.js';
+import { upstreamFailure } from '../upstream/client.js';
 import { responseHeader, sendUpstream, upstreamErrorOf } from './upstream-request.js';
 
 /** `apiKey`: the provider key for this attempt (the configured one, or the caller's own). */
@@ -49,9 +49,10 @@ export async function attemptHttp(
     sink: ctx,
     stream: chat.stream,
     providerId: c.provider.id,
+    transportError: (err: unknown) => upstreamFailure(err, c.provider, c.model.timeouts),
   };
   const isSse = (responseHeader(up, 'content-type') ?? '').includes('text/event-stream');
-  if (chat.stream && isSse) return translator.stream(transportErrorsNamed(up, c), answer);
+  if (chat.stream && isSse) return translator.stream(up.body as AsyncIterable<Buffer>, answer);
   if (chat.stream) {
     await up.body.dump().catch(() => undefined);
     throw new GatewayError(
@@ -98,13 +99,4 @@ function droppedBetas(ctx: RoutedContext): string[] {
     .map((b) => b.trim())
     .filter((b) => b.length > 0 && b.length <= 100);
   return values.slice(0, 32).map((b) => `anthropic-beta:${b}`);
-}
-
-/** The upstream body, with transport failures turned into catalogue errors naming the provider. */
-async function* transportErrorsNamed(up: UpstreamResponse, c: Candidate): AsyncGenerator<Buffer> {
-  try {
-    for await (const chunk of up.body as AsyncIterable<Buffer>) yield chunk;
-  } catch (err) {
-    throw upstreamFailure(err, c.provider, c.model.timeouts);
-  }
 }

@@ -70,3 +70,15 @@ export function replyFromResponse(res: ChatResponse, o: ReplyOptions): Extract<R
   o.sink.usage = res.usage;
   return { kind: 'response', response: { ...res, model: o.modelName } };
 }
+
+/** The upstream body with read failures turned into catalogue errors (`transportError`). */
+export async function* withTransportErrors(
+  body: AsyncIterable<Buffer>,
+  transportError: (err: unknown) => GatewayError,
+): AsyncGenerator<Buffer> {
+  try {
+    for await (const chunk of body) yield chunk;
+  } catch (err) {
+    throw transportError(err);
+  }
+}

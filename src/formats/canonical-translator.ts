@@ -5,7 +5,7 @@
  */
 
 import { decodeSse } from '../sse/decode.js';
-import { replyFromEvents, replyFromResponse } from './canonical-reply.js';
+import { replyFromEvents, replyFromResponse, withTransportErrors } from './canonical-reply.js';
 import { unwrapOutputToolEvents, unwrapOutputToolResponse } from './structured-output.js';
 import type { Translator } from './translator.js';
 import type { WireFormat } from './types.js';
@@ -19,7 +19,7 @@ export function canonicalTranslator(upstream: WireFormat): Translator {
       return replyFromResponse(o.chat.responseFormat ? unwrapOutputToolResponse(res) : res, o);
     },
     stream(body, o) {
-      const events = upstream.decodeStream(decodeSse(body));
+      const events = upstream.decodeStream(decodeSse(withTransportErrors(body, o.transportError)));
       return replyFromEvents(o.chat.responseFormat ? unwrapOutputToolEvents(events) : events, o);
     },
   };

@@ -13,7 +13,7 @@ import type { Reply } from '../core/reply.js';
 import { decodeSse, SseDecoder, type SseMessage } from '../sse/decode.js';
 import { encodeSse } from '../sse/encode.js';
 import { SseEventSplitter } from '../sse/split.js';
-import { replyFromEvents, replyFromResponse } from './canonical-reply.js';
+import { replyFromEvents, replyFromResponse, withTransportErrors } from './canonical-reply.js';
 import { renameModelIn, StreamModelRenamer } from './response-model.js';
 import type { AnswerOptions, Translator } from './translator.js';
 import type { WireFormat } from './types.js';
@@ -29,7 +29,9 @@ export function passThroughTranslator(format: WireFormat, canonicalReply: boolea
       return { kind: 'json', status, body };
     },
     async stream(body, o): Promise<Reply> {
-      if (canonicalReply) return replyFromEvents(format.decodeStream(decodeSse(body)), o);
+      if (canonicalReply) {
+        return replyFromEvents(format.decodeStream(decodeSse(withTransportErrors(body, o.transportError))), o);
+      }
       return { kind: 'sse', chunks: await primeStream(relaySse(format, body, o)) };
     },
   };
@@ -80,19 +82,29 @@ async function* relaySse(
     if (watch.usage) sink.usage = watch.usage;
     return { out: keep ? keep.map(encodeSse).join('') : run };
   };
-  for await (const chunk of body) {
-    const run = splitter.push(chunk);
-    if (!run) continue;
-    const { out: seen, err } = visit(run, false);
-    const out = rename.run(seen);
-    if (!started) {
-      pending += out;
-      continue;
+  let failure: unknown;
+  try {
+    for await (const chunk of body) {
+      const run = splitter.push(chunk);
+      if (!run) continue;
+      const { out: seen, err } = visit(run, false);
+      const out = rename.run(seen);
+      if (!started) {
+        pending += out;
+        continue;
+      }
+      if (pending || out) yield pending + out;
+      pending = '';
+      if (err) {
+        failure = err;
+        break;
+      }
     }
-    if (pending || out) yield pending + out;
-    pending = '';
-    if (err) throw err;
+  } catch (err) {
+    // Read failures (and the watch's own errors, which pass as they are) name the provider.
+    throw o.transportError(err);
   }
+  if (failure) throw failure;
   const { out: seen, err } = visit(splitter.end(), true);
   const out = rename.run(seen);
   if (pending || out) yield pending + out;

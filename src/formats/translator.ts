@@ -7,6 +7,7 @@
  */
 
 import type { ChatRequest } from '../core/canonical.js';
+import type { GatewayError } from '../core/errors.js';
 import type { Reply } from '../core/reply.js';
 import { canonicalTranslator } from './canonical-translator.js';
 import type { ReplyOptions } from './canonical-reply.js';
@@ -24,6 +25,8 @@ export interface AnswerOptions extends ReplyOptions {
   chat: ChatRequest;
   /** Names the provider in errors about its answer. */
   providerId: string;
+  /** A failure reading the upstream body (reset, timeout) as the catalogue error naming the provider. */
+  transportError(err: unknown): GatewayError;
 }
 
 export interface Translator {
@@ -31,7 +34,7 @@ export interface Translator {
   requestBody(req: CallerRequest, target: EncodeTarget, dropped: string[]): Buffer;
   /** The upstream's complete JSON answer (`raw`, already parsed) → the reply. */
   response(raw: Buffer, parsed: unknown, status: number, o: AnswerOptions): Reply;
-  /** The upstream's SSE body → the reply; resolves once its first event has arrived. */
+  /** The upstream's SSE body (as read from the socket) → the reply; resolves once its first event has arrived. */
   stream(body: AsyncIterable<Buffer>, o: AnswerOptions): Promise<Reply>;
 }
 
