@@ -12,7 +12,8 @@
 import type { RoutingPolicy } from '../config/types.js';
 import { type CancelSignal, sleepUnlessCancelled } from '../core/cancel.js';
 import { GatewayError, toGatewayError, withMessage } from '../core/errors.js';
-import { isStreamReply, type Reply, wrapStream } from '../core/reply.js';
+import type { StreamEvent } from '../core/canonical.js';
+import { isStreamReply, type Reply } from '../core/reply.js';
 import type { AttemptRecord } from '../observe/record.js';
 import { backoffMs } from './backoff.js';
 import type { Credential, CredentialPlan } from './byok.js';
@@ -164,7 +165,10 @@ function watchOutcome(input: RouteLoopInput, c: Candidate, record: AttemptRecord
   if (isStreamReply(reply)) {
     // Safety net: a stream never iterated (caller gone first) must not leave a probe open.
     input.onDone?.(async () => breakers.release(c.model.id));
-    return wrapStream(reply, (items) => reportStreamOutcome(input.signal, items, end));
+    if (reply.kind === 'sse') return { ...reply, chunks: reportStreamOutcome(input.signal, reply.chunks, end) };
+    // Canonical events are read by an encoder that stops at the stream's last event: that is its end.
+    const last = (ev: StreamEvent) => ev.type === 'message_stop' || ev.type === 'error';
+    return { ...reply, events: reportStreamOutcome(input.signal, reply.events, end, last) };
   }
   record.endMs = Date.now();
   record.outcome = 'ok';
@@ -205,7 +209,7 @@ function exhausted(
 
 /**
  * A committed stream counts for its target's circuit when it ends: a success only once it has
- * completed, a failure when it breaks later. A caller leaving early (including the cancelled
+ * completed (its source ran out, or `isLast` saw its last item), a failure when it breaks later. A caller leaving early (including the cancelled
  * upstream read that follows) counts as neither: one user pressing Esc must not cool a model
  * down for everyone.
  */
@@ -213,13 +217,22 @@ async function* reportStreamOutcome<T>(
   signal: CancelSignal,
   items: AsyncIterable<T>,
   outcome: (o: StreamOutcome) => void,
+  isLast?: (item: T) => boolean,
 ): AsyncGenerator<T> {
   let settled = false;
   try {
-    yield* items;
+    for await (const item of items) {
+      if (isLast?.(item)) {
+        settled = true;
+        outcome('completed');
+      }
+      yield item;
+    }
+    if (settled) return;
     settled = true;
     outcome('completed');
   } catch (err) {
+    if (settled) throw err; // its last item had already arrived: the outcome is known
     settled = true;
     const left = signal.aborted || (err instanceof GatewayError && err.code === 'client_disconnected');
     outcome(left ? 'abandoned' : 'failed');

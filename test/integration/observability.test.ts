@@ -120,6 +120,35 @@ describe('/metrics', () => {
   });
 });
 
+describe('attempt outcomes', () => {
+  it('a stream the caller read to its end counts as an ok attempt, also when the gateway encoded it', async () => {
+    // Mock (canonical events) and translated (Anthropic caller, OpenAI upstream) streams: the encoder
+    // stops reading at the format's end marker, which must still count as a completed stream.
+    const mock = await chat({ model: 'local/echo', stream: true, messages: [{ role: 'user', content: 'one' }] });
+    expect(await mock.text()).toContain('[DONE]');
+    const translated = await fetch(`${gw.url}/v1/messages`, {
+      method: 'POST',
+      headers: { ...authHeaders(), 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({
+        model: 'up/gpt-test',
+        max_tokens: 64,
+        stream: true,
+        messages: [{ role: 'user', content: 'two' }],
+      }),
+    });
+    expect(await translated.text()).toContain('message_stop');
+    await new Promise((r) => setTimeout(r, 20));
+    const text = await (await fetch(`${gw.url}/metrics`, { headers: { authorization: `Bearer ${ADMIN}` } })).text();
+    const attempts = text.split('\n').filter((l) => l.startsWith('gateway_upstream_attempts_total{'));
+    for (const provider of ['local', 'up']) {
+      expect(attempts.some((l) => l.includes(`provider="${provider}"`) && l.includes('outcome="ok"'))).toBe(true);
+      expect(attempts.filter((l) => l.includes(`provider="${provider}"`) && l.includes('outcome="abandoned"'))).toEqual(
+        [],
+      );
+    }
+  });
+});
+
 describe('traces', () => {
   it("one server span per request with a client span per attempt, in the caller's trace", async () => {
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';

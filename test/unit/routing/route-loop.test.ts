@@ -171,3 +171,34 @@ describe('routeRequest', () => {
     expect(breakers.admit('a/m')).toBe('no'); // a/m opens after one failure
   });
 });
+
+describe('routeRequest: canonical event streams', () => {
+  it('a stream of events whose reader stops after its last event counts as completed', async () => {
+    async function* events() {
+      yield { type: 'message_start', id: 'm', model: 'x', created: 0 } as const;
+      yield { type: 'message_stop', finish: 'stop', usage: { inputTokens: 1, outputTokens: 1 } } as const;
+      yield { type: 'message_start', id: 'never-read', model: 'x', created: 0 } as const;
+    }
+    const breakers = new Breakers();
+    const ended: string[] = [];
+    const s = setup({ 'a/m': [{ kind: 'events', events: events() as never }] }, { breakers, id: 'a/m' });
+    s.input.onStreamEnd = (_c, o) => ended.push(o);
+    const reply = (await routeRequest(s.input)) as Extract<Reply, { kind: 'events' }>;
+    for await (const ev of reply.events) if (ev.type === 'message_stop') break; // as the encoders do
+    expect(ended).toEqual(['completed']);
+    expect(s.tally.attemptLog[0].outcome).toBe('ok');
+  });
+
+  it('a stream of events left before its last event is abandoned', async () => {
+    async function* events() {
+      yield { type: 'message_start', id: 'm', model: 'x', created: 0 } as const;
+      yield { type: 'message_stop', finish: 'stop', usage: { inputTokens: 1, outputTokens: 1 } } as const;
+    }
+    const ended: string[] = [];
+    const s = setup({ 'a/m': [{ kind: 'events', events: events() as never }] }, { id: 'a/m' });
+    s.input.onStreamEnd = (_c, o) => ended.push(o);
+    const reply = (await routeRequest(s.input)) as Extract<Reply, { kind: 'events' }>;
+    for await (const _ev of reply.events) break;
+    expect(ended).toEqual(['abandoned']);
+  });
+});
