@@ -43,6 +43,14 @@ export interface Translator {
  * even a same-format answer is decoded; the request still goes up as the caller's bytes.
  */
 export function translatorFor(caller: WireFormat, upstream: WireFormat, canonicalReply: boolean): Translator {
-  if (caller.id === upstream.id) return passThroughTranslator(caller, canonicalReply);
-  return canonicalTranslator(upstream);
+  // Translators hold no per-request state: one per pair, made once (nothing allocated per attempt).
+  const key = `${caller.id}>${upstream.id}${caller.id === upstream.id && canonicalReply ? '+canonical' : ''}`;
+  let t = made.get(key);
+  if (!t) {
+    t = caller.id === upstream.id ? passThroughTranslator(caller, canonicalReply) : canonicalTranslator(upstream);
+    made.set(key, t);
+  }
+  return t;
 }
+
+const made = new Map<string, Translator>();

@@ -209,9 +209,9 @@ function exhausted(
 
 /**
  * A committed stream counts for its target's circuit when it ends: a success only once it has
- * completed (its source ran out, or `isLast` saw its last item), a failure when it breaks later. A caller leaving early (including the cancelled
- * upstream read that follows) counts as neither: one user pressing Esc must not cool a model
- * down for everyone.
+ * completed (its source ran out, or `isLast` saw its last item), a failure when it breaks later.
+ * A caller leaving early (including the cancelled upstream read that follows) counts as neither:
+ * one user pressing Esc must not cool a model down for everyone.
  */
 async function* reportStreamOutcome<T>(
   signal: CancelSignal,
