@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The dependency rule (README, "Architecture"): every folder of src/ sits in one layer, and a file
-// may import only from its own folder or from folders in lower layers. Fails (exit 1) listing each
-// import that points up or sideways, so a cycle between folders cannot come back unnoticed.
+// may import only from its own folder or from folders in lower layers; and no two files import each
+// other in a cycle. Fails (exit 1) listing each import that points up or sideways and each cycle.
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
@@ -56,8 +56,35 @@ for (const file of files(root)) {
     }
   }
 }
+// No cycle between files either (value imports; `import type` is erased): within a folder, too,
+// the modules form a one-way graph, so any of them can be loaded and tested on its own.
+const valueImportRe = /(?:^|\n)\s*(?:import|export)\s(type\s)?[^;]*?from\s+'(\.[^']+)'/g;
+const graph = new Map();
+for (const file of files(root)) {
+  const deps = [];
+  for (const m of readFileSync(file, 'utf8').matchAll(valueImportRe)) {
+    if (!m[1]) deps.push(resolve(dirname(file), m[2]).replace(/\.js$/, '.ts'));
+  }
+  graph.set(file, deps);
+}
+const state = new Map();
+const stack = [];
+const visit = (file) => {
+  state.set(file, 'open');
+  stack.push(file);
+  for (const dep of graph.get(file) ?? []) {
+    if (state.get(dep) === 'open') {
+      const cycle = [...stack.slice(stack.indexOf(dep)), dep].map((f) => relative(root, f));
+      problems.push(`import cycle: ${cycle.join(' → ')}`);
+    } else if (!state.has(dep)) visit(dep);
+  }
+  stack.pop();
+  state.set(file, 'done');
+};
+for (const file of graph.keys()) if (!state.has(file)) visit(file);
+
 if (problems.length > 0) {
   console.error(`Dependency rule broken (${problems.length}):\n  ${problems.join('\n  ')}`);
   process.exit(1);
 }
-console.log(`Dependency rule holds: ${LAYERS.length} layers, every import points down.`);
+console.log(`Dependency rule holds: ${LAYERS.length} layers, every import points down, no import cycles.`);

@@ -4,7 +4,8 @@
  */
 import { roleAllows } from './model-patterns.js';
 import type { Anchor, PathSeg } from './issues.js';
-import { arr, entries, obj, patternModels, str, type Catalog } from './semantic.js';
+import { type Catalog, patternModels } from './catalog.js';
+import { arr, entries, obj, str } from './raw-data.js';
 import type { ConfigIssue } from './types.js';
 
 type Report = (severity: ConfigIssue['severity'], segs: PathSeg[], message: string, at?: Anchor) => void;

@@ -11,7 +11,8 @@ import { interpolateConfig } from './interpolate.js';
 import { ajvErrorsToIssues, createLocator } from './issues.js';
 import { normalise } from './normalise.js';
 import { schemaValidator } from './schema.js';
-import { obj, semanticChecks } from './semantic.js';
+import { obj } from './raw-data.js';
+import { semanticChecks } from './semantic.js';
 import type { ConfigIssue, LoadResult } from './types.js';
 import { yamlSyntaxIssue } from './yaml-errors.js';
 

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
  * Only called when there are no errors, so the shape can be trusted here; defaults live here
  * (and are mirrored as `default` annotations in schema/gateway.schema.json for editors).
  */
-import { arr, entries, keyDigest, obj, parseBodyLimit, splitId, str } from './semantic.js';
+import { arr, entries, keyDigest, obj, parseBodyLimit, splitId, str } from './raw-data.js';
 import type {
   AliasConfig,
   BudgetConfig,

@@ -4,94 +4,13 @@
  * why every access goes through the defensive helpers below instead of trusting the shape.
  * Messages quote ids, names and patterns, never string values (keys, api keys, URLs).
  */
-import { walkAlias } from './alias-walk.js';
-import { createHash } from 'node:crypto';
 import { checkAliasReach, checkMetricsExposure } from './exposure-checks.js';
 import { formatPath, hint, type Anchor, type Locate, type PathSeg } from './issues.js';
 import { regexBacktrackingRisk } from './regex-safety.js';
 import { DEFAULTS } from './normalise.js';
 import type { ConfigIssue } from './types.js';
-
-type Obj = Record<string, unknown>;
-export const obj = (v: unknown): Obj | undefined =>
-  v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : undefined;
-export const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-export const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-export const entries = (v: unknown): [string, unknown][] => Object.entries(obj(v) ?? {});
-
-/** sha256 digest of a gateway key as written (`sha256:<hex>` is taken as the digest itself). */
-export function keyDigest(key: string): Buffer | undefined {
-  if (key.startsWith('sha256:')) {
-    const hex = key.slice('sha256:'.length);
-    return /^[0-9a-fA-F]{64}$/.test(hex) ? Buffer.from(hex, 'hex') : undefined;
-  }
-  return createHash('sha256').update(key, 'utf8').digest();
-}
-
-/** A concrete id splits at its first `/`: `local/meta-llama/llama-3` → provider `local`. */
-export function splitId(id: string): [string, string] {
-  const i = id.indexOf('/');
-  return i < 0 ? [id, ''] : [id.slice(0, i), id.slice(i + 1)];
-}
-
-/** Ids known to the config, for reference checks and pattern matching. */
-export interface Catalog {
-  providers: Set<string>;
-  /** Concrete model id → whether it has a price. */
-  models: Map<string, boolean>;
-  aliases: Map<string, Obj>;
-  namespaces: Set<string>;
-}
-
-export function buildCatalog(data: Obj): Catalog {
-  const c: Catalog = { providers: new Set(), models: new Map(), aliases: new Map(), namespaces: new Set() };
-  for (const [pid, p] of entries(data.providers)) {
-    c.providers.add(pid);
-    for (const [name, m] of entries(obj(p)?.models)) c.models.set(`${pid}/${name}`, obj(obj(m)?.price) !== undefined);
-  }
-  for (const [aid, a] of entries(data.aliases)) {
-    c.aliases.set(aid, obj(a) ?? {});
-    c.namespaces.add(splitId(aid)[0]);
-  }
-  return c;
-}
-
-export const aliasTargets = (a: Obj): string[] => arr(a.targets).flatMap((t) => str(t) ?? str(obj(t)?.model) ?? []);
-
-/** Concrete models an alias can end up at: its targets and, recursively, its fallbacks. */
-function expandAlias(c: Catalog, id: string, out: Set<string>): void {
-  const lookup = {
-    isModel: (m: string) => c.models.has(m),
-    alias: (a: string) => {
-      const o = c.aliases.get(a);
-      return o && { targets: aliasTargets(o), fallbacks: arr(o.fallbacks).flatMap((f) => str(f) ?? []) };
-    },
-  };
-  walkAlias(id, lookup, (m) => out.add(m));
-}
-
-/** Concrete models reachable through one role/guardrail pattern. */
-export function patternModels(c: Catalog, pattern: string): Set<string> {
-  const out = new Set<string>();
-  if (pattern === '*') return new Set(c.models.keys());
-  if (pattern.endsWith('/*')) {
-    const prefix = pattern.slice(0, -2);
-    for (const id of c.models.keys()) if (splitId(id)[0] === prefix) out.add(id);
-    for (const id of c.aliases.keys()) if (splitId(id)[0] === prefix) expandAlias(c, id, out);
-  } else if (c.models.has(pattern)) out.add(pattern);
-  else expandAlias(c, pattern, out);
-  return out;
-}
-
-/** Whether a pattern names at least one model or alias (an alias with broken targets still counts). */
-function patternNamesSomething(c: Catalog, pattern: string): boolean {
-  if (pattern === '*') return c.models.size + c.aliases.size > 0;
-  if (pattern.endsWith('/*')) {
-    const prefix = pattern.slice(0, -2);
-    return c.namespaces.has(prefix) || [...c.models.keys()].some((id) => splitId(id)[0] === prefix);
-  }
-  return c.models.has(pattern) || c.aliases.has(pattern);
-}
+import { buildCatalog, type Catalog, patternModels, patternNamesSomething } from './catalog.js';
+import { arr, entries, keyDigest, type Obj, obj, parseBodyLimit, splitId, str } from './raw-data.js';
 
 interface Ctx {
   c: Catalog;
@@ -144,16 +63,6 @@ function checkServer({ report }: Ctx, data: Obj): void {
       `has no effect: request_timeout_ms (${request}) ends a slow upload first`,
     );
   }
-}
-
-/** "4mb" → 4 MiB; "512kb" → 512 KiB; plain numbers are bytes. k/m are binary multiples. */
-export function parseBodyLimit(v: string | number): number {
-  if (typeof v === 'number') return v;
-  const m = /^\s*([0-9]+(?:\.[0-9]+)?)\s*([a-z]*)\s*$/i.exec(v);
-  if (!m) return NaN;
-  const unit = m[2].toLowerCase().charAt(0);
-  const mult = unit === 'k' ? 1024 : unit === 'm' ? 1024 * 1024 : 1;
-  return Math.floor(Number(m[1]) * mult);
 }
 
 export function isHttpUrl(s: string): boolean {
