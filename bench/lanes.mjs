@@ -34,6 +34,7 @@ export const TESTS = ['latency', 'stream', 'throughput', 'memory'];
 export const PROCS = {
   upstream: { file: './upstream.mjs', args: ({ opts }) => ['--chunks', String(opts.chunks), '--pacing', opts.pacing] },
   bare: { file: './bare-proxy.mjs', args: ({ upstreamUrl }) => ['--upstream', upstreamUrl] },
+  floor: { file: './floor-proxy.mjs', args: ({ upstreamUrl }) => ['--upstream', upstreamUrl] },
   gateway: {
     file: './gateway-child.mjs',
     args: ({ upstreamUrl, opts }) => ['--upstream', upstreamUrl, '--log', 'error', '--dist', opts.dist],
@@ -385,6 +386,16 @@ export const LANES = [
     id: 'bare',
     label: 'bare node:http + undici proxy',
     proc: 'bare',
+    proxy: true,
+    request: openaiRequest({ model: 'gpt-bench-upstream' }),
+    validate: openaiValidators({ expectUsageChunk: false }),
+    tests: [...ALL, 'memory'],
+  },
+  {
+    // The thinnest Node proxy (Pool.stream, body piped both ways): what issue 13's targets divide by.
+    id: 'floor',
+    label: 'floor: node:http + undici Pool.stream, bodies piped',
+    proc: 'floor',
     proxy: true,
     request: openaiRequest({ model: 'gpt-bench-upstream' }),
     validate: openaiValidators({ expectUsageChunk: false }),
