@@ -37,6 +37,8 @@ export function serveIpc(close) {
         heapUsedBytes: mem.heapUsed,
         externalBytes: mem.external,
         maxRssKb: process.resourceUsage().maxRSS,
+        // Requests served so far, for a process that counts them (the upstream: proof a lane forwarded).
+        requests: globalThis.benchRequestCount,
       });
     } else if (msg?.type === 'shutdown') {
       void exit(0);

@@ -8,6 +8,7 @@
 
 import { machineCpu, procStatusKb, resetPeakRss } from './children.mjs';
 import { closedLoop, jsonCall, percentile, streamCall } from './load.mjs';
+import { wrkThroughput } from './wrk.mjs';
 
 const mb = (kb) => kb / 1024;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -311,5 +312,6 @@ export const PHASES = [
   { id: 'latency', run: latency },
   { id: 'stream', run: stream },
   { id: 'throughput', run: throughput },
+  { id: 'wrk', run: wrkThroughput },
   { id: 'memory', run: memory },
 ];

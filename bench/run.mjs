@@ -36,6 +36,7 @@ import {
 import { createClient } from './load.mjs';
 import { PHASES, validateAndWarm } from './phases.mjs';
 import { startRedis } from './redis.mjs';
+import { wrkTable } from './wrk.mjs';
 import { evaluateTargets, limitsTable, resultsTable, targetsTable } from './report.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -57,6 +58,7 @@ const PLAN = {
   latency: { requests: Math.ceil(1_600 * scale), maxMs: 10_000 * scale, rounds: 5 },
   stream: { requests: Math.ceil(160 * scale), maxMs: 8_000 * scale, rounds: 8 },
   throughput: { concurrency: 32, maxRequests: 250_000, maxMs: 3_000 * scale, rounds: 4 },
+  wrk: { concurrencies: [32, 128], durationS: Math.max(1, Math.round(3 * scale)) },
   memory: { concurrency: 128, maxRequests: 200_000, maxMs: 3_000 * scale },
   /** Phases (and throughput/memory batches) not started by then are skipped. */
   budgetMs: 150_000,
@@ -244,6 +246,11 @@ async function main() {
   }
   out.push('');
   out.push(resultsTable(lanes, results));
+  const wrkText = wrkTable(lanes, results);
+  if (wrkText) {
+    out.push('');
+    out.push(wrkText);
+  }
   const limitsText = limitsTable(lanes, results, LIMITS_LANES, LIMITS_REFERENCE);
   if (limitsText) {
     out.push('');

@@ -241,7 +241,9 @@ function answerAnthropic(req, res, raw) {
   sendStream(res, ANTHROPIC_STREAM);
 }
 
+globalThis.benchRequestCount = 0;
 const server = createServer({ keepAlive: true, noDelay: true, keepAliveTimeout: 65_000 }, (req, res) => {
+  globalThis.benchRequestCount++;
   const path = (req.url ?? '').split('?', 1)[0];
   const handler =
     req.method !== 'POST'
