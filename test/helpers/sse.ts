@@ -25,3 +25,18 @@ export function recordingFetch(streams: string[], sentHeaders?: Array<Record<str
     return new Response(text, { status: res.status, statusText: res.statusText, headers: res.headers });
   };
 }
+
+/** The data of each event of an SSE text, parsed as JSON (`[DONE]` kept as the string). */
+export function sseData(text: string): any[] {
+  return text
+    .split('\n\n')
+    .filter((e) => e.includes('data:'))
+    .map((e) => {
+      const d = e
+        .split('\n')
+        .find((l) => l.startsWith('data:'))!
+        .slice(5)
+        .trim();
+      return d === '[DONE]' ? '[DONE]' : JSON.parse(d);
+    });
+}

@@ -4,28 +4,12 @@
  * real API accepts). The body is Claude Code 2.1.197's shape: a mid-conversation `system`
  * message, context_management, output_config.effort, adaptive thinking and its anthropic-beta list.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { strictGateway } from '../helpers/gateway-config.js';
-import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
-import {
-  anthropicHeaders,
-  configOf,
-  openaiHeaders,
-  startGateway,
-  type RunningGateway,
-} from '../helpers/start-gateway.js';
+import { useStrictRig } from '../helpers/strict-rig.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { anthropicHeaders, openaiHeaders } from '../helpers/start-gateway.js';
 
-let up: FakeUpstream;
-let gw: RunningGateway;
-beforeAll(async () => {
-  up = await startFakeUpstream();
-  gw = await startGateway(configOf(strictGateway(up.url)));
-});
-afterAll(async () => {
-  await gw?.close();
-  await up?.close();
-});
-beforeEach(() => up.reset());
+const rig = useStrictRig();
+beforeEach(() => rig.up.reset());
 
 const BETAS =
   'claude-code-20250219,interleaved-thinking-2025-05-14,thinking-token-count-2026-05-13,' +
@@ -55,7 +39,7 @@ const claudeCodeBody = (model: string, stream: boolean) => ({
 });
 
 function post(path: string, body: unknown, headers: Record<string, string>) {
-  return fetch(`${gw.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+  return fetch(`${rig.gw.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
 }
 
 describe('Anthropic → Anthropic pass-through forwards what the gateway does not know', () => {
@@ -68,7 +52,7 @@ describe('Anthropic → Anthropic pass-through forwards what the gateway does no
         const res = await post('/v1/messages', body, anthropicHeaders({ 'anthropic-beta': BETAS }));
         const text = await res.text();
         expect(res.status, text).toBe(200);
-        const got = up.last('/v1/messages')!;
+        const got = rig.up.last('/v1/messages')!;
         expect(got.status).toBe(200);
         expect(got.body).toEqual({ ...body, model: 'claude-sonnet-4-5' });
         expect(got.headers['anthropic-beta']).toBe(BETAS);
@@ -98,7 +82,7 @@ describe('Anthropic → Anthropic pass-through forwards what the gateway does no
     const err = await res.json();
     // The provider's refusal, not the gateway's.
     expect(err.error.message).toMatch(/brand_new_field: Extra inputs are not permitted/);
-    expect(up.last('/v1/messages')!.body).toEqual({ ...body, model: 'claude-sonnet-4-5' });
+    expect(rig.up.last('/v1/messages')!.body).toEqual({ ...body, model: 'claude-sonnet-4-5' });
   });
 
   it("count_tokens with Claude Code's betas and a mid-conversation system message is forwarded as sent", async () => {
@@ -107,7 +91,7 @@ describe('Anthropic → Anthropic pass-through forwards what the gateway does no
     const text = await res.text();
     expect(res.status, text).toBe(200);
     expect(JSON.parse(text).input_tokens).toBeGreaterThan(0);
-    const got = up.last('/v1/messages/count_tokens')!;
+    const got = rig.up.last('/v1/messages/count_tokens')!;
     expect(got.body).toEqual({ ...count, model: 'claude-sonnet-4-5' });
     expect(got.headers['anthropic-beta']).toBe(BETAS);
   });
@@ -125,6 +109,6 @@ describe('OpenAI → OpenAI pass-through forwards what the gateway does not know
     const res = await post('/v1/chat/completions', body, openaiHeaders());
     expect(res.status).toBe(400);
     expect((await res.json()).error.message).toMatch(/Unrecognized request argument supplied: brand_new_field/);
-    expect(up.last()!.body).toEqual({ ...body, model: 'gpt-4o' });
+    expect(rig.up.last()!.body).toEqual({ ...body, model: 'gpt-4o' });
   });
 });

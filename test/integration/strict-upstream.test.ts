@@ -1,3 +1,4 @@
+import { sseData } from '../helpers/sse.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 
@@ -19,20 +20,6 @@ const anthropic = (body: unknown, extra: Record<string, string> = {}, path = '/v
     headers: { 'x-api-key': 'k', 'anthropic-version': '2023-06-01', 'content-type': 'application/json', ...extra },
     body: JSON.stringify(body),
   });
-
-function sseData(text: string): any[] {
-  return text
-    .split('\n\n')
-    .filter((e) => e.includes('data:'))
-    .map((e) => {
-      const d = e
-        .split('\n')
-        .find((l) => l.startsWith('data:'))!
-        .slice(5)
-        .trim();
-      return d === '[DONE]' ? '[DONE]' : JSON.parse(d);
-    });
-}
 
 const user = (content: string) => ({ role: 'user', content });
 

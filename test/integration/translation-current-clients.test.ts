@@ -5,30 +5,15 @@
  * tool), hints dropped and listed in x-gateway-dropped-fields, output-changing fields refused by
  * name, earlier-turn reasoning, and complete message_start usage.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { strictGateway } from '../helpers/gateway-config.js';
-import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
-import {
-  anthropicHeaders,
-  configOf,
-  openaiHeaders,
-  startGateway,
-  type RunningGateway,
-} from '../helpers/start-gateway.js';
+import { useStrictRig } from '../helpers/strict-rig.js';
+import { sseData } from '../helpers/sse.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { anthropicHeaders, openaiHeaders } from '../helpers/start-gateway.js';
 
-let up: FakeUpstream;
-let gw: RunningGateway;
-beforeAll(async () => {
-  up = await startFakeUpstream();
-  gw = await startGateway(configOf(strictGateway(up.url)));
-});
-afterAll(async () => {
-  await gw?.close();
-  await up?.close();
-});
+const rig = useStrictRig();
 beforeEach(() => {
-  up.reset();
-  up.setHandler(undefined);
+  rig.up.reset();
+  rig.up.setHandler(undefined);
 });
 
 const BETAS =
@@ -36,25 +21,11 @@ const BETAS =
   'mid-conversation-system-2026-04-07,effort-2025-11-24';
 
 function post(path: string, body: unknown, headers: Record<string, string>) {
-  return fetch(`${gw.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+  return fetch(`${rig.gw.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
 }
 const messages = (body: unknown, beta = BETAS) =>
   post('/v1/messages', body, anthropicHeaders(beta ? { 'anthropic-beta': beta } : {}));
 const chat = (body: unknown) => post('/v1/chat/completions', body, openaiHeaders());
-
-function sseData(text: string): any[] {
-  return text
-    .split('\n\n')
-    .filter((e) => e.includes('data:'))
-    .map((e) => {
-      const d = e
-        .split('\n')
-        .find((l) => l.startsWith('data:'))!
-        .slice(5)
-        .trim();
-      return d === '[DONE]' ? '[DONE]' : JSON.parse(d);
-    });
-}
 
 const dropped = (res: Response) => (res.headers.get('x-gateway-dropped-fields') ?? '').split(', ').filter(Boolean);
 
@@ -111,7 +82,7 @@ describe('Anthropic caller (Claude Code) → OpenAI-format model', () => {
         const res = await messages(claudeCode('team/gpt', stream));
         const text = await res.text();
         expect(res.status, text).toBe(200);
-        const sent = up.last()!;
+        const sent = rig.up.last()!;
         expect(sent.status).toBe(200);
         expect(sent.body.model).toBe('gpt-4o');
         expect(sent.body.messages.map((m: any) => m.role)).toEqual(['system', 'user', 'system']);
@@ -153,7 +124,7 @@ describe('Anthropic caller (Claude Code) → OpenAI-format model', () => {
     async () => {
       const res = await messages(claudeCode('oai/reasoner', false));
       expect(res.status, await res.text()).toBe(200);
-      const sent = up.last()!.body;
+      const sent = rig.up.last()!.body;
       expect(sent.reasoning_effort).toBe('high');
       expect(sent.max_completion_tokens).toBe(32000);
       expect(sent).not.toHaveProperty('max_tokens');
@@ -169,13 +140,13 @@ describe('Anthropic caller (Claude Code) → OpenAI-format model', () => {
       messages: [{ role: 'user', content: 'hi' }],
     });
     expect(res.status, await res.text()).toBe(200);
-    expect(up.last()!.body.reasoning_effort).toBe('medium');
+    expect(rig.up.last()!.body.reasoning_effort).toBe('medium');
     const cold = await messages(
       { model: 'oai/reasoner', max_tokens: 100, temperature: 0.2, messages: [{ role: 'user', content: 'hi' }] },
       '',
     );
     expect(cold.status, await cold.text()).toBe(200);
-    expect(up.last()!.body).not.toHaveProperty('temperature');
+    expect(rig.up.last()!.body).not.toHaveProperty('temperature');
     expect(dropped(cold)).toEqual(['temperature']);
   });
 
@@ -210,7 +181,7 @@ describe('Anthropic caller (Claude Code) → OpenAI-format model', () => {
       });
       const res = await messages(body);
       expect(res.status, await res.text()).toBe(200);
-      const sent = up.last()!.body;
+      const sent = rig.up.last()!.body;
       expect(sent.messages.map((m: any) => m.role)).toEqual(['system', 'user', 'assistant', 'tool']);
       expect(sent.messages[2]).toEqual({
         role: 'assistant',
@@ -224,7 +195,7 @@ describe('Anthropic caller (Claude Code) → OpenAI-format model', () => {
   );
 
   it('parallel tool calls come back as tool_use blocks (stream)', async () => {
-    up.setHandler(() => ({
+    rig.up.setHandler(() => ({
       toolCalls: [
         { name: 'Read', args: { file_path: 'a' } },
         { name: 'Read', args: { file_path: 'b' } },
@@ -243,7 +214,7 @@ describe('Anthropic caller (Claude Code) → OpenAI-format model', () => {
   it(
     'stream: message_start usage is complete and never 0 for a non-empty prompt; ' + 'message_delta has the real count',
     async () => {
-      up.setHandler(() => ({ text: 'hello there', usage: { input: 900, cacheRead: 100, output: 2 } }));
+      rig.up.setHandler(() => ({ text: 'hello there', usage: { input: 900, cacheRead: 100, output: 2 } }));
       const res = await messages(claudeCode('team/gpt', true));
       const events = sseData(await res.text());
       const start = events[0].message.usage;
@@ -282,7 +253,7 @@ describe('Anthropic caller (Claude Code) → OpenAI-format model', () => {
       const text = await res.text();
       expect(res.status, text).toBe(200);
       // Not every property is required, so not strict (OpenAI would refuse strict mode).
-      expect(up.last()!.body.response_format).toEqual({
+      expect(rig.up.last()!.body.response_format).toEqual({
         type: 'json_schema',
         json_schema: { name: 'response', schema, strict: false },
       });
@@ -321,7 +292,7 @@ describe('Anthropic caller (Claude Code) → OpenAI-format model', () => {
       expect(res.status).toBe(400);
       expect((await res.json()).error.message).toContain(name);
     }
-    expect(up.received).toHaveLength(0);
+    expect(rig.up.received).toHaveLength(0);
   });
 });
 
@@ -354,7 +325,7 @@ describe('OpenAI caller (OpenAI SDK, AI SDK, LangChain) → Anthropic-format mod
         );
         const text = await res.text();
         expect(res.status, text).toBe(200);
-        const sent = up.last()!.body;
+        const sent = rig.up.last()!.body;
         expect(sent.output_config).toEqual({ format: { type: 'json_schema', schema: closed } });
         expect(sent).not.toHaveProperty('tools');
         const content = stream
@@ -378,7 +349,7 @@ describe('OpenAI caller (OpenAI SDK, AI SDK, LangChain) → Anthropic-format mod
           const res = await chat(asks(model, { type: 'json_schema', json_schema: { name: 'person', schema } }, stream));
           const text = await res.text();
           expect(res.status, text).toBe(200);
-          const sent = up.last()!.body;
+          const sent = rig.up.last()!.body;
           expect(sent.tool_choice).toEqual({ type: 'tool', name: 'json_output' });
           expect(sent.tools).toEqual([
             { name: 'json_output', description: 'Give the answer as this JSON object.', input_schema: schema },
@@ -404,7 +375,7 @@ describe('OpenAI caller (OpenAI SDK, AI SDK, LangChain) → Anthropic-format mod
   }
 
   it('json_object → a forced tool taking any object', async () => {
-    up.setHandler(() => ({ json: { anything: [1, 2] } }));
+    rig.up.setHandler(() => ({ json: { anything: [1, 2] } }));
     const res = await chat({
       model: 'ant/claude',
       messages: [{ role: 'user', content: 'Reply in JSON.' }],
@@ -412,11 +383,11 @@ describe('OpenAI caller (OpenAI SDK, AI SDK, LangChain) → Anthropic-format mod
     });
     expect(res.status).toBe(200);
     expect(JSON.parse((await res.json()).choices[0].message.content)).toEqual({ anything: [1, 2] });
-    expect(up.last()!.body.tools[0].input_schema).toEqual({ type: 'object' });
+    expect(rig.up.last()!.body.tools[0].input_schema).toEqual({ type: 'object' });
   });
 
   it("structured output with the caller's own tools: the model must call one of them or the output tool", async () => {
-    up.setHandler(() => ({ toolCalls: [{ name: 'lookup', args: { q: 'x' } }] }));
+    rig.up.setHandler(() => ({ toolCalls: [{ name: 'lookup', args: { q: 'x' } }] }));
     const tools = [
       {
         type: 'function',
@@ -428,7 +399,7 @@ describe('OpenAI caller (OpenAI SDK, AI SDK, LangChain) → Anthropic-format mod
       tools,
     });
     const body = await res.json();
-    expect(up.last()!.body.tool_choice).toEqual({ type: 'any' });
+    expect(rig.up.last()!.body.tool_choice).toEqual({ type: 'any' });
     expect(body.choices[0].finish_reason).toBe('tool_calls');
     expect(body.choices[0].message.tool_calls[0].function.name).toBe('lookup');
   });
@@ -441,8 +412,8 @@ describe('OpenAI caller (OpenAI SDK, AI SDK, LangChain) → Anthropic-format mod
       max_completion_tokens: 1000,
     });
     expect(res.status, await res.text()).toBe(200);
-    expect(up.last()!.body.thinking).toEqual({ type: 'enabled', budget_tokens: 16384 });
-    expect(up.last()!.body.max_tokens).toBe(17384);
+    expect(rig.up.last()!.body.thinking).toEqual({ type: 'enabled', budget_tokens: 16384 });
+    expect(rig.up.last()!.body.max_tokens).toBe(17384);
     const old = await chat({
       model: 'ant/old',
       messages: [{ role: 'user', content: 'hi' }],
@@ -450,8 +421,8 @@ describe('OpenAI caller (OpenAI SDK, AI SDK, LangChain) → Anthropic-format mod
       temperature: 0.3,
     });
     expect(old.status, await old.text()).toBe(200);
-    expect(up.last()!.body).not.toHaveProperty('thinking');
-    expect(up.last()!.body.temperature).toBe(0.3);
+    expect(rig.up.last()!.body).not.toHaveProperty('thinking');
+    expect(rig.up.last()!.body.temperature).toBe(0.3);
     expect(dropped(old)).toEqual(['reasoning_effort']);
   });
 
@@ -466,7 +437,7 @@ describe('OpenAI caller (OpenAI SDK, AI SDK, LangChain) → Anthropic-format mod
         temperature: 0.3,
       });
       expect(warm.status, await warm.text()).toBe(200);
-      expect(up.last()!.body).not.toHaveProperty('temperature');
+      expect(rig.up.last()!.body).not.toHaveProperty('temperature');
       expect(dropped(warm)).toEqual(['temperature']);
       const loop = await chat({
         model: 'ant/claude',
@@ -483,7 +454,7 @@ describe('OpenAI caller (OpenAI SDK, AI SDK, LangChain) → Anthropic-format mod
         ],
       });
       expect(loop.status, await loop.text()).toBe(200);
-      expect(up.last()!.body).not.toHaveProperty('thinking');
+      expect(rig.up.last()!.body).not.toHaveProperty('thinking');
       expect(dropped(loop)).toEqual(['reasoning_effort']);
     },
   );
@@ -500,7 +471,7 @@ describe('OpenAI caller (OpenAI SDK, AI SDK, LangChain) → Anthropic-format mod
       ],
     });
     expect(res.status, await res.text()).toBe(200);
-    const sent = up.last()!.body;
+    const sent = rig.up.last()!.body;
     expect(sent.system).toEqual([
       { type: 'text', text: 'one' },
       { type: 'text', text: 'two' },
@@ -531,9 +502,9 @@ describe('OpenAI caller (OpenAI SDK, AI SDK, LangChain) → Anthropic-format mod
   });
 
   it('the log line names the dropped fields', async () => {
-    const before = gw.logs.length;
+    const before = rig.gw.logs.length;
     await (await chat({ model: 'ant/claude', messages: [{ role: 'user', content: 'hi' }], store: true })).text();
-    const line = gw.logs
+    const line = rig.gw.logs
       .slice(before)
       .map((l) => JSON.parse(l))
       .find((l) => l.msg === 'request' || l.message === 'request');
