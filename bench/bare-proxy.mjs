@@ -1,56 +1,15 @@
 /**
- * The floor for any Node proxy: node:http in, undici Pool (keep-alive) out. Reads the request
+ * A plain Node proxy (the `bare` lane): node:http in, undici Pool (keep-alive) out. Reads the request
  * body whole (as the gateway does), forwards it unchanged to `--upstream` with the same path,
  * and pipes the response back. Hop-by-hop headers are dropped; the upstream call is aborted when
  * the client goes away. No parsing, auth, routing or logging.
  */
 
-import { createServer } from 'node:http';
-import { Pool } from 'undici';
-import { args, ready, serveIpc } from './child-common.mjs';
+import { badGateway, copyHeaders, serveProxy, upstreamPool } from './proxy-common.mjs';
 
-const opts = args();
-if (!opts.upstream) throw new Error('--upstream <url> is required');
-const pool = new Pool(opts.upstream, {
-  connections: Number(opts.connections ?? 256),
-  pipelining: 1,
-  keepAliveTimeout: 30_000,
-  keepAliveMaxTimeout: 600_000,
-  connect: { noDelay: true },
-});
+const pool = upstreamPool();
 
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'transfer-encoding',
-  'te',
-  'trailer',
-  'upgrade',
-  'host',
-  'content-length',
-]);
-
-function copyHeaders(from, keepLength) {
-  const out = {};
-  for (const k of Object.keys(from)) {
-    if (HOP_BY_HOP.has(k) && !(keepLength && k === 'content-length')) continue;
-    out[k] = from[k];
-  }
-  return out;
-}
-
-function badGateway(res, err) {
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  const body = JSON.stringify({ error: { message: `bare proxy: ${err?.code ?? err?.message ?? 'upstream failed'}` } });
-  res.writeHead(502, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-  res.end(body);
-}
-
-const server = createServer({ keepAlive: true, noDelay: true, keepAliveTimeout: 65_000 }, (req, res) => {
+serveProxy(pool, (req, res) => {
   const chunks = [];
   let size = 0;
   req.on('data', (c) => {
@@ -79,16 +38,7 @@ const server = createServer({ keepAlive: true, noDelay: true, keepAliveTimeout: 
           up.body.on('error', () => res.destroy());
           up.body.pipe(res);
         },
-        (err) => badGateway(res, err),
+        (err) => badGateway(res, err, 'bare proxy'),
       );
   });
 });
-
-serveIpc(async () => {
-  await new Promise((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
-  await pool.close();
-});
-server.listen(0, '127.0.0.1', () => ready(`http://127.0.0.1:${server.address().port}`));
