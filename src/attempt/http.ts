@@ -47,7 +47,6 @@ export async function attemptHttp(
     modelName: callerModel(ctx),
     redact: (err: GatewayError) => withoutSecrets(ctx, err),
     sink: ctx,
-    stream: chat.stream,
     providerId: c.provider.id,
     transportError: (err: unknown) => upstreamFailure(err, c.provider, c.model.timeouts),
   };

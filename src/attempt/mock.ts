@@ -21,6 +21,6 @@ export function attemptMock(ctx: RoutedContext, c: Candidate): Promise<Reply> {
     modelName: callerModel(ctx),
     redact: (err) => withoutSecrets(ctx, err),
     sink: ctx,
-    stream: chat.stream,
+    chat,
   });
 }

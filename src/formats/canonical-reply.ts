@@ -5,7 +5,7 @@
  * known even when the caller leaves early (a cut stream is billed for what it relayed).
  */
 
-import type { ChatResponse, StreamEvent, Usage } from '../core/canonical.js';
+import type { ChatRequest, ChatResponse, StreamEvent, Usage } from '../core/canonical.js';
 import type { GatewayError } from '../core/errors.js';
 import { foldStream } from '../core/fold-stream.js';
 import { primeStream, rejectErrorFirst } from '../core/prime-stream.js';
@@ -23,7 +23,8 @@ export interface ReplyOptions {
   /** Secrets removed, by value, from an upstream error before the caller sees it. */
   redact(err: GatewayError): GatewayError;
   sink: ReplySink;
-  stream: boolean;
+  /** The caller's request (a stream or not; what translators need of it). */
+  chat: ChatRequest;
 }
 
 /** Merge usage seen so far with a newer partial report (later fields win, field by field). */
@@ -62,7 +63,7 @@ async function* tapUsage(events: AsyncIterable<StreamEvent>, o: ReplyOptions): A
 
 /** Canonical events → a stream reply (primed: its first event has arrived), or a folded response. */
 export async function replyFromEvents(events: AsyncIterable<StreamEvent>, o: ReplyOptions): Promise<Reply> {
-  if (o.stream) return { kind: 'events', events: await primeStream(tapUsage(events, o), rejectErrorFirst) };
+  if (o.chat.stream) return { kind: 'events', events: await primeStream(tapUsage(events, o), rejectErrorFirst) };
   return replyFromResponse(await foldStream(tapUsage(events, o)), o);
 }
 

@@ -22,7 +22,6 @@ export interface CallerRequest {
 }
 
 export interface AnswerOptions extends ReplyOptions {
-  chat: ChatRequest;
   /** Names the provider in errors about its answer. */
   providerId: string;
   /** A failure reading the upstream body (reset, timeout) as the catalogue error naming the provider. */
