@@ -1,0 +1,50 @@
+/**
+ * The top self-time frames of a V8 .cpuprofile (from `node --cpu-prof`, e.g. a bench run with
+ * BENCH_CHILD_EXECARGV="--cpu-prof --cpu-prof-dir=DIR"): one line per function (name, file:line),
+ * its share of the sampled time, and a total per file, so a change can be shown before and after.
+ *
+ *   node bench/profile-top.mjs FILE.cpuprofile [--top 30] [--files 15]
+ */
+
+import { readFileSync } from 'node:fs';
+import { args } from './child-common.mjs';
+
+const opts = args();
+const file = process.argv[2];
+if (!file || file.startsWith('--')) throw new Error('usage: node bench/profile-top.mjs FILE.cpuprofile [--top N]');
+const top = Number(opts.top ?? 30);
+const profile = JSON.parse(readFileSync(file, 'utf8'));
+
+// Sample counts per node id, then time per node (each sample stands for its time delta).
+const selfUs = new Map();
+for (let i = 0; i < profile.samples.length; i++) {
+  const id = profile.samples[i];
+  selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+}
+const shortUrl = (url) => url.replace(/^file:\/\//, '').replace(/^.*\/(dist|node_modules|bench)\//, '$1/');
+const byFrame = new Map();
+const byFile = new Map();
+let total = 0;
+for (const node of profile.nodes) {
+  const us = selfUs.get(node.id) ?? 0;
+  // Idle time is the event loop waiting: shares are of the time the process was busy.
+  if (us === 0 || node.callFrame.functionName === '(idle)') continue;
+  total += us;
+  const cf = node.callFrame;
+  const url = shortUrl(cf.url) || '(native)';
+  const key = `${cf.functionName || '(anonymous)'}  ${url}${cf.url ? `:${cf.lineNumber + 1}` : ''}`;
+  byFrame.set(key, (byFrame.get(key) ?? 0) + us);
+  const group = cf.url ? url.replace(/^node:.*/, 'node:internal') : cf.functionName;
+  byFile.set(group, (byFile.get(group) ?? 0) + us);
+}
+const pct = (us) => `${((100 * us) / total).toFixed(1).padStart(5)}%`;
+const list = (m, n) =>
+  [...m]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([k, us]) => `${pct(us)}  ${k}`)
+    .join('\n');
+process.stdout.write(
+  `${(total / 1e6).toFixed(2)} s busy (idle left out)\nTop ${top} frames by self time:\n${list(byFrame, top)}\n\n` +
+    `By file:\n${list(byFile, Number(opts.files ?? 15))}\n`,
+);
