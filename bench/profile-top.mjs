@@ -3,7 +3,10 @@
  * BENCH_CHILD_EXECARGV="--cpu-prof --cpu-prof-dir=DIR"): one line per function (name, file:line),
  * its share of the sampled time, and a total per file, so a change can be shown before and after.
  *
- *   node bench/profile-top.mjs FILE.cpuprofile [--top 30] [--files 15]
+ * With --inclusive, also the functions by total time (self + what they called, each sample
+ * counted once per function on its stack), to see which subtree a cost sits under.
+ *
+ *   node bench/profile-top.mjs FILE.cpuprofile [--top 30] [--files 15] [--inclusive]
  */
 
 import { readFileSync } from 'node:fs';
@@ -37,6 +40,25 @@ for (const node of profile.nodes) {
   const group = cf.url ? url.replace(/^node:.*/, 'node:internal') : cf.functionName;
   byFile.set(group, (byFile.get(group) ?? 0) + us);
 }
+// Inclusive time: walk each sampled node's stack once (parents from the children lists).
+const parent = new Map();
+const nodeById = new Map(profile.nodes.map((n) => [n.id, n]));
+for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+const inclusive = new Map();
+if (opts.inclusive === 'true') {
+  for (const [id, us] of selfUs) {
+    if (nodeById.get(id)?.callFrame.functionName === '(idle)') continue;
+    const seen = new Set();
+    for (let cur = id; cur !== undefined; cur = parent.get(cur)) {
+      const cf = nodeById.get(cur).callFrame;
+      const where = cf.url ? `${shortUrl(cf.url)}:${cf.lineNumber + 1}` : '(native)';
+      const key = `${cf.functionName || '(anonymous)'}  ${where}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      inclusive.set(key, (inclusive.get(key) ?? 0) + us);
+    }
+  }
+}
 const pct = (us) => `${((100 * us) / total).toFixed(1).padStart(5)}%`;
 const list = (m, n) =>
   [...m]
@@ -46,5 +68,6 @@ const list = (m, n) =>
     .join('\n');
 process.stdout.write(
   `${(total / 1e6).toFixed(2)} s busy (idle left out)\nTop ${top} frames by self time:\n${list(byFrame, top)}\n\n` +
-    `By file:\n${list(byFile, Number(opts.files ?? 15))}\n`,
+    `By file:\n${list(byFile, Number(opts.files ?? 15))}\n` +
+    (inclusive.size > 0 ? `\nTop ${top} functions by total time:\n${list(inclusive, top)}\n` : ''),
 );

@@ -51,7 +51,7 @@ export async function attemptHttp(
     transportError: (err: unknown) => upstreamFailure(err, c.provider, c.model.timeouts),
   };
   const isSse = (responseHeader(up, 'content-type') ?? '').includes('text/event-stream');
-  if (chat.stream && isSse) return translator.stream(up.body as AsyncIterable<Buffer>, answer);
+  if (chat.stream && isSse) return translator.stream(up.body, answer);
   if (chat.stream) {
     await up.body.dump().catch(() => undefined);
     throw new GatewayError(
@@ -59,11 +59,9 @@ export async function attemptHttp(
       `Provider "${c.provider.id}" answered a streaming request without an event stream.`,
     );
   }
-  const raw = Buffer.from(
-    await up.body.arrayBuffer().catch((err: unknown) => {
-      throw upstreamFailure(err, c.provider, c.model.timeouts);
-    }),
-  );
+  const raw = await up.body.bytes().catch((err: unknown) => {
+    throw upstreamFailure(err, c.provider, c.model.timeouts);
+  });
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw.toString('utf8'));

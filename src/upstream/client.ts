@@ -4,8 +4,9 @@
  */
 
 import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
+import { UpstreamBody } from './upstream-body.js';
 import type { ProviderConfig, Timeouts } from '../config/types.js';
-import { CancelSignal } from '../core/cancel.js';
+import type { CancelSignal } from '../core/cancel.js';
 import { GatewayError } from '../core/errors.js';
 
 export interface UpstreamRequest {
@@ -23,7 +24,7 @@ export interface UpstreamRequest {
 export interface UpstreamResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
-  body: Dispatcher.ResponseData['body'];
+  body: UpstreamBody;
 }
 
 /** Per provider: its pool and its base URL split once (no URL parsing per request). */
@@ -58,56 +59,31 @@ export class UpstreamPool {
   }
 
   /**
-   * One controller per attempt, aborted by the caller going away or by the total timeout, with a
-   * GatewayError as the reason so undici rejects (or destroys the body) with the catalogue error
-   * itself. The timer lives until the body is finished, so the total timeout covers streams.
+   * One undici dispatch per attempt with a handler of our own (no Readable, no AbortController):
+   * aborted by the caller going away or by the total timeout, with a GatewayError as the reason,
+   * so the body's reader sees the catalogue error itself. The timer lives until the body is
+   * finished, so the total timeout covers streams.
    */
-  async send(r: UpstreamRequest): Promise<UpstreamResponse> {
+  send(r: UpstreamRequest): Promise<UpstreamResponse> {
     const p = r.provider;
     const tm = r.timeouts;
     const t = this.targetFor(p, tm.connectMs);
-    const ac = new CancelSignal();
-    // The caller leaving is its own event, never a provider failure (circuits and cooldowns ignore it).
-    const onCallerGone = () =>
-      ac.abort(
-        new GatewayError(
-          'client_disconnected',
-          `The request to provider "${p.id}" was cancelled: the client went away.`,
-        ),
+    if (r.signal.aborted) return Promise.reject(callerGone(p));
+    return new Promise((resolve, reject) => {
+      const call = new UpstreamCall(r, resolve, reject);
+      t.agent.dispatch(
+        {
+          origin: t.origin,
+          path: t.basePath + r.path,
+          method: 'POST',
+          headers: r.headers,
+          body: r.body,
+          headersTimeout: tm.firstByteMs,
+          bodyTimeout: tm.firstByteMs,
+        },
+        call,
       );
-    const timer = setTimeout(
-      () =>
-        ac.abort(
-          new GatewayError(
-            'upstream_timeout',
-            `The request to provider "${p.id}" exceeded its total timeout of ${tm.totalMs} ms.`,
-          ),
-        ),
-      tm.totalMs,
-    );
-    const release = () => {
-      clearTimeout(timer);
-      r.signal.off('abort', onCallerGone);
-    };
-    if (r.signal.aborted) onCallerGone();
-    else r.signal.once('abort', onCallerGone);
-    try {
-      const res = await t.agent.request({
-        origin: t.origin,
-        path: t.basePath + r.path,
-        method: 'POST',
-        headers: r.headers,
-        body: r.body,
-        signal: ac,
-        headersTimeout: tm.firstByteMs,
-        bodyTimeout: tm.firstByteMs,
-      });
-      res.body.once('close', release);
-      return { status: res.statusCode, headers: res.headers, body: res.body };
-    } catch (err) {
-      release();
-      throw upstreamFailure(err, p, tm);
-    }
+    });
   }
 
   async close(): Promise<void> {
@@ -138,4 +114,86 @@ export function upstreamFailure(err: unknown, p: ProviderConfig, tm: Timeouts = 
 
 function cap(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+function callerGone(p: ProviderConfig): GatewayError {
+  // The caller leaving is its own event, never a provider failure (circuits and cooldowns ignore it).
+  return new GatewayError(
+    'client_disconnected',
+    `The request to provider "${p.id}" was cancelled: the client went away.`,
+  );
+}
+
+/** One attempt's dispatch handler: the answer's head resolves `send`, its chunks feed the body. */
+class UpstreamCall implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | undefined;
+  private body: UpstreamBody | undefined;
+  /** Why the attempt was cut before undici handed over its controller. */
+  private pendingAbort: Error | undefined;
+  private readonly timer: NodeJS.Timeout;
+  private readonly onCallerGone = () => this.abort(callerGone(this.r.provider));
+
+  constructor(
+    private readonly r: UpstreamRequest,
+    private readonly resolve: (res: UpstreamResponse) => void,
+    private readonly reject: (err: unknown) => void,
+  ) {
+    const { provider: p, timeouts: tm } = r;
+    this.timer = setTimeout(
+      () =>
+        this.abort(
+          new GatewayError(
+            'upstream_timeout',
+            `The request to provider "${p.id}" exceeded its total timeout of ${tm.totalMs} ms.`,
+          ),
+        ),
+      tm.totalMs,
+    );
+    r.signal.once('abort', this.onCallerGone);
+  }
+
+  private abort(reason: Error): void {
+    if (this.controller) this.controller.abort(reason);
+    else this.pendingAbort ??= reason;
+  }
+
+  private release(): void {
+    clearTimeout(this.timer);
+    this.r.signal.off('abort', this.onCallerGone);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.pendingAbort) controller.abort(this.pendingAbort);
+  }
+
+  onResponseStart(
+    controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
+    if (statusCode < 200) return; // 1xx: the answer is still to come
+    const p = this.r.provider;
+    this.body = new UpstreamBody(
+      controller,
+      () => new GatewayError('upstream_error', `Provider "${p.id}" sent a response larger than the gateway accepts.`),
+    );
+    this.resolve({ status: statusCode, headers, body: this.body });
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.body?.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    this.release();
+    this.body?.end();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
+    this.release();
+    const failure = upstreamFailure(err, this.r.provider, this.r.timeouts);
+    if (this.body) this.body.fail(failure);
+    else this.reject(failure);
+  }
 }
