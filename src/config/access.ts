@@ -1,16 +1,26 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { roleAllows } from './model-patterns.js';
 import type { GatewayConfig, KeyConfig } from './types.js';
 
+/** Per key list (one per loaded config): entry by base64 sha256 digest, the first entry winning. */
+const byDigest = new WeakMap<readonly KeyConfig[], Map<string, KeyConfig>>();
+
 /**
- * Compares the key's sha256 digest with every configured digest, in constant time and without
- * stopping at the first match, so timing reveals neither the key nor which entry matched.
+ * Looks the key up by its sha256 digest: one hash and one map lookup, however many keys there
+ * are. The lookup compares digests, never the key itself, and a caller cannot steer a digest
+ * towards a configured one without a preimage, so its timing says nothing usable about any key.
  */
 export function findKey(keys: readonly KeyConfig[], presented: string): KeyConfig | undefined {
-  const digest = createHash('sha256').update(presented, 'utf8').digest();
-  let found: KeyConfig | undefined;
-  for (const k of keys) if (timingSafeEqual(k.sha256, digest) && !found) found = k;
-  return found;
+  let index = byDigest.get(keys);
+  if (!index) {
+    index = new Map();
+    for (const k of keys) {
+      const d = k.sha256.toString('base64');
+      if (!index.has(d)) index.set(d, k);
+    }
+    byDigest.set(keys, index);
+  }
+  return index.get(hash('sha256', presented, 'base64'));
 }
 
 /**
