@@ -18,6 +18,8 @@ import {
   LIMITS,
   limitsYaml,
   MEMORY_STATE,
+  METRICS_ADMIN_KEY,
+  productionYaml,
   redisState,
 } from './gateway-config.mjs';
 
@@ -104,6 +106,20 @@ export const PROCS = {
       opts.dist,
       '--extra',
       b64(guardrailsYaml()),
+    ],
+  },
+  // The production config (gateway-config.mjs productionYaml): the config's own JSON request log
+  // to a file at info, metrics, a budget + a rate limit (embedded store), credential block both
+  // ways + PII redaction on output. No --log: the config's observability.log decides.
+  prod: {
+    file: './gateway-child.mjs',
+    args: ({ upstreamUrl, opts }) => [
+      '--upstream',
+      upstreamUrl,
+      '--dist',
+      opts.dist,
+      '--extra',
+      b64(productionYaml(MEMORY_STATE, opts.budgetPeriod)),
     ],
   },
 };
@@ -324,17 +340,25 @@ function limitsValidators() {
 }
 
 /**
- * The guardrails lane: output rules force the canonical path, so every byte is re-encoded and the
- * stream guard holds back the last (longest detector span − 1) characters of each block before
- * releasing them. JSON: as strict as a translated lane. Stream: [DONE] last, role first,
- * finish_reason "stop" last, no usage chunk, the exact text — but fewer content chunks than the
- * upstream sent (held-back deltas are merged), and more than one (it still streams). A stream
- * re-chunked that way also shows the output guard was on: a pass-through would relay every chunk.
+ * A guarded OpenAI stream: [DONE] last, role first, finish_reason "stop" last, no usage chunk,
+ * the exact text in more than one chunk. `rechunked`:
+ * - 'required' (the `guardrails` lane): fewer content chunks than the upstream sent. The output
+ *   guard holds back the last (longest detector span − 1) characters of each block and merges the
+ *   held-back deltas, so a re-chunked stream shows the guard was on (a pass-through relays every
+ *   chunk);
+ * - 'either' (the `prod` lane): a relayed stream (every upstream delta, as a guard that scans the
+ *   bytes it relays sends them) or a re-chunked one (a guard that re-encodes) are both right.
+ * `describe(text)` says which the gateway sent (printed once at validation).
  */
-function guardedOpenaiValidators({ deltas }) {
-  const base = openaiValidators({ expectUsageChunk: false, strict: true });
+function guardedStreamValidator({ deltas, rechunked }) {
+  const contentOf = (text) => {
+    const events = text.split('\n\n').filter((e) => e.length > 0);
+    const parsed = events.slice(0, -1).map((e) => JSON.parse(e.replace(/^data: /, '')));
+    return parsed.filter(
+      (c) => typeof c.choices?.[0]?.delta?.content === 'string' && c.choices[0].delta.content !== '',
+    );
+  };
   return {
-    json: base.json,
     stream(text, { chunks }) {
       const events = text.split('\n\n').filter((e) => e.length > 0);
       if (events.at(-1) !== 'data: [DONE]') return `stream does not end with [DONE]: …${text.slice(-80)}`;
@@ -345,12 +369,14 @@ function guardedOpenaiValidators({ deltas }) {
         return `first chunk has no role: ${JSON.stringify(withChoices[0])}`;
       if (withChoices.at(-1).choices[0].finish_reason !== 'stop')
         return `last chunk has no finish_reason "stop": ${JSON.stringify(withChoices.at(-1))}`;
-      const content = withChoices.filter(
-        (c) => typeof c.choices[0].delta?.content === 'string' && c.choices[0].delta.content.length > 0,
-      );
+      if (parsed.some((c) => c.object !== 'chat.completion.chunk' || c.id !== parsed[0].id))
+        return 'chunks differ in object/id';
+      const content = contentOf(text);
       const got = content.map((c) => c.choices[0].delta.content).join('');
       if (got !== streamText(deltas(chunks))) return `streamed text differs: ${got.slice(0, 60)}…${got.slice(-40)}`;
-      if (content.length >= deltas(chunks))
+      if (content.length > deltas(chunks))
+        return `${content.length} content chunks for ${deltas(chunks)} upstream deltas: split further?`;
+      if (rechunked === 'required' && content.length === deltas(chunks))
         return (
           `${content.length} content chunks for ${deltas(chunks)} upstream deltas: ` +
           'not re-chunked, is the output guard on?'
@@ -358,7 +384,66 @@ function guardedOpenaiValidators({ deltas }) {
       if (content.length < 2) return 'the text came in one chunk: not streamed';
       return undefined;
     },
+    describe(text, { chunks }) {
+      const n = contentOf(text).length;
+      return n === deltas(chunks)
+        ? `relayed (${n} content chunks, one per upstream delta)`
+        : `re-chunked (${n} content chunks for ${deltas(chunks)} upstream deltas)`;
+    },
   };
+}
+
+/** The guardrails lane: the JSON reply as strict as a translated lane's; the stream re-chunked. */
+function guardedOpenaiValidators({ deltas }) {
+  const stream = guardedStreamValidator({ deltas, rechunked: 'required' });
+  return { json: openaiValidators({ expectUsageChunk: false, strict: true }).json, stream: stream.stream };
+}
+
+/**
+ * The production lane: JSON as strict as a translated lane's (the output guard re-encodes it),
+ * the limits headers (budget and rate limit applied), the stream's exact text relayed or
+ * re-chunked; `describeStream` logs which.
+ */
+function productionValidators({ deltas }) {
+  const stream = guardedStreamValidator({ deltas, rechunked: 'either' });
+  return {
+    json: openaiValidators({ expectUsageChunk: false, strict: true }).json,
+    headers: limitsValidators().headers,
+    stream: stream.stream,
+    describeStream: stream.describe,
+  };
+}
+
+/**
+ * After validation, that the production lane really records: GET /metrics (admin key) counts
+ * requests with status 200, and the config's log file holds JSON request lines at info.
+ * Returns an error message or undefined.
+ */
+async function productionProbe({ client, proc }) {
+  const r = await client.request({
+    path: '/metrics',
+    method: 'GET',
+    headers: { authorization: `Bearer ${METRICS_ADMIN_KEY}` },
+  });
+  const text = await r.body.text();
+  if (r.statusCode !== 200) return `GET /metrics: HTTP ${r.statusCode}: ${text.slice(0, 120)}`;
+  const served = [...text.matchAll(/^gateway_requests_total\{[^}]*status="200"[^}]*\} (\S+)$/gm)];
+  if (served.reduce((n, m) => n + Number(m[1]), 0) < 1) return 'metrics: no gateway_requests_total{status="200"}';
+  // The writer batches per event-loop turn and writes in the background: give it a moment.
+  let stats;
+  for (let i = 0; i < 20; i++) {
+    stats = await proc.stats();
+    if (stats.logBytes > 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  if (!stats.logFile) return 'no request log file (observability.log.file not applied?)';
+  if (!(stats.logBytes > 0)) return `request log ${stats.logFile} is empty`;
+  const { readFileSync } = await import('node:fs');
+  const lines = readFileSync(stats.logFile, 'utf8').split('\n').filter(Boolean);
+  const last = JSON.parse(lines.at(-1));
+  if (last.level !== 'info' || last.msg !== 'request' || last.status !== 200 || last.key_id !== 'bench')
+    return `unexpected request log line: ${lines.at(-1).slice(0, 200)}`;
+  return undefined;
 }
 
 const ALL = ['latency', 'stream', 'throughput'];
@@ -464,7 +549,7 @@ export const LANES = [
     proxy: true,
     request: anthropicRequest({ model: GATEWAY_MODEL, key: GATEWAY_KEY }),
     validate: anthropicValidators({ deltas: OPENAI_UPSTREAM_DELTAS }),
-    tests: ALL,
+    tests: [...ALL, 'memory'],
   },
   // Budgets + rate limits: the `gateway` lane's request through a gateway that reserves and
   // settles a budget and a requests-per-minute limit on every request (limits high enough never
@@ -525,7 +610,7 @@ export const LANES = [
     direct: 'direct-anth',
     request: anthropicRequest({ model: GATEWAY_ANTHROPIC_MODEL, key: GATEWAY_KEY }),
     validate: anthropicValidators({ deltas: ANTHROPIC_UPSTREAM_DELTAS }),
-    tests: ALL,
+    tests: [...ALL, 'memory'],
   },
   // Translation, OpenAI caller → Anthropic upstream; measured against `direct-anth`.
   {
@@ -542,7 +627,20 @@ export const LANES = [
       strict: true,
       deltas: ANTHROPIC_UPSTREAM_DELTAS,
     }),
-    tests: ALL,
+    tests: [...ALL, 'memory'],
+  },
+  // The production config (PROCS.prod): what teams run. Its validators: the strict JSON reply,
+  // the limits headers, the stream's exact text (relayed or re-chunked); its probe: the metrics
+  // and the request log file are recorded.
+  {
+    id: 'prod',
+    label: 'gateway production config: JSON log file, metrics, budget + rate limit, credential + PII guardrails',
+    proc: 'prod',
+    proxy: true,
+    request: openaiRequest({ model: GATEWAY_MODEL, key: GATEWAY_KEY }),
+    validate: productionValidators({ deltas: OPENAI_UPSTREAM_DELTAS }),
+    probe: productionProbe,
+    tests: [...ALL, 'memory'],
   },
 ];
 

@@ -33,7 +33,9 @@ const failure = (r) => `HTTP ${r.status}: ${(r.text ?? '').slice(0, 200)}`;
 
 /**
  * One checked request of each kind per lane (the lane's validators; `validate.headers`, when a
- * lane has it, also checks the JSON reply's headers), then JIT and pool warm-up.
+ * lane has it, also checks the JSON reply's headers; `lane.probe`, when it has one, checks what
+ * the lane's config must be doing, e.g. recording metrics and a log file), then JIT and pool
+ * warm-up.
  */
 export async function validateAndWarm(ctx) {
   const { lanes, clients, results, plan, opts, log } = ctx;
@@ -51,7 +53,14 @@ export async function validateAndWarm(ctx) {
     if (usesStream(lane)) {
       const r = await streamCall(client, lane.request, true);
       problems.push(r.ok ? lane.validate.stream(r.text, { chunks: opts.chunks }) : failure(r));
+      if (r.ok && lane.validate.describeStream) {
+        const shape = lane.validate.describeStream(r.text, { chunks: opts.chunks });
+        results[lane.id].streamShape = shape;
+        log(`lane ${lane.id}: stream ${shape}`);
+      }
     }
+    // A lane's own check that what it configures is in force (prod: metrics and the log file).
+    if (lane.probe) problems.push(await lane.probe({ client, proc: ctx.procs[lane.proc] }).catch((e) => String(e)));
     const invalid = problems.filter(Boolean);
     if (invalid.length > 0) {
       results[lane.id].invalid = invalid;
