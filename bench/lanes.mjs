@@ -456,11 +456,14 @@ export const DEFAULT_BASELINE = 'direct';
  * time are measured against one. `direct: <lane>` names the baseline a lane is measured against
  * (default DEFAULT_BASELINE); selecting a lane with --lanes brings its baseline along.
  * `proxy: true` means the lane's process is a proxy whose CPU per request is reported.
+ * `wrk: 'reps'`: the lane is in every repetition of the wrk phase (wrk.mjs); `'once'`: rep 1 only,
+ * for reference. Other lanes with a throughput test join the wrk phase when named with --lanes.
  */
 export const LANES = [
   {
     id: 'direct',
     label: 'direct to upstream',
+    wrk: 'once',
     proc: 'upstream',
     baseline: true,
     request: openaiRequest({ model: 'gpt-bench-upstream' }),
@@ -480,6 +483,7 @@ export const LANES = [
     // The thinnest Node proxy (Pool.stream, body piped both ways): what issue 13's targets divide by.
     id: 'floor',
     label: 'floor: node:http + undici Pool.stream, bodies piped',
+    wrk: 'reps',
     proc: 'floor',
     proxy: true,
     request: openaiRequest({ model: 'gpt-bench-upstream' }),
@@ -489,6 +493,7 @@ export const LANES = [
   {
     id: 'gateway',
     label: 'gateway (log level error)',
+    wrk: 'reps',
     proc: 'gateway',
     proxy: true,
     request: openaiRequest({ model: GATEWAY_MODEL, key: GATEWAY_KEY }),
@@ -545,6 +550,7 @@ export const LANES = [
   {
     id: 'tr-a2o',
     label: 'translate a→o: Anthropic caller → gateway → OpenAI upstream',
+    wrk: 'reps',
     proc: 'gateway',
     proxy: true,
     request: anthropicRequest({ model: GATEWAY_MODEL, key: GATEWAY_KEY }),
@@ -605,6 +611,7 @@ export const LANES = [
   {
     id: 'anth-pass',
     label: 'gateway pass-through, Anthropic caller → Anthropic upstream',
+    wrk: 'reps',
     proc: 'gateway',
     proxy: true,
     direct: 'direct-anth',
@@ -616,6 +623,7 @@ export const LANES = [
   {
     id: 'tr-o2a',
     label: 'translate o→a: OpenAI caller → gateway → Anthropic upstream',
+    wrk: 'reps',
     proc: 'gateway',
     proxy: true,
     direct: 'direct-anth',
@@ -635,6 +643,7 @@ export const LANES = [
   {
     id: 'prod',
     label: 'gateway production config: JSON log file, metrics, budget + rate limit, credential + PII guardrails',
+    wrk: 'reps',
     proc: 'prod',
     proxy: true,
     request: openaiRequest({ model: GATEWAY_MODEL, key: GATEWAY_KEY }),

@@ -58,7 +58,12 @@ const PLAN = {
   latency: { requests: Math.ceil(1_600 * scale), maxMs: 10_000 * scale, rounds: 5 },
   stream: { requests: Math.ceil(160 * scale), maxMs: 8_000 * scale, rounds: 8 },
   throughput: { concurrency: 32, maxRequests: 250_000, maxMs: 3_000 * scale, rounds: 4 },
-  wrk: { concurrencies: [32, 128], durationS: Math.max(1, Math.round(3 * scale)) },
+  /** Interleaved repetitions (medians of 3; one in --quick), each lane at every concurrency. */
+  wrk: {
+    concurrencies: [32, 128],
+    durationS: Math.max(1, Math.round(3 * scale)),
+    reps: Number(opts['wrk-reps'] ?? (scale === 1 ? 3 : 1)),
+  },
   memory: { concurrency: 128, maxRequests: 200_000, maxMs: 3_000 * scale },
   /** Phases (and throughput/memory batches) not started by then are skipped. */
   budgetMs: 150_000,
@@ -125,8 +130,15 @@ async function main() {
   );
 
   const clients = new Map(lanes.map((l) => [l.id, createClient(procs[l.proc].url, MAX_CONNECTIONS)]));
+  // CPU of helpers this run starts that are not children (wrk): ours, not other processes'.
+  let ownExtraUs = 0;
   const ctx = {
     lanes,
+    /** Lanes named with --lanes (a lane with a throughput test then joins the wrk phase). */
+    named: wantedLanes ?? new Set(),
+    addOwnCpuUs: (us) => {
+      ownExtraUs += us;
+    },
     clients,
     procs,
     directOf: (lane) => directOf(lane),
@@ -154,7 +166,7 @@ async function main() {
     const self = process.cpuUsage(self0);
     const children = await Promise.all(Object.values(procs).map((p) => p.stats()));
     if (machine0 && machine1) {
-      const ours = self.user + self.system + children.reduce((n, s) => n + s.cpuUs, 0);
+      const ours = self.user + self.system + children.reduce((n, s) => n + s.cpuUs, 0) + ownExtraUs;
       foreignCores = Math.max(0, machine1.busyUs - machine0.busyUs - ours) / 1000 / (Date.now() - t0);
     }
   } finally {
@@ -246,7 +258,7 @@ async function main() {
   }
   out.push('');
   out.push(resultsTable(lanes, results));
-  const wrkText = wrkTable(lanes, results);
+  const wrkText = wrkTable(lanes, results, PLAN);
   if (wrkText) {
     out.push('');
     out.push(wrkText);
