@@ -654,6 +654,8 @@ export const LANES = [
 ];
 
 /**
+ * Earlier targets (before issue 13), printed after the floor targets. The ones against `bare`
+ * are information now: issue 13's targets (FLOOR_TARGETS) divide by the thinner `floor`.
  * Targets, checked for each lane in the target's `lanes` (default TARGET_LANES) against the lane
  * `vs` (ratio = lane / vs), or against an absolute `limit` when `vs` is absent. `metric` reads a
  * lane's results.
@@ -679,6 +681,7 @@ export const TARGETS = [
     vs: 'bare',
     cmp: '>=',
     limit: 0.6,
+    informational: true,
   },
   {
     id: 'cpu',
@@ -688,6 +691,7 @@ export const TARGETS = [
     vs: 'bare',
     cmp: '<=',
     limit: 2,
+    informational: true,
   },
   {
     id: 'latency',
@@ -698,6 +702,7 @@ export const TARGETS = [
     cmp: '<=',
     limit: 1.5,
     floor: 0.005,
+    informational: true,
   },
   {
     id: 'latency-p99',
@@ -718,14 +723,7 @@ export const TARGETS = [
     vs: 'bare',
     cmp: '<=',
     limit: 1.3,
-  },
-  {
-    id: 'rss',
-    text: 'peak RSS at c=128 < 150 MB',
-    metric: (r) => r.memory?.peakRssMB,
-    unit: 'MB',
-    cmp: '<',
-    limit: 150,
+    informational: true,
   },
   {
     id: 'stream-added',
@@ -852,3 +850,126 @@ export const TRANSLATION_LANES = ['tr-a2o', 'tr-o2a'];
 /** The limits lanes (budgets + rate limits), compared with LIMITS_REFERENCE; `limits` has a target. */
 export const LIMITS_LANES = ['limits', 'limits-redis'];
 export const LIMITS_REFERENCE = 'gateway';
+
+/**
+ * Issue 13's targets: every lane against the `floor` lane of the same run (ratio = lane / floor),
+ * or an absolute limit. A target reads a lane's results:
+ *   value(r)  the lane's figure (for wrk: the median over the repetitions);
+ *   ratio(r)  the ratio to the floor; for wrk figures the median of the per-repetition ratios
+ *             (lane / floor of the same rep and concurrency), not value / floor value;
+ *   range(r)  the spread of that ratio (min–max over reps, or over stream rounds);
+ *   phase     which phase produces it: a lane that took part in that phase but has no figure
+ *             (a skipped or failed phase) is printed as MISSING, which counts as not met;
+ *   collapse  the lanes that pass share one printed row (every row is in the JSON).
+ * Groups get one verdict line each; `info` groups are printed but not judged.
+ */
+const wrkAt = (c, key) => (r) => r.wrk?.byC?.[c]?.[key];
+const wrkTargets = (spec) =>
+  [32, 128].map((c) => ({
+    id: `${spec.id}-c${c}`,
+    text: `${spec.text} at c${c}`,
+    phase: 'wrk',
+    unit: spec.unit,
+    value: wrkAt(c, spec.key),
+    ratio: wrkAt(c, spec.ratioKey),
+    range: wrkAt(c, `${spec.ratioKey}Range`),
+    vs: 'floor',
+    cmp: spec.cmp,
+    limit: spec.limit,
+  }));
+const rps = (limit) =>
+  wrkTargets({ id: 'rps', text: 'req/s', key: 'rps', ratioKey: 'rpsRatio', unit: 'req/s', cmp: '>=', limit });
+const cpu = (limit) =>
+  wrkTargets({
+    id: 'cpu',
+    text: 'CPU/request',
+    key: 'cpuUsPerReq',
+    ratioKey: 'cpuRatio',
+    unit: 'µs',
+    cmp: '<=',
+    limit,
+  });
+const streamTarget = (id, text, key, ratioKey, unit, limit) => ({
+  id,
+  text,
+  phase: 'stream',
+  unit,
+  value: (r) => r.stream?.[key],
+  ratio: (r) => r.stream?.[ratioKey],
+  range: (r) => r.stream?.[`${ratioKey}Range`],
+  vs: 'floor',
+  cmp: '<=',
+  limit,
+});
+const ttfb = (limit) => streamTarget('ttfb', 'stream TTFB p50 (c=1)', 'ttfbP50', 'ttfbRatio', 'ms', limit);
+const passThrough = [
+  ...rps(0.8),
+  ...cpu(1.4),
+  ttfb(1.2),
+  {
+    id: 'p99-c128',
+    text: 'p99 at c128',
+    phase: 'wrk',
+    unit: 'ms',
+    value: wrkAt(128, 'p99Ms'),
+    ratio: wrkAt(128, 'p99Ratio'),
+    range: wrkAt(128, 'p99RatioRange'),
+    vs: 'floor',
+    cmp: '<=',
+    limit: 2,
+  },
+];
+export const FLOOR_TARGET_GROUPS = [
+  { id: 'pass-through', lanes: ['gateway'], targets: passThrough },
+  {
+    id: 'translation',
+    lanes: TRANSLATION_LANES,
+    targets: [
+      ...rps(0.7),
+      ...cpu(1.6),
+      streamTarget('stream-cpu', 'stream CPU per stream (c=1)', 'proxyCpuMsPerStream', 'cpuRatio', 'ms', 1.6),
+    ],
+  },
+  { id: 'production', lanes: ['prod'], targets: [...rps(0.6), ...cpu(1.8), ttfb(1.5)] },
+  {
+    id: 'every lane',
+    lanes: () => true,
+    targets: [
+      {
+        id: 'rss',
+        text: 'peak RSS at c=128 < 150 MB',
+        phase: 'memory',
+        unit: 'MB',
+        proxyOnly: true,
+        value: (r) => r.memory?.peakRssMB,
+        cmp: '<',
+        limit: 150,
+      },
+      {
+        id: 'errors',
+        text: 'no errors (any phase, wrk included; invalid replies)',
+        unit: 'errors',
+        collapse: true,
+        value: (r) =>
+          ['latency', 'stream', 'throughput', 'memory'].reduce((n, t) => n + (r[t]?.errors ?? 0), 0) +
+          (r.wrk?.reps ?? []).reduce((n, x) => n + x.errors, 0) +
+          (r.invalid?.length ?? 0),
+        cmp: '<=',
+        limit: 0,
+      },
+      {
+        id: 'forwarded',
+        text: 'wrk runs where the upstream did not see each request once',
+        phase: 'wrk',
+        unit: 'runs',
+        collapse: true,
+        value: (r) => (r.wrk?.reps.length ? r.wrk.reps.filter((x) => !x.forwarded).length : undefined),
+        cmp: '<=',
+        limit: 0,
+      },
+    ],
+  },
+  // Its upstream leg is Anthropic-format (bigger bodies, another stream), the floor's is OpenAI:
+  // the pass-through targets, as information.
+  { id: 'anth-pass (info)', lanes: ['anth-pass'], info: true, targets: passThrough },
+];

@@ -5,7 +5,8 @@
  * the other children and this runner stay on the other cores (taskset). Non-stream requests at
  * each concurrency (c=32 and c=128) for `durationS` each. `reps` repetitions, interleaved: rep 1
  * runs every lane at c32 then c128, then rep 2 does it again (lane order rotated), and so on, so
- * that drift on a shared machine hits every lane alike. Each lane is compared with the `floor`
+ * that drift on a shared machine hits every lane alike. In rep 1 each lane first gets an unmeasured
+ * `warmupS` run at the highest concurrency (pools filled, code warm). Each lane is compared with the `floor`
  * lane of the SAME repetition (per-rep ratios); the report gives the median of each value, the
  * median of the per-rep ratios and their spread (min–max).
  *
@@ -150,7 +151,8 @@ export async function wrkThroughput(ctx) {
     log('wrk phase skipped: needs wrk and taskset on PATH, /proc and 2 or more cores (apt-get install wrk)');
     return;
   }
-  const { concurrencies, durationS, reps } = ctx.plan.wrk;
+  const { concurrencies, durationS, reps, warmupS = 0 } = ctx.plan.wrk;
+  const maxC = Math.max(...concurrencies);
   const all = `0-${cpus().length - 1}`;
   const others = cpus().length > 2 ? `1-${cpus().length - 1}` : '1';
   const dir = mkdtempSync(join(tmpdir(), 'bench-wrk-'));
@@ -171,6 +173,13 @@ export async function wrkThroughput(ctx) {
         const proxy = lane.proxy ? procs[lane.proc] : undefined;
         if (proxy) pin(proxy.pid, '0');
         try {
+          // Rep 1: an unmeasured run at the highest concurrency first, so that the proxy's pool to
+          // the upstream holds enough connections and its code is warm before anything is timed.
+          if (rep === 1 && warmupS > 0 && !ctx.overBudget(`wrk warm-up ${lane.id}`)) {
+            const w = await runWrk(procs[lane.proc].url, join(dir, `${lane.id}.lua`), maxC, warmupS, others);
+            ctx.addOwnCpuUs?.(w.cpuUs ?? 0);
+            if (w.failed) log(`wrk warm-up ${lane.id} failed: ${w.failed}`);
+          }
           for (const c of concurrencies) {
             if (ctx.overBudget(`wrk rep ${rep} ${lane.id} c=${c}`)) {
               stop = true;
