@@ -324,3 +324,32 @@ export function streamsTable(lanes, results) {
     table(headers, body),
   ].join('\n');
 }
+
+/**
+ * The memory phase per lane, with the process it ran in: lanes that share a process (the gateway
+ * lanes) run one after another, so each starts from the RSS the previous one left.
+ */
+export function memoryTable(lanes, results) {
+  const rows = lanes.filter((l) => results[l.id]?.memory);
+  if (rows.length === 0) return '';
+  const headers = ['lane', 'process', 'RSS before', 'peak RSS', 'RSS after', 'heap used after', 'req/s', 'errors'];
+  const body = rows.map((l) => {
+    const m = results[l.id].memory;
+    return [
+      l.id,
+      l.proc,
+      fmt(m.rssBeforeMB, 1),
+      `${fmt(m.peakRssMB, 1)}${m.peakIsLifetime ? ' (lifetime)' : ''}`,
+      fmt(m.rssAfterMB, 1),
+      fmt(m.heapUsedAfterMB, 1),
+      int(m.rps),
+      String(m.errors),
+    ];
+  });
+  const shared = [...new Set(rows.map((l) => l.proc))].filter((p) => rows.filter((l) => l.proc === p).length > 1);
+  return [
+    'Memory (MB; VmHWM reset before each lane, c=128, half streams; in run order' +
+      `${shared.length ? `; lanes of process ${shared.join(', ')} run in one process, one after another` : ''}):`,
+    table(headers, body),
+  ].join('\n');
+}

@@ -232,6 +232,8 @@ async function measure(ctx, lane, proxy, c, rep, script, durationS, cores) {
     statusErrors: r.statusErrors,
     completed: r.requests,
     upstreamRequests: uAfter.requests !== undefined ? uAfter.requests - uBefore.requests : undefined,
+    /** Cores the proxy kept busy: near 1 when it was the bottleneck, as the method intends. */
+    proxyCores: proxy ? proxyUs / 1000 / elapsedMs : undefined,
     /** Cores used by processes other than the proxy, the upstream and wrk during the run: noise. */
     foreignCores: Math.max(0, mAfter.busyUs - mBefore.busyUs - ours) / 1000 / elapsedMs,
     /** Cores the hypervisor took from this VM meanwhile (steal): noise too. */
@@ -258,7 +260,7 @@ function summarise(lanes, results, floorId = 'floor') {
     for (const c of [...new Set(w.reps.map((r) => r.c))]) {
       const runs = w.reps.filter((r) => r.c === c);
       const s = { n: runs.length, errors: 0, unforwarded: 0 };
-      for (const key of ['foreignCores', 'stealCores']) s[key] = median(runs.map((r) => r[key]));
+      for (const key of ['proxyCores', 'foreignCores', 'stealCores']) s[key] = median(runs.map((r) => r[key]));
       for (const key of ['rps', 'cpuUsPerReq', 'p50Ms', 'p99Ms', 'completed']) s[key] = median(runs.map((r) => r[key]));
       for (const ratioKey of Object.values(RATIOS)) {
         s[ratioKey] = median(runs.map((r) => r[ratioKey]));
@@ -296,6 +298,7 @@ export function wrkTable(lanes, results, plan) {
     '(range)',
     'errors',
     'fwd',
+    'busy',
     'other',
     'steal',
   ];
@@ -318,6 +321,7 @@ export function wrkTable(lanes, results, plan) {
         range(s.p99RatioRange),
         s.errors ? `${s.errors} !` : '0',
         s.unforwarded ? 'NO' : 'ok',
+        f2(s.proxyCores),
         f2(s.foreignCores),
         f2(s.stealCores),
       ]);
@@ -334,12 +338,16 @@ export function wrkTable(lanes, results, plan) {
     .filter((r) => r.errors > 0)
     .map((r) => `${r.lane} rep ${r.rep} c${r.c}: ${r.socketErrors} socket, ${r.statusErrors} non-2xx`);
   const reps = plan?.wrk?.reps;
+  // The method assumes the pinned proxy is the bottleneck; a run where it was not measured the rest.
+  const idle = runs
+    .filter((r) => r.proxyCores !== undefined && r.proxyCores < 0.8)
+    .map((r) => `${r.lane} rep ${r.rep} c${r.c} ${r.proxyCores.toFixed(2)}`);
   return [
     `wrk: non-stream, ${plan?.wrk?.durationS ?? '?'} s per run, ${reps ?? '?'} interleaved repetition(s); ` +
       'the proxy pinned to core 0, wrk and the upstream on the other core(s).',
     'Values are medians over the reps; "÷ floor" is the median of the per-rep ratios (lane / floor of the same ' +
-      'rep and c), "(range)" their min–max; fwd: the upstream saw each request once; other/steal: median cores ' +
-      'used by other processes / taken by the hypervisor during the runs (noise).',
+      'rep and c), "(range)" their min–max; fwd: the upstream saw each request once; busy: cores the proxy used ' +
+      '(~1: it was the bottleneck); other/steal: cores used by other processes / taken by the hypervisor (noise).',
     fmt(lines[0]),
     widths.map((w) => '-'.repeat(w)).join('  '),
     ...lines.slice(1).map(fmt),
@@ -347,5 +355,11 @@ export function wrkTable(lanes, results, plan) {
       ? `WARNING: not every request was forwarded exactly once: ${unforwarded.join('; ')}`
       : 'Every lane forwarded each request to the upstream exactly once (upstream count vs wrk, every run).',
     errors.length > 0 ? `ERRORS in wrk runs: ${errors.join('; ')}` : 'No socket errors and no non-2xx in any wrk run.',
+    ...(idle.length > 0
+      ? [
+          `WARNING: proxy below 0.8 cores (not the bottleneck: wrk, the upstream or other processes were) in ` +
+            `${idle.length} run(s): ${idle.join(', ')}.`,
+        ]
+      : []),
   ].join('\n');
 }
