@@ -5,9 +5,16 @@
  * then a lane with its request shapes and validators; the runner and the report pick it up.
  *
  * Lanes come in two families, by the format of the upstream leg (the one upstream process serves
- * both): OpenAI-format upstream (`direct`, `bare`, `gateway*`, `tr-a2o`) and Anthropic-format
- * upstream (`direct-anth`, `anth-pass`, `tr-o2a`). A lane's added latency is measured against the
- * direct lane of its family (`direct:`), so it is what the proxy adds to that upstream's own time.
+ * both): OpenAI-format upstream (`direct`, `bare`, `floor`, `gateway*`, `tr-a2o`, `limits*`,
+ * `guardrails`, `prod`) and Anthropic-format upstream (`direct-anth`, `anth-pass`, `tr-o2a`). A
+ * lane's added latency is measured against the direct lane of its family (`direct:`), so it is
+ * what the proxy adds to that upstream's own time.
+ *
+ * Issue 13's targets (FLOOR_TARGET_GROUPS, at the end) divide every lane by the `floor` lane of
+ * the same run: pass-through (`gateway`), translation (`tr-a2o`, `tr-o2a`), production (`prod`),
+ * every lane (peak RSS, no errors, every request forwarded once), and `anth-pass` as information
+ * (its upstream leg is Anthropic-format, the floor's is not). The lanes in the wrk phase are
+ * marked `wrk:`. The older targets (TARGETS) are kept; those against `bare` are information.
  */
 
 import {

@@ -1,19 +1,34 @@
 /**
- * Gateway benchmark: the same OpenAI-compatible upstream reached directly, through a bare
- * node:http + undici proxy (the floor for a Node proxy) and through the gateway, each server in
- * its own child process; plus the translation lanes (Anthropic caller → OpenAI upstream and the
- * reverse) beside the Anthropic-format pass-through and direct lanes (the upstream speaks both),
- * and the gateway with a budget and a rate limit on (embedded store; Redis on loopback when
- * `redis-server` is on PATH, started here on a free port). Prints one table and the target verdicts;
- * writes JSON to --out (default bench/.last-results.json). Exits 0 unless something crashed: a
- * benchmark is a report.
+ * Gateway benchmark (issue 13's method). Every server is its own child process on 127.0.0.1: one
+ * upstream that speaks both formats, reached directly, through the `floor` proxy (the thinnest
+ * Node proxy: node:http + undici Pool.stream, bodies piped; what every target divides by), the
+ * older `bare` proxy, and the gateway in several lanes: pass-through (`gateway`, `anth-pass`),
+ * translation (`tr-a2o`, `tr-o2a`), budgets + rate limits (embedded store; Redis on loopback when
+ * `redis-server` is on PATH, started here on a free port), guardrails, and the production config
+ * (`prod`: JSON request log to a file, metrics, a budget + a rate limit, credential and PII
+ * guardrails). Lanes, processes and targets: lanes.mjs.
  *
- *   node bench/run.mjs [--out file] [--quick] [--lanes bare,gateway] [--tests latency,stream,throughput,memory]
+ * Phases (phases.mjs), each lane interleaved with the others so drift hits all alike:
+ *   latency     sequential non-stream requests (c=1), +p50/+p99 over the lane's direct lane;
+ *   stream      sequential streams (c=1): TTFB, total, the proxy's CPU per stream, each proxy
+ *               lane's TTFB and stream CPU divided by the floor's;
+ *   throughput  a Node closed loop at c=32 (req/s, CPU per request; the older figures);
+ *   wrk         wrk.mjs: the proxy pinned to core 0, wrk + upstream on the other core, c=32 and
+ *               c=128 for 3 s, 3 interleaved repetitions; medians, per-rep ratios to the floor
+ *               of the same repetition, their min–max, errors, a forwarding check per run;
+ *   memory      peak RSS (VmHWM) at c=128, half streams.
+ * Prints the tables and the targets against the floor with one verdict line per group (and the
+ * earlier targets); writes JSON with every per-rep value to --out (default
+ * bench/.last-results.json). About 4-5 minutes; --quick is a ~1 minute smoke run (one
+ * repetition, ¼ of the counts). Exits 0 unless something crashed: a benchmark is a report.
+ *
+ *   node bench/run.mjs [--out file] [--quick] [--lanes floor,gateway]
+ *                      [--tests latency,stream,throughput,wrk,memory] [--wrk-reps 3]
  *                      [--chunks 100] [--pacing interval|tick|burst] [--dist dir]
  *                      [--budget-period month|week|day|total]
  *
- * Everything talks to 127.0.0.1 only; every loop is bounded in count and in time.
- * Lanes, processes and targets: lanes.mjs. Phases: phases.mjs.
+ * Everything talks to 127.0.0.1 only; every loop is bounded in count and in time (phases not
+ * started within PLAN.budgetMs are skipped, and their targets print as MISSING).
  */
 
 import { execFileSync } from 'node:child_process';
@@ -245,6 +260,10 @@ async function main() {
   out.push(
     `Peak RSS: VmHWM over ${PLAN.memory.maxMs / 1000} s at c=${PLAN.memory.concurrency}, ` +
       'half non-stream half streams (includes the RSS already reached earlier in the run).',
+  );
+  out.push(
+    `wrk: non-stream, c=${PLAN.wrk.concurrencies.join(' and c=')} for ${PLAN.wrk.durationS} s each, ` +
+      `${PLAN.wrk.reps} interleaved repetition(s), the proxy alone on core 0; ratios to the floor per repetition.`,
   );
   if (lanes.some((l) => LIMITS_LANES.includes(l.id))) {
     out.push(
