@@ -39,6 +39,8 @@ export function serveIpc(close) {
         maxRssKb: process.resourceUsage().maxRSS,
         // Requests served so far, for a process that counts them (the upstream: proof a lane forwarded).
         requests: globalThis.benchRequestCount,
+        // Whatever else the child reports about itself (gateway-child: its request log file).
+        ...globalThis.benchStats?.(),
       });
     } else if (msg?.type === 'shutdown') {
       void exit(0);

@@ -10,10 +10,14 @@
  *   --logger pino  with --log-file: pino with an async destination on that file instead
  *                (pino-logger.mjs), to compare the two loggers end to end
  *   --extra <base64 YAML>  appended to the config (budgets, guardrails… for later lanes)
+ *   When the config names `observability.log.file` (the `prod` lane), the request log is the
+ *   config's, as `gateway serve` sets it up: its level, JSON, appended to that file (--log is then
+ *   ignored). `${BENCH_LOG_DIR}` in the config is a fresh temporary directory, removed at shutdown;
+ *   `stats` then also reports the file and its size (logFile, logBytes).
  *   --dist <dir>  the build to load (default ../dist), e.g. to compare two builds
  */
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -29,12 +33,22 @@ async function main() {
   const dist = resolve(opts.dist ?? fileURLToPath(new URL('../dist', import.meta.url)));
   const load = (file) => import(pathToFileURL(resolve(dist, file)).href);
   const { createGateway, createLogger, loadConfigText } = await load('index.js');
-  const { config, issues } = loadConfigText(gatewayConfigYaml(opts.upstream, extra), 'bench.yaml', {});
-  if (!config)
+  // A config that logs to a file under ${BENCH_LOG_DIR} gets a directory of its own.
+  const logDir = extra.includes('${BENCH_LOG_DIR}') ? mkdtempSync(join(tmpdir(), 'gateway-bench-log-')) : undefined;
+  const env = logDir ? { BENCH_LOG_DIR: logDir } : {};
+  const { config, issues } = loadConfigText(gatewayConfigYaml(opts.upstream, extra), 'bench.yaml', env);
+  if (!config) {
+    if (logDir) rmSync(logDir, { recursive: true, force: true });
     throw new Error(
       `bench config invalid:\n${issues.map((i) => `${i.line}:${i.col} ${i.path}: ${i.message}`).join('\n')}`,
     );
-  const out = opts['log-file'] ? await logFile(opts.logger, level, load) : undefined;
+  }
+  const configLog = config.observability.log.file ? config.observability.log : undefined;
+  const out = configLog
+    ? await configLogFile(configLog, logDir, load)
+    : opts['log-file']
+      ? await logFile(opts.logger, level, load)
+      : undefined;
   const logger = out?.logger ?? createLogger({ level, write: () => {} });
   const gateway = createGateway(config, { logger });
   serveIpc(async () => {
@@ -61,6 +75,29 @@ async function logFile(kind, level, load) {
   const { fileWriter } = await load('observe/log-writer.js').catch(() => load('observe/logger.js'));
   const file = fileWriter(path);
   return { logger: createLogger({ level, write: file.write }), close: () => file.close().then(remove) };
+}
+
+/**
+ * The config's own request log, as `gateway serve` builds it (cli/commands/serve.ts): the file
+ * writer on `log.file`, the config's level, JSON unless the config says pretty.
+ */
+async function configLogFile(log, dir, load) {
+  const { createLogger } = await load('observe/logger.js');
+  const { fileWriter } = await load('observe/log-writer.js');
+  const file = fileWriter(log.file);
+  const size = () => {
+    try {
+      return statSync(log.file).size;
+    } catch {
+      return 0;
+    }
+  };
+  globalThis.benchStats = () => ({ logFile: log.file, logBytes: size() });
+  const format = log.format === 'pretty' ? 'pretty' : 'json';
+  return {
+    logger: createLogger({ level: log.level, format, write: file.write }),
+    close: () => file.close().then(() => dir && rmSync(dir, { recursive: true, force: true })),
+  };
 }
 
 main().catch((err) => {

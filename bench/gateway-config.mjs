@@ -89,3 +89,37 @@ guardrails:
   - { id: bench-pii, applies_to: both, check: { type: detectors, detectors: [${detectors}] }, action: redact }
 `;
 }
+
+/** The bearer key of the production lane's GET /metrics (on the main port, as README's example). */
+export const METRICS_ADMIN_KEY = 'bench-metrics-admin-0001';
+
+/**
+ * The `prod` lane (`gateway-child.mjs --extra`): the gateway configured the way teams run it.
+ * - Request log: JSON at info, appended to a file by `observability.log.file` (gateway-child.mjs
+ *   logs as `gateway serve` does when the config names a file; `${BENCH_LOG_DIR}` is a temporary
+ *   directory it creates and removes).
+ * - Prometheus metrics on (an admin key, so /metrics is served on the main port behind it); every
+ *   request is recorded, whether or not anything scrapes.
+ * - One budget and one rate limit on the embedded store (limitsYaml, as the `limits` lane).
+ * - Guardrails as README's example: the credential detectors on both directions with action
+ *   `block` (a key in a prompt or a reply is an incident: refusing it is what teams run, rather
+ *   than forwarding a silently altered text), and PII redaction (email, phone, credit card, IBAN)
+ *   on output. The benchmark's texts match none of them: this measures scanning, not redacting.
+ */
+export function productionYaml(state, period = 'month') {
+  return `
+observability:
+  log: { level: info, format: json, file: "\${BENCH_LOG_DIR}/requests.jsonl", include_prompts: false }
+  metrics: { admin_key: ${METRICS_ADMIN_KEY} }
+${limitsYaml(state, period)}
+guardrails:
+  - id: no-secrets
+    applies_to: both
+    check: { type: detectors, detectors: [aws_access_key, private_key, bearer_token] }
+    action: block
+  - id: pii
+    applies_to: output
+    check: { type: detectors, detectors: [email, phone, credit_card, iban] }
+    action: redact
+`;
+}

@@ -5,9 +5,16 @@
  * then a lane with its request shapes and validators; the runner and the report pick it up.
  *
  * Lanes come in two families, by the format of the upstream leg (the one upstream process serves
- * both): OpenAI-format upstream (`direct`, `bare`, `gateway*`, `tr-a2o`) and Anthropic-format
- * upstream (`direct-anth`, `anth-pass`, `tr-o2a`). A lane's added latency is measured against the
- * direct lane of its family (`direct:`), so it is what the proxy adds to that upstream's own time.
+ * both): OpenAI-format upstream (`direct`, `bare`, `floor`, `gateway*`, `tr-a2o`, `limits*`,
+ * `guardrails`, `prod`) and Anthropic-format upstream (`direct-anth`, `anth-pass`, `tr-o2a`). A
+ * lane's added latency is measured against the direct lane of its family (`direct:`), so it is
+ * what the proxy adds to that upstream's own time.
+ *
+ * Issue 13's targets (FLOOR_TARGET_GROUPS, at the end) divide every lane by the `floor` lane of
+ * the same run: pass-through (`gateway`), translation (`tr-a2o`, `tr-o2a`), production (`prod`),
+ * every lane (peak RSS, no errors, every request forwarded once), and `anth-pass` as information
+ * (its upstream leg is Anthropic-format, the floor's is not). The lanes in the wrk phase are
+ * marked `wrk:`. The older targets (TARGETS) are kept; those against `bare` are information.
  */
 
 import {
@@ -18,6 +25,8 @@ import {
   LIMITS,
   limitsYaml,
   MEMORY_STATE,
+  METRICS_ADMIN_KEY,
+  productionYaml,
   redisState,
 } from './gateway-config.mjs';
 
@@ -104,6 +113,20 @@ export const PROCS = {
       opts.dist,
       '--extra',
       b64(guardrailsYaml()),
+    ],
+  },
+  // The production config (gateway-config.mjs productionYaml): the config's own JSON request log
+  // to a file at info, metrics, a budget + a rate limit (embedded store), credential block both
+  // ways + PII redaction on output. No --log: the config's observability.log decides.
+  prod: {
+    file: './gateway-child.mjs',
+    args: ({ upstreamUrl, opts }) => [
+      '--upstream',
+      upstreamUrl,
+      '--dist',
+      opts.dist,
+      '--extra',
+      b64(productionYaml(MEMORY_STATE, opts.budgetPeriod)),
     ],
   },
 };
@@ -324,17 +347,25 @@ function limitsValidators() {
 }
 
 /**
- * The guardrails lane: output rules force the canonical path, so every byte is re-encoded and the
- * stream guard holds back the last (longest detector span − 1) characters of each block before
- * releasing them. JSON: as strict as a translated lane. Stream: [DONE] last, role first,
- * finish_reason "stop" last, no usage chunk, the exact text — but fewer content chunks than the
- * upstream sent (held-back deltas are merged), and more than one (it still streams). A stream
- * re-chunked that way also shows the output guard was on: a pass-through would relay every chunk.
+ * A guarded OpenAI stream: [DONE] last, role first, finish_reason "stop" last, no usage chunk,
+ * the exact text in more than one chunk. `rechunked`:
+ * - 'required' (the `guardrails` lane): fewer content chunks than the upstream sent. The output
+ *   guard holds back the last (longest detector span − 1) characters of each block and merges the
+ *   held-back deltas, so a re-chunked stream shows the guard was on (a pass-through relays every
+ *   chunk);
+ * - 'either' (the `prod` lane): a relayed stream (every upstream delta, as a guard that scans the
+ *   bytes it relays sends them) or a re-chunked one (a guard that re-encodes) are both right.
+ * `describe(text)` says which the gateway sent (printed once at validation).
  */
-function guardedOpenaiValidators({ deltas }) {
-  const base = openaiValidators({ expectUsageChunk: false, strict: true });
+function guardedStreamValidator({ deltas, rechunked }) {
+  const contentOf = (text) => {
+    const events = text.split('\n\n').filter((e) => e.length > 0);
+    const parsed = events.slice(0, -1).map((e) => JSON.parse(e.replace(/^data: /, '')));
+    return parsed.filter(
+      (c) => typeof c.choices?.[0]?.delta?.content === 'string' && c.choices[0].delta.content !== '',
+    );
+  };
   return {
-    json: base.json,
     stream(text, { chunks }) {
       const events = text.split('\n\n').filter((e) => e.length > 0);
       if (events.at(-1) !== 'data: [DONE]') return `stream does not end with [DONE]: …${text.slice(-80)}`;
@@ -345,12 +376,14 @@ function guardedOpenaiValidators({ deltas }) {
         return `first chunk has no role: ${JSON.stringify(withChoices[0])}`;
       if (withChoices.at(-1).choices[0].finish_reason !== 'stop')
         return `last chunk has no finish_reason "stop": ${JSON.stringify(withChoices.at(-1))}`;
-      const content = withChoices.filter(
-        (c) => typeof c.choices[0].delta?.content === 'string' && c.choices[0].delta.content.length > 0,
-      );
+      if (parsed.some((c) => c.object !== 'chat.completion.chunk' || c.id !== parsed[0].id))
+        return 'chunks differ in object/id';
+      const content = contentOf(text);
       const got = content.map((c) => c.choices[0].delta.content).join('');
       if (got !== streamText(deltas(chunks))) return `streamed text differs: ${got.slice(0, 60)}…${got.slice(-40)}`;
-      if (content.length >= deltas(chunks))
+      if (content.length > deltas(chunks))
+        return `${content.length} content chunks for ${deltas(chunks)} upstream deltas: split further?`;
+      if (rechunked === 'required' && content.length === deltas(chunks))
         return (
           `${content.length} content chunks for ${deltas(chunks)} upstream deltas: ` +
           'not re-chunked, is the output guard on?'
@@ -358,7 +391,66 @@ function guardedOpenaiValidators({ deltas }) {
       if (content.length < 2) return 'the text came in one chunk: not streamed';
       return undefined;
     },
+    describe(text, { chunks }) {
+      const n = contentOf(text).length;
+      return n === deltas(chunks)
+        ? `relayed (${n} content chunks, one per upstream delta)`
+        : `re-chunked (${n} content chunks for ${deltas(chunks)} upstream deltas)`;
+    },
   };
+}
+
+/** The guardrails lane: the JSON reply as strict as a translated lane's; the stream re-chunked. */
+function guardedOpenaiValidators({ deltas }) {
+  const stream = guardedStreamValidator({ deltas, rechunked: 'required' });
+  return { json: openaiValidators({ expectUsageChunk: false, strict: true }).json, stream: stream.stream };
+}
+
+/**
+ * The production lane: JSON as strict as a translated lane's (the output guard re-encodes it),
+ * the limits headers (budget and rate limit applied), the stream's exact text relayed or
+ * re-chunked; `describeStream` logs which.
+ */
+function productionValidators({ deltas }) {
+  const stream = guardedStreamValidator({ deltas, rechunked: 'either' });
+  return {
+    json: openaiValidators({ expectUsageChunk: false, strict: true }).json,
+    headers: limitsValidators().headers,
+    stream: stream.stream,
+    describeStream: stream.describe,
+  };
+}
+
+/**
+ * After validation, that the production lane really records: GET /metrics (admin key) counts
+ * requests with status 200, and the config's log file holds JSON request lines at info.
+ * Returns an error message or undefined.
+ */
+async function productionProbe({ client, proc }) {
+  const r = await client.request({
+    path: '/metrics',
+    method: 'GET',
+    headers: { authorization: `Bearer ${METRICS_ADMIN_KEY}` },
+  });
+  const text = await r.body.text();
+  if (r.statusCode !== 200) return `GET /metrics: HTTP ${r.statusCode}: ${text.slice(0, 120)}`;
+  const served = [...text.matchAll(/^gateway_requests_total\{[^}]*status="200"[^}]*\} (\S+)$/gm)];
+  if (served.reduce((n, m) => n + Number(m[1]), 0) < 1) return 'metrics: no gateway_requests_total{status="200"}';
+  // The writer batches per event-loop turn and writes in the background: give it a moment.
+  let stats;
+  for (let i = 0; i < 20; i++) {
+    stats = await proc.stats();
+    if (stats.logBytes > 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  if (!stats.logFile) return 'no request log file (observability.log.file not applied?)';
+  if (!(stats.logBytes > 0)) return `request log ${stats.logFile} is empty`;
+  const { readFileSync } = await import('node:fs');
+  const lines = readFileSync(stats.logFile, 'utf8').split('\n').filter(Boolean);
+  const last = JSON.parse(lines.at(-1));
+  if (last.level !== 'info' || last.msg !== 'request' || last.status !== 200 || last.key_id !== 'bench')
+    return `unexpected request log line: ${lines.at(-1).slice(0, 200)}`;
+  return undefined;
 }
 
 const ALL = ['latency', 'stream', 'throughput'];
@@ -371,11 +463,14 @@ export const DEFAULT_BASELINE = 'direct';
  * time are measured against one. `direct: <lane>` names the baseline a lane is measured against
  * (default DEFAULT_BASELINE); selecting a lane with --lanes brings its baseline along.
  * `proxy: true` means the lane's process is a proxy whose CPU per request is reported.
+ * `wrk: 'reps'`: the lane is in every repetition of the wrk phase (wrk.mjs); `'once'`: rep 1 only,
+ * for reference. Other lanes with a throughput test join the wrk phase when named with --lanes.
  */
 export const LANES = [
   {
     id: 'direct',
     label: 'direct to upstream',
+    wrk: 'once',
     proc: 'upstream',
     baseline: true,
     request: openaiRequest({ model: 'gpt-bench-upstream' }),
@@ -395,6 +490,7 @@ export const LANES = [
     // The thinnest Node proxy (Pool.stream, body piped both ways): what issue 13's targets divide by.
     id: 'floor',
     label: 'floor: node:http + undici Pool.stream, bodies piped',
+    wrk: 'reps',
     proc: 'floor',
     proxy: true,
     request: openaiRequest({ model: 'gpt-bench-upstream' }),
@@ -404,6 +500,7 @@ export const LANES = [
   {
     id: 'gateway',
     label: 'gateway (log level error)',
+    wrk: 'reps',
     proc: 'gateway',
     proxy: true,
     request: openaiRequest({ model: GATEWAY_MODEL, key: GATEWAY_KEY }),
@@ -460,11 +557,12 @@ export const LANES = [
   {
     id: 'tr-a2o',
     label: 'translate a→o: Anthropic caller → gateway → OpenAI upstream',
+    wrk: 'reps',
     proc: 'gateway',
     proxy: true,
     request: anthropicRequest({ model: GATEWAY_MODEL, key: GATEWAY_KEY }),
     validate: anthropicValidators({ deltas: OPENAI_UPSTREAM_DELTAS }),
-    tests: ALL,
+    tests: [...ALL, 'memory'],
   },
   // Budgets + rate limits: the `gateway` lane's request through a gateway that reserves and
   // settles a budget and a requests-per-minute limit on every request (limits high enough never
@@ -520,17 +618,19 @@ export const LANES = [
   {
     id: 'anth-pass',
     label: 'gateway pass-through, Anthropic caller → Anthropic upstream',
+    wrk: 'reps',
     proc: 'gateway',
     proxy: true,
     direct: 'direct-anth',
     request: anthropicRequest({ model: GATEWAY_ANTHROPIC_MODEL, key: GATEWAY_KEY }),
     validate: anthropicValidators({ deltas: ANTHROPIC_UPSTREAM_DELTAS }),
-    tests: ALL,
+    tests: [...ALL, 'memory'],
   },
   // Translation, OpenAI caller → Anthropic upstream; measured against `direct-anth`.
   {
     id: 'tr-o2a',
     label: 'translate o→a: OpenAI caller → gateway → Anthropic upstream',
+    wrk: 'reps',
     proc: 'gateway',
     proxy: true,
     direct: 'direct-anth',
@@ -542,11 +642,27 @@ export const LANES = [
       strict: true,
       deltas: ANTHROPIC_UPSTREAM_DELTAS,
     }),
-    tests: ALL,
+    tests: [...ALL, 'memory'],
+  },
+  // The production config (PROCS.prod): what teams run. Its validators: the strict JSON reply,
+  // the limits headers, the stream's exact text (relayed or re-chunked); its probe: the metrics
+  // and the request log file are recorded.
+  {
+    id: 'prod',
+    label: 'gateway production config: JSON log file, metrics, budget + rate limit, credential + PII guardrails',
+    wrk: 'reps',
+    proc: 'prod',
+    proxy: true,
+    request: openaiRequest({ model: GATEWAY_MODEL, key: GATEWAY_KEY }),
+    validate: productionValidators({ deltas: OPENAI_UPSTREAM_DELTAS }),
+    probe: productionProbe,
+    tests: [...ALL, 'memory'],
   },
 ];
 
 /**
+ * Earlier targets (before issue 13), printed after the floor targets. The ones against `bare`
+ * are information now: issue 13's targets (FLOOR_TARGETS) divide by the thinner `floor`.
  * Targets, checked for each lane in the target's `lanes` (default TARGET_LANES) against the lane
  * `vs` (ratio = lane / vs), or against an absolute `limit` when `vs` is absent. `metric` reads a
  * lane's results.
@@ -572,6 +688,7 @@ export const TARGETS = [
     vs: 'bare',
     cmp: '>=',
     limit: 0.6,
+    informational: true,
   },
   {
     id: 'cpu',
@@ -581,6 +698,7 @@ export const TARGETS = [
     vs: 'bare',
     cmp: '<=',
     limit: 2,
+    informational: true,
   },
   {
     id: 'latency',
@@ -591,6 +709,7 @@ export const TARGETS = [
     cmp: '<=',
     limit: 1.5,
     floor: 0.005,
+    informational: true,
   },
   {
     id: 'latency-p99',
@@ -611,14 +730,7 @@ export const TARGETS = [
     vs: 'bare',
     cmp: '<=',
     limit: 1.3,
-  },
-  {
-    id: 'rss',
-    text: 'peak RSS at c=128 < 150 MB',
-    metric: (r) => r.memory?.peakRssMB,
-    unit: 'MB',
-    cmp: '<',
-    limit: 150,
+    informational: true,
   },
   {
     id: 'stream-added',
@@ -745,3 +857,126 @@ export const TRANSLATION_LANES = ['tr-a2o', 'tr-o2a'];
 /** The limits lanes (budgets + rate limits), compared with LIMITS_REFERENCE; `limits` has a target. */
 export const LIMITS_LANES = ['limits', 'limits-redis'];
 export const LIMITS_REFERENCE = 'gateway';
+
+/**
+ * Issue 13's targets: every lane against the `floor` lane of the same run (ratio = lane / floor),
+ * or an absolute limit. A target reads a lane's results:
+ *   value(r)  the lane's figure (for wrk: the median over the repetitions);
+ *   ratio(r)  the ratio to the floor; for wrk figures the median of the per-repetition ratios
+ *             (lane / floor of the same rep and concurrency), not value / floor value;
+ *   range(r)  the spread of that ratio (min–max over reps, or over stream rounds);
+ *   phase     which phase produces it: a lane that took part in that phase but has no figure
+ *             (a skipped or failed phase) is printed as MISSING, which counts as not met;
+ *   collapse  the lanes that pass share one printed row (every row is in the JSON).
+ * Groups get one verdict line each; `info` groups are printed but not judged.
+ */
+const wrkAt = (c, key) => (r) => r.wrk?.byC?.[c]?.[key];
+const wrkTargets = (spec) =>
+  [32, 128].map((c) => ({
+    id: `${spec.id}-c${c}`,
+    text: `${spec.text} at c${c}`,
+    phase: 'wrk',
+    unit: spec.unit,
+    value: wrkAt(c, spec.key),
+    ratio: wrkAt(c, spec.ratioKey),
+    range: wrkAt(c, `${spec.ratioKey}Range`),
+    vs: 'floor',
+    cmp: spec.cmp,
+    limit: spec.limit,
+  }));
+const rps = (limit) =>
+  wrkTargets({ id: 'rps', text: 'req/s', key: 'rps', ratioKey: 'rpsRatio', unit: 'req/s', cmp: '>=', limit });
+const cpu = (limit) =>
+  wrkTargets({
+    id: 'cpu',
+    text: 'CPU/request',
+    key: 'cpuUsPerReq',
+    ratioKey: 'cpuRatio',
+    unit: 'µs',
+    cmp: '<=',
+    limit,
+  });
+const streamTarget = (id, text, key, ratioKey, unit, limit) => ({
+  id,
+  text,
+  phase: 'stream',
+  unit,
+  value: (r) => r.stream?.[key],
+  ratio: (r) => r.stream?.[ratioKey],
+  range: (r) => r.stream?.[`${ratioKey}Range`],
+  vs: 'floor',
+  cmp: '<=',
+  limit,
+});
+const ttfb = (limit) => streamTarget('ttfb', 'stream TTFB p50 (c=1)', 'ttfbP50', 'ttfbRatio', 'ms', limit);
+const passThrough = [
+  ...rps(0.8),
+  ...cpu(1.4),
+  ttfb(1.2),
+  {
+    id: 'p99-c128',
+    text: 'p99 at c128',
+    phase: 'wrk',
+    unit: 'ms',
+    value: wrkAt(128, 'p99Ms'),
+    ratio: wrkAt(128, 'p99Ratio'),
+    range: wrkAt(128, 'p99RatioRange'),
+    vs: 'floor',
+    cmp: '<=',
+    limit: 2,
+  },
+];
+export const FLOOR_TARGET_GROUPS = [
+  { id: 'pass-through', lanes: ['gateway'], targets: passThrough },
+  {
+    id: 'translation',
+    lanes: TRANSLATION_LANES,
+    targets: [
+      ...rps(0.7),
+      ...cpu(1.6),
+      streamTarget('stream-cpu', 'stream CPU per stream (c=1)', 'proxyCpuMsPerStream', 'cpuRatio', 'ms', 1.6),
+    ],
+  },
+  { id: 'production', lanes: ['prod'], targets: [...rps(0.6), ...cpu(1.8), ttfb(1.5)] },
+  {
+    id: 'every lane',
+    lanes: () => true,
+    targets: [
+      {
+        id: 'rss',
+        text: 'peak RSS at c=128 < 150 MB',
+        phase: 'memory',
+        unit: 'MB',
+        proxyOnly: true,
+        value: (r) => r.memory?.peakRssMB,
+        cmp: '<',
+        limit: 150,
+      },
+      {
+        id: 'errors',
+        text: 'no errors (any phase, wrk included; invalid replies)',
+        unit: 'errors',
+        collapse: true,
+        value: (r) =>
+          ['latency', 'stream', 'throughput', 'memory'].reduce((n, t) => n + (r[t]?.errors ?? 0), 0) +
+          (r.wrk?.reps ?? []).reduce((n, x) => n + x.errors, 0) +
+          (r.invalid?.length ?? 0),
+        cmp: '<=',
+        limit: 0,
+      },
+      {
+        id: 'forwarded',
+        text: 'wrk runs where the upstream did not see each request once',
+        phase: 'wrk',
+        unit: 'runs',
+        collapse: true,
+        value: (r) => (r.wrk?.reps.length ? r.wrk.reps.filter((x) => !x.forwarded).length : undefined),
+        cmp: '<=',
+        limit: 0,
+      },
+    ],
+  },
+  // Its upstream leg is Anthropic-format (bigger bodies, another stream), the floor's is OpenAI:
+  // the pass-through targets, as information.
+  { id: 'anth-pass (info)', lanes: ['anth-pass'], info: true, targets: passThrough },
+];

@@ -11,6 +11,8 @@ import { closedLoop, jsonCall, percentile, streamCall } from './load.mjs';
 import { wrkThroughput } from './wrk.mjs';
 
 const mb = (kb) => kb / 1024;
+/** The lane every proxy lane is compared with (issue 13). */
+const FLOOR = 'floor';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const usesJson = (lane) => lane.tests.some((t) => t !== 'stream');
 const usesStream = (lane) => lane.tests.includes('stream') || lane.tests.includes('memory');
@@ -33,7 +35,9 @@ const failure = (r) => `HTTP ${r.status}: ${(r.text ?? '').slice(0, 200)}`;
 
 /**
  * One checked request of each kind per lane (the lane's validators; `validate.headers`, when a
- * lane has it, also checks the JSON reply's headers), then JIT and pool warm-up.
+ * lane has it, also checks the JSON reply's headers; `lane.probe`, when it has one, checks what
+ * the lane's config must be doing, e.g. recording metrics and a log file), then JIT and pool
+ * warm-up.
  */
 export async function validateAndWarm(ctx) {
   const { lanes, clients, results, plan, opts, log } = ctx;
@@ -51,7 +55,14 @@ export async function validateAndWarm(ctx) {
     if (usesStream(lane)) {
       const r = await streamCall(client, lane.request, true);
       problems.push(r.ok ? lane.validate.stream(r.text, { chunks: opts.chunks }) : failure(r));
+      if (r.ok && lane.validate.describeStream) {
+        const shape = lane.validate.describeStream(r.text, { chunks: opts.chunks });
+        results[lane.id].streamShape = shape;
+        log(`lane ${lane.id}: stream ${shape}`);
+      }
     }
+    // A lane's own check that what it configures is in force (prod: metrics and the log file).
+    if (lane.probe) problems.push(await lane.probe({ client, proc: ctx.procs[lane.proc] }).catch((e) => String(e)));
     const invalid = problems.filter(Boolean);
     if (invalid.length > 0) {
       results[lane.id].invalid = invalid;
@@ -120,17 +131,22 @@ export async function latency(ctx) {
 
 /**
  * Sequential streams: time to first body byte, total time, and the proxy's CPU per stream; added
- * stream time = total p50 − its baseline's total p50 (what the proxy adds end to end).
+ * stream time = total p50 − its baseline's total p50 (what the proxy adds end to end). Each proxy
+ * lane's TTFB p50 and CPU per stream are also divided by the `floor` lane's (ttfbRatio, cpuRatio),
+ * with the spread of the same ratios round by round.
  */
 export async function stream(ctx) {
   const { clients, procs, results, plan, opts, log, has, directOf } = ctx;
   const lanes = ctx.lanes.filter((l) => has(l, 'stream'));
   if (lanes.length === 0) return;
   const { requests, maxMs, rounds } = plan.stream;
-  const acc = new Map(lanes.map((l) => [l.id, { ttfb: [], total: [], reads: [], errors: 0, completed: 0, cpuUs: 0 }]));
-  await interleave(lanes, rounds, async (lane) => {
+  const acc = new Map(
+    lanes.map((l) => [l.id, { ttfb: [], total: [], reads: [], errors: 0, completed: 0, cpuUs: 0, rounds: [] }]),
+  );
+  await interleave(lanes, rounds, async (lane, round) => {
     const a = acc.get(lane.id);
     const client = clients.get(lane.id);
+    const ttfb = [];
     const { result: r, cpuUs } = await withCpu(lane.proxy ? procs[lane.proc] : undefined, () =>
       closedLoop({
         concurrency: 1,
@@ -138,15 +154,21 @@ export async function stream(ctx) {
         maxMs: maxMs / rounds,
         call: () => streamCall(client, lane.request),
         onResult: (x) => {
-          a.ttfb.push(x.ttfbMs);
+          ttfb.push(x.ttfbMs);
           a.total.push(x.totalMs);
           a.reads.push(x.reads);
         },
       }),
     );
+    a.ttfb.push(...ttfb);
     a.errors += r.errors;
     a.completed += r.completed;
     if (cpuUs !== undefined) a.cpuUs += cpuUs;
+    // Per round, for the spread of the ratios to the floor.
+    a.rounds[round] = {
+      ttfbP50: percentile(ttfb, 50),
+      cpuMsPerStream: cpuUs !== undefined && r.completed > 0 ? cpuUs / 1000 / r.completed : undefined,
+    };
     if (r.firstError) log(`stream ${lane.id}: ${r.errors} errors, first: ${r.firstError}`);
   });
   for (const lane of lanes) {
@@ -165,7 +187,29 @@ export async function stream(ctx) {
       /** How many reads the client needed per stream (how much the proxy coalesced the events). */
       readsP50: percentile(a.reads, 50),
       proxyCpuMsPerStream: lane.proxy && a.completed > 0 ? a.cpuUs / 1000 / a.completed : undefined,
+      /** Per round (lanes interleaved): TTFB p50 and proxy CPU per stream. */
+      rounds: a.rounds,
     };
+  }
+  // Against the floor lane of the same run: TTFB p50 and CPU per stream over all streams, and the
+  // min–max of the same ratios taken round by round (the spread).
+  const floor = results[FLOOR]?.stream;
+  if (floor) {
+    for (const lane of lanes.filter((l) => l.proxy)) {
+      const st = results[lane.id].stream;
+      const perRound = (key) =>
+        st.rounds
+          .map((x, i) => (x?.[key] !== undefined && floor.rounds[i]?.[key] > 0 ? x[key] / floor.rounds[i][key] : NaN))
+          .filter((x) => !Number.isNaN(x));
+      const range = (v) => (v.length > 0 ? [Math.min(...v), Math.max(...v)] : undefined);
+      st.ttfbRatio = floor.ttfbP50 > 0 ? st.ttfbP50 / floor.ttfbP50 : undefined;
+      st.ttfbRatioRange = range(perRound('ttfbP50'));
+      st.cpuRatio =
+        st.proxyCpuMsPerStream !== undefined && floor.proxyCpuMsPerStream > 0
+          ? st.proxyCpuMsPerStream / floor.proxyCpuMsPerStream
+          : undefined;
+      st.cpuRatioRange = range(perRound('cpuMsPerStream'));
+    }
   }
   for (const lane of lanes) {
     const base = lane.baseline ? undefined : results[directOf(lane)]?.stream;

@@ -176,7 +176,17 @@ export function evaluateTargets(targets, targetLanes, results, order = []) {
 
 export function targetsTable(rows) {
   const headers = ['lane', 'target', 'lane value', 'vs', 'vs value', 'ratio', 'limit', 'result'];
-  const body = rows.map((t) => [
+  // Targets marked `collapse` (no errors, forwarded): the lanes that pass share one row.
+  const shown = [];
+  for (const t of rows) {
+    if (!t.collapse || !t.pass) shown.push(t);
+    else if (!shown.some((x) => x.collapsed && x.group === t.group && x.target === t.target)) {
+      const same = rows.filter((x) => x.group === t.group && x.target === t.target && x.pass);
+      const worst = Math.max(...same.map((x) => x.value));
+      shown.push({ ...t, collapsed: true, lane: `${same.length} lane${same.length > 1 ? 's' : ''}`, value: worst });
+    }
+  }
+  const body = shown.map((t) => [
     t.lane,
     t.text,
     `${t.unit === 'req/s' ? int(t.value) : fmt(t.value, t.unit === 'MB' ? 1 : 3)} ${t.unit}`,
@@ -187,4 +197,159 @@ export function targetsTable(rows) {
     (t.pass ? 'PASS' : 'FAIL') + (t.informational ? ' (info)' : ''),
   ]);
   return table(headers, body, new Set([0, 1, 3]));
+}
+
+/**
+ * Issue 13's targets (lanes.mjs FLOOR_TARGET_GROUPS) for the lanes of this run. `ran(lane, phase)`
+ * says whether the lane took part in a phase: a target whose phase ran for the lane but gave no
+ * figure (skipped by the time budget, failed) is a row marked missing, which is not met.
+ * Rows: { group, info, lane, target, text, value, base, ratio, range, cmp, limit, unit, missing, pass }.
+ */
+export function evaluateFloorTargets(groups, lanes, results, ran) {
+  const out = [];
+  for (const g of groups) {
+    const inGroup = lanes.filter((l) => (typeof g.lanes === 'function' ? g.lanes(l) : g.lanes.includes(l.id)));
+    for (const lane of inGroup) {
+      const r = results[lane.id] ?? {};
+      for (const t of g.targets) {
+        if (t.proxyOnly && !lane.proxy) continue;
+        if (t.phase && !ran(lane, t.phase)) continue;
+        const value = t.value(r);
+        const base = t.vs ? t.value(results[t.vs] ?? {}) : undefined;
+        let ratio;
+        if (t.vs) ratio = t.ratio ? t.ratio(r) : value !== undefined && base > 0 ? value / base : undefined;
+        const measured = t.vs ? ratio : value;
+        const missing = measured === undefined || Number.isNaN(measured);
+        const pass =
+          !missing &&
+          (t.cmp === '>=' ? measured >= t.limit : t.cmp === '<=' ? measured <= t.limit : measured < t.limit);
+        out.push({
+          group: g.id,
+          info: !!g.info,
+          lane: lane.id,
+          target: t.id,
+          text: t.text,
+          value,
+          vs: t.vs,
+          base,
+          ratio,
+          range: t.range?.(r),
+          cmp: t.cmp,
+          limit: t.limit,
+          unit: t.unit,
+          collapse: !!t.collapse,
+          missing,
+          pass,
+        });
+      }
+    }
+  }
+  return out;
+}
+
+const valueText = (v, unit) => {
+  if (v === undefined || Number.isNaN(v)) return '—';
+  if (unit === 'req/s' || unit === 'µs' || unit === 'errors' || unit === 'runs') return `${int(v)} ${unit}`;
+  return `${fmt(v, unit === 'MB' || Math.abs(v) >= 10 ? 1 : 3)} ${unit}`;
+};
+
+/** The floor targets, one row per lane and target, then one verdict line per group. */
+export function floorTargetsTable(rows) {
+  if (rows.length === 0) return '';
+  const headers = ['group', 'lane', 'target', 'lane value', 'floor value', 'ratio', '(range)', 'limit', 'result'];
+  // Targets marked `collapse` (no errors, forwarded): the lanes that pass share one row.
+  const shown = [];
+  for (const t of rows) {
+    if (!t.collapse || !t.pass) shown.push(t);
+    else if (!shown.some((x) => x.collapsed && x.group === t.group && x.target === t.target)) {
+      const same = rows.filter((x) => x.group === t.group && x.target === t.target && x.pass);
+      const worst = Math.max(...same.map((x) => x.value));
+      shown.push({ ...t, collapsed: true, lane: `${same.length} lane${same.length > 1 ? 's' : ''}`, value: worst });
+    }
+  }
+  const body = shown.map((t) => [
+    t.group,
+    t.lane,
+    t.text,
+    valueText(t.value, t.unit),
+    t.vs ? valueText(t.base, t.unit) : '',
+    t.ratio === undefined ? (t.vs ? '—' : '') : fmt(t.ratio, 2),
+    t.range ? `${fmt(t.range[0], 2)}–${fmt(t.range[1], 2)}` : '',
+    `${t.cmp} ${t.limit}${t.vs ? '× floor' : ` ${t.unit}`}`,
+    t.missing ? 'MISSING' : `${t.pass ? 'PASS' : 'FAIL'}${t.info ? ' (info)' : ''}`,
+  ]);
+  const verdicts = [];
+  for (const group of [...new Set(rows.map((t) => t.group))]) {
+    const g = rows.filter((t) => t.group === group);
+    const lanes = [...new Set(g.map((t) => t.lane))];
+    const failed = g.filter((t) => !t.pass).map((t) => `${t.lane} ${t.target}${t.missing ? ' (missing)' : ''}`);
+    const met = `${g.length - failed.length}/${g.length} targets met`;
+    const scope = group === 'every lane' ? `${lanes.length} lanes` : lanes.join(', ');
+    verdicts.push(
+      `${group} (${scope}): ${g[0].info ? `information only, ${met}` : met}` +
+        `${failed.length ? `; not met: ${failed.join(', ')}` : ''}.`,
+    );
+  }
+  return [
+    'Targets vs the floor (issue 13; ratio = lane / floor of the same run; wrk ratios: median of the per-rep ' +
+      'ratios, so not always lane value / floor value):',
+    table(headers, body, new Set([0, 1, 2])),
+    '',
+    ...verdicts,
+  ].join('\n');
+}
+
+/** Streams against the floor: TTFB p50 and the proxy's CPU per stream, with their ratios. */
+export function streamsTable(lanes, results) {
+  const rows = lanes.filter((l) => l.proxy && results[l.id]?.stream?.ttfbRatio !== undefined);
+  if (rows.length === 0) return '';
+  const range = (r) => (r ? `${fmt(r[0], 2)}–${fmt(r[1], 2)}` : '—');
+  const headers = ['lane', 'TTFB p50', '÷ floor', '(range)', 'stream CPU ms', '÷ floor', '(range)', 'reads p50'];
+  const body = rows.map((l) => {
+    const st = results[l.id].stream;
+    return [
+      l.id,
+      fmt(st.ttfbP50, 3),
+      fmt(st.ttfbRatio, 2),
+      range(st.ttfbRatioRange),
+      fmt(st.proxyCpuMsPerStream, 3),
+      fmt(st.cpuRatio, 2),
+      range(st.cpuRatioRange),
+      fmt(st.readsP50, 0),
+    ];
+  });
+  return [
+    'Streams vs the floor (sequential streams at c=1, lanes interleaved in rounds; ratio over all streams, ' +
+      '(range) = the same ratio round by round; reads = client reads per stream):',
+    table(headers, body),
+  ].join('\n');
+}
+
+/**
+ * The memory phase per lane, with the process it ran in: lanes that share a process (the gateway
+ * lanes) run one after another, so each starts from the RSS the previous one left.
+ */
+export function memoryTable(lanes, results) {
+  const rows = lanes.filter((l) => results[l.id]?.memory);
+  if (rows.length === 0) return '';
+  const headers = ['lane', 'process', 'RSS before', 'peak RSS', 'RSS after', 'heap used after', 'req/s', 'errors'];
+  const body = rows.map((l) => {
+    const m = results[l.id].memory;
+    return [
+      l.id,
+      l.proc,
+      fmt(m.rssBeforeMB, 1),
+      `${fmt(m.peakRssMB, 1)}${m.peakIsLifetime ? ' (lifetime)' : ''}`,
+      fmt(m.rssAfterMB, 1),
+      fmt(m.heapUsedAfterMB, 1),
+      int(m.rps),
+      String(m.errors),
+    ];
+  });
+  const shared = [...new Set(rows.map((l) => l.proc))].filter((p) => rows.filter((l) => l.proc === p).length > 1);
+  return [
+    'Memory (MB; VmHWM reset before each lane, c=128, half streams; in run order' +
+      `${shared.length ? `; lanes of process ${shared.join(', ')} run in one process, one after another` : ''}):`,
+    table(headers, body),
+  ].join('\n');
 }
