@@ -16,6 +16,8 @@ import type { Candidate } from '../routing/resolve-model.js';
 import { upstreamFailure } from '../upstream/client.js';
 import { responseHeader, sendUpstream, upstreamErrorOf } from './upstream-request.js';
 
+const NOTHING_DROPPED: string[] = [];
+
 /** `apiKey`: the provider key for this attempt (the configured one, or the caller's own). */
 export async function attemptHttp(
   ctx: RoutedContext,
@@ -35,7 +37,7 @@ export async function attemptHttp(
   };
   const dropped: string[] = [];
   const body = translator.requestBody({ raw: ctx.rawBody, parsed: ctx.body, chat }, target, dropped);
-  noteDropped(ctx, translated ? [...dropped, ...droppedBetas(ctx)] : []);
+  noteDropped(ctx, translated ? [...dropped, ...droppedBetas(ctx)] : NOTHING_DROPPED);
   const accept = chat.stream ? 'text/event-stream' : 'application/json';
   const up = await sendUpstream(ctx, c, kind, { path: kind.chatPath, body, accept, apiKey });
   const upstreamId = responseHeader(up, 'x-request-id') ?? responseHeader(up, 'request-id');
@@ -77,10 +79,11 @@ export async function attemptHttp(
  * the caller's own format drops nothing).
  */
 function noteDropped(ctx: RoutedContext, dropped: string[]): void {
+  if (dropped.length === 0 && ctx.droppedFields === undefined) return; // the usual case: nothing to note
   const names = [...new Set(dropped)];
   ctx.droppedFields = names.length > 0 ? names : undefined;
   if (names.length > 0) ctx.responseHeaders['x-gateway-dropped-fields'] = names.join(', ');
-  else delete ctx.responseHeaders['x-gateway-dropped-fields'];
+  else delete ctx.responseHeaders['x-gateway-dropped-fields']; // a fallback that drops nothing: rare
 }
 
 /**

@@ -8,6 +8,11 @@ export class TelemetryHub {
     > = [],
   ) {}
 
+  /** Whether any sink listens (a request's record is made only for a reader). */
+  get active(): boolean {
+    return this.sinks.length > 0;
+  }
+
   requestStarted(endpoint: string): void {
     for (const s of this.sinks) s.requestStarted?.(endpoint);
   }

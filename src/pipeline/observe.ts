@@ -24,11 +24,11 @@ export const observe: Stage = async (ctx, next) => {
       }
     }
     ctx.runtime.telemetry.requestEnded(ctx.endpoint);
-    report(ctx, recordOf(ctx));
+    report(ctx);
   }
 };
 
-export function recordOf(ctx: RequestContext): RequestRecord {
+function recordOf(ctx: RequestContext): RequestRecord {
   return buildRecord({
     id: ctx.id,
     endpoint: ctx.endpoint,
@@ -56,12 +56,16 @@ export function recordOf(ctx: RequestContext): RequestRecord {
   });
 }
 
-/** The log line (level by outcome) and every telemetry sink. */
-export function report(ctx: RequestContext, record: RequestRecord): void {
+/** The log line (level by outcome) and every telemetry sink; no record when nothing reads it. */
+function report(ctx: RequestContext): void {
   const err = ctx.error;
   const level = !err ? 'info' : err.status >= 500 ? 'error' : 'warn';
   const logger = ctx.runtime.logger;
-  if (logger.enabled(level)) {
+  const logged = logger.enabled(level);
+  const telemetry = ctx.runtime.telemetry;
+  if (!logged && !telemetry.active) return;
+  const record = recordOf(ctx);
+  if (logged) {
     const detail =
       err && err.code === 'internal_error'
         ? { error: redactForRequest(ctx, String((err.cause as Error | undefined)?.stack ?? err.cause)) }
@@ -73,7 +77,7 @@ export function report(ctx: RequestContext, record: RequestRecord): void {
     const prompt = logPrompt ? { prompt: { system: chat.system, messages: chat.messages } } : {};
     logger.log(level, 'request', { ...record, ...detail, ...prompt });
   }
-  ctx.runtime.telemetry.onRequest(record, {
+  telemetry.onRequest(record, {
     attempts: ctx.attemptLog,
     traceparent: headerValue(ctx.req.headers.traceparent),
     startEpochMs: ctx.startedAtEpochMs,

@@ -103,15 +103,19 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
 
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     const id = acceptCorrelationId(req.headers['x-correlation-id']) ?? newCorrelationId();
-    res.setHeader('x-correlation-id', id);
-    if (closing) res.setHeader('connection', 'close');
+    // Every response carries the id. It goes out with each writer's own header object (handed to
+    // writeHead whole): a res.setHeader first would make writeHead validate and merge every
+    // header one by one.
+    const own: Record<string, string> = closing
+      ? { 'x-correlation-id': id, connection: 'close' }
+      : { 'x-correlation-id': id };
     const path = (req.url ?? '/').split('?', 1)[0];
     if (path === '/health' && req.method === 'GET') {
-      writeJson(res, 200, { status: 'ok' });
+      writeJson(res, 200, { status: 'ok' }, own);
       return;
     }
     if (path === '/ready' && req.method === 'GET') {
-      void ready(res);
+      void ready(res, own);
       return;
     }
     // On the main port only behind the admin key (check-config refuses metrics with no protection).
@@ -122,7 +126,7 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
       obs.metrics.port === undefined &&
       obs.metrics.adminKey !== undefined
     ) {
-      void serveMetrics(req, res);
+      void serveMetrics(req, res, own);
       return;
     }
     const routes = byPath.get(routePath(path));
@@ -142,7 +146,7 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
       startedAt: performance.now(),
       startedAtEpochMs: Date.now(),
       signal: clientGone,
-      responseHeaders: {},
+      responseHeaders: own,
       attempts: 0,
       onDone: [],
       attemptLog: [],
@@ -164,7 +168,7 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
       .run(ctx)
       .catch((err: unknown) => {
         runtime.logger.log('error', 'unhandled pipeline failure', { correlation_id: id, error: String(err) });
-        if (!res.headersSent) writeJson(res, 500, { error: { message: 'internal error' } });
+        if (!res.headersSent) writeJson(res, 500, { error: { message: 'internal error' } }, own);
         else res.destroy();
       })
       .finally(() => {
@@ -177,24 +181,29 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
   };
 
   /** Prometheus text; behind the admin key when one is configured (always, on the main port). */
-  const serveMetrics = async (req: IncomingMessage, res: ServerResponse) => {
+  const serveMetrics = async (req: IncomingMessage, res: ServerResponse, own: Record<string, string> = {}) => {
     const adminKey = obs.metrics.adminKey;
     if (adminKey !== undefined && !sameSecret(presentedKey(req.headers), adminKey)) {
-      writeJson(res, 401, {
-        error: {
-          message: 'GET /metrics needs the metrics admin key: Authorization: Bearer <key>.',
-          type: 'authentication_error',
-          code: 'invalid_api_key',
+      writeJson(
+        res,
+        401,
+        {
+          error: {
+            message: 'GET /metrics needs the metrics admin key: Authorization: Bearer <key>.',
+            type: 'authentication_error',
+            code: 'invalid_api_key',
+          },
         },
-      });
+        own,
+      );
       return;
     }
     try {
       const { contentType, body } = await metrics!.render();
-      res.writeHead(200, { 'content-type': contentType, 'content-length': String(Buffer.byteLength(body)) });
+      res.writeHead(200, { ...own, 'content-type': contentType, 'content-length': String(Buffer.byteLength(body)) });
       res.end(body);
     } catch {
-      writeJson(res, 500, { error: { message: 'metrics unavailable' } });
+      writeJson(res, 500, { error: { message: 'metrics unavailable' } }, own);
     }
   };
   let metricsServer: Server | undefined;
@@ -204,11 +213,11 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
    * host or path: the store's error goes to the log, once per outage.
    */
   let storeDown = false;
-  const ready = async (res: ServerResponse) => {
+  const ready = async (res: ServerResponse, own: Record<string, string>) => {
     try {
       await runtime.store.ping();
       storeDown = false;
-      writeJson(res, 200, { status: 'ready', store: runtime.store.kind });
+      writeJson(res, 200, { status: 'ready', store: runtime.store.kind }, own);
     } catch (err) {
       if (!storeDown)
         runtime.logger.log('warn', 'not ready: state store unreachable', {
@@ -216,7 +225,7 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
           error: (err as Error).message,
         });
       storeDown = true;
-      writeJson(res, 503, { status: 'not_ready', store: runtime.store.kind, reason: 'state store unreachable' });
+      writeJson(res, 503, { status: 'not_ready', store: runtime.store.kind, reason: 'state store unreachable' }, own);
     }
   };
 

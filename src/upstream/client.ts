@@ -37,8 +37,13 @@ interface Target {
 export class UpstreamPool {
   private readonly targets = new Map<string, Target>();
 
+  /** The last target found per provider config object: no key string built per request. */
+  private recent = new WeakMap<ProviderConfig, { connectMs: number; target: Target }>();
+
   /** One pool per provider and connect timeout (a pool's connect timeout is fixed). */
   private targetFor(p: ProviderConfig, connectMs: number): Target {
+    const hit = this.recent.get(p);
+    if (hit?.connectMs === connectMs) return hit.target;
     // The base URL is part of the key: a reloaded config may point a provider elsewhere.
     const key = `${p.id} ${p.baseUrl} ${connectMs}`;
     let t = this.targets.get(key);
@@ -55,6 +60,7 @@ export class UpstreamPool {
       };
       this.targets.set(key, t);
     }
+    this.recent.set(p, { connectMs, target: t });
     return t;
   }
 
@@ -89,6 +95,7 @@ export class UpstreamPool {
   async close(): Promise<void> {
     await Promise.all([...this.targets.values()].map((t) => t.agent.close()));
     this.targets.clear();
+    this.recent = new WeakMap();
   }
 }
 
