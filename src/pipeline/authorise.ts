@@ -8,7 +8,7 @@ import type { Stage } from './compose.js';
  * Model id or alias → ordered candidates; the caller's role must allow the name it used, and the
  * server tools or MCP servers the request asks for (routing/server-tools.ts).
  */
-export const authorise: Stage = async (ctx, next) => {
+export const authorise: Stage = (ctx, next) => {
   const name = ctx.chat!.model;
   const resolution = resolveModel(ctx.config, name);
   if (!resolution) {
@@ -28,5 +28,5 @@ export const authorise: Stage = async (ctx, next) => {
   }
   checkAccountTools(role, ctx.body);
   ctx.resolution = resolution;
-  await next();
+  return next(); // nothing to do on the way out: no async frame of its own
 };

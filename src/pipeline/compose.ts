@@ -14,7 +14,8 @@
  *   dispatch     → innermost: the routing loop (routing/route-loop.ts); sets ctx.reply
  *
  * Stages run outermost first; the code after `await next()` runs on the way back out in reverse
- * order. A stage short-circuits by not calling next() or by throwing a GatewayError.
+ * order. A stage short-circuits by not calling next() or by throwing a GatewayError. A stage with
+ * nothing to do on the way out returns next() from a plain function (no async frame per request).
  */
 
 import { asRouted, type RequestContext, type RoutedContext } from '../request/context.js';
@@ -29,7 +30,14 @@ export function compose(stages: readonly Stage[]): (ctx: RequestContext) => Prom
       if (i <= last) return Promise.reject(new Error('next() called twice'));
       last = i;
       const stage = stages[i];
-      return stage ? stage(ctx, () => run(i + 1)) : Promise.resolve();
+      if (!stage) return Promise.resolve();
+      // Stages with nothing to do on the way out are plain functions returning next(): one throw
+      // from them is a rejection like any other stage's.
+      try {
+        return stage(ctx, () => run(i + 1));
+      } catch (err) {
+        return Promise.reject(err);
+      }
     };
     return run(0);
   };

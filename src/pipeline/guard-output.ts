@@ -21,17 +21,19 @@ import type { RoutedContext } from '../request/context.js';
 import { routedStage, type Stage } from './compose.js';
 import { guardrailsOf, scopeOf, withCallerSignal } from './guardrail-scope.js';
 
-export const guardOutput: Stage = routedStage(async (ctx, next) => {
+export const guardOutput: Stage = routedStage((ctx, next) => (ctx.outputGuarded ? guarded(ctx, next) : next()));
+
+async function guarded(ctx: RoutedContext, next: () => Promise<void>): Promise<void> {
   await next();
   const reply = ctx.reply;
-  if (!ctx.outputGuarded || !reply) return;
+  if (!reply) return;
   if (reply.kind === 'response') {
     const checked = await guardResponse(ctx, reply.response);
     ctx.reply = checked === reply.response ? reply : { kind: 'response', response: checked };
   } else if (reply.kind === 'events') {
     ctx.reply = { kind: 'events', events: await primeStream(await guardEvents(ctx, reply.events), rejectErrorFirst) };
   }
-});
+}
 
 /** Output rules over a stream of canonical events (webhooks: the whole stream is checked first). */
 async function guardEvents(

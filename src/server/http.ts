@@ -135,6 +135,8 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
     res.on('close', () => {
       if (!res.writableFinished) clientGone.abort(new Error('The client closed the connection.'));
     });
+    // Every field the stages set later is declared here, so all contexts share one shape and
+    // the property accesses on them stay monomorphic.
     const ctx: RequestContext = {
       id,
       req,
@@ -142,13 +144,29 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
       runtime,
       config: runtime.config,
       format: formatOf(route ?? routes?.[0], req) ?? formatForUnknownPath(path, req),
-      endpoint: route ? `${route.method} ${route.path}` : 'unknown',
+      endpoint: route ? route.label : 'unknown',
       startedAt: performance.now(),
       startedAtEpochMs: Date.now(),
       signal: clientGone,
+      rawBody: undefined,
+      body: undefined,
+      chat: undefined,
+      principal: undefined,
+      outputGuarded: undefined,
+      resolution: undefined,
       responseHeaders: own,
-      attempts: 0,
+      reply: undefined,
+      served: undefined,
+      costNano: undefined,
       onDone: [],
+      byok: undefined,
+      relayed: undefined,
+      attempts: 0,
+      usage: undefined,
+      status: undefined,
+      error: undefined,
+      firstByteSentAt: undefined,
+      droppedFields: undefined,
       attemptLog: [],
       backoffMs: 0,
       guardrailHits: [],

@@ -23,6 +23,8 @@ export interface Route {
   /** The caller's wire format: requests are read, responses and errors rendered in it. */
   format: WireFormat | ((req: IncomingMessage) => WireFormat);
   run: (ctx: RequestContext) => Promise<void>;
+  /** `METHOD path`, as the log and metrics name the endpoint (made once, not per request). */
+  label: string;
 }
 
 /**
@@ -49,7 +51,7 @@ export function callerFormat(req: IncomingMessage): WireFormat {
 
 const MODEL_BY_ID = '/v1/models/{id}';
 
-export const ROUTES: readonly Route[] = [
+const DECLARED: ReadonlyArray<Omit<Route, 'label'>> = [
   { method: 'POST', path: '/v1/chat/completions', format: openaiChat, run: compose(MODEL_REQUEST) },
   { method: 'POST', path: '/v1/messages', format: anthropicMessages, run: compose(MODEL_REQUEST) },
   {
@@ -80,6 +82,8 @@ export const ROUTES: readonly Route[] = [
     run: compose([observe, render, authenticate, retrieveModelReply]),
   },
 ];
+
+export const ROUTES: readonly Route[] = DECLARED.map((r) => ({ ...r, label: `${r.method} ${r.path}` }));
 
 /**
  * The route path a request path is served by: itself, or the one templated route, whose id may
