@@ -12,12 +12,8 @@
 
 import { TraceFlags } from '@opentelemetry/api';
 import type { AttributeValue, Attributes } from '@opentelemetry/api';
-import {
-  BatchSpanProcessor,
-  type ReadableSpan,
-  type SpanExporter,
-  type SpanProcessor,
-} from '@opentelemetry/sdk-trace-base';
+import type { BatchSpanProcessor, ReadableSpan, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { otelSdk } from './otel-sdk.js';
 import type { Logger } from './logger.js';
 import { ExportGate, type TracingStats } from './export-gate.js';
 
@@ -56,7 +52,7 @@ export class SpanQueue implements SpanProcessor {
       endpointLabel: opts.endpointLabel,
       logger: opts.logger,
     });
-    this.batch = new BatchSpanProcessor(this.gate, {
+    this.batch = new (otelSdk().BatchSpanProcessor)(this.gate, {
       maxExportBatchSize: maxBatch,
       // Never reached: admission below keeps the processor's queue within this.
       maxQueueSize: this.maxSpans,

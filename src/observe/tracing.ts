@@ -16,10 +16,9 @@ import http from 'node:http';
 import https from 'node:https';
 import { ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, TraceFlags, type Tracer, trace } from '@opentelemetry/api';
 import type { Context } from '@opentelemetry/api';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
-import { AlwaysOnSampler, BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
+import type { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { boundField } from './bound-field.js';
+import { otelSdk } from './otel-sdk.js';
 import type { TracingStats } from './export-gate.js';
 import type { Logger } from './logger.js';
 import type { AttemptRecord, RequestRecord, Telemetry } from './record.js';
@@ -98,6 +97,8 @@ export class OtlpTracing implements Telemetry {
       url.protocol === 'https:'
         ? new https.Agent({ keepAlive: true, maxSockets: 4 })
         : new http.Agent({ keepAlive: true, maxSockets: 4 });
+    const { OTLPTraceExporter, BasicTracerProvider, AlwaysOnSampler, defaultResource, resourceFromAttributes } =
+      otelSdk();
     const exporter = new OTLPTraceExporter({
       url: opts.endpoint,
       headers: { ...opts.headers },

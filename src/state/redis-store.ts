@@ -16,7 +16,8 @@
  * The store never logs. Error messages name Redis only by host:port (never the URL's password).
  */
 
-import { Redis, type RedisOptions } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis, RedisOptions } from 'ioredis';
 import { StoreUnavailableError, type CounterOp, type ReserveResult, type StateStore } from './store.js';
 
 export interface RedisStoreOptions {
@@ -113,6 +114,15 @@ return n
 type ScriptReply = [number, number, (string | number | null)[]];
 
 /** The two scripts as ioredis custom commands (EVALSHA, falling back to EVAL on NOSCRIPT). */
+/**
+ * ioredis is loaded when the first Redis store is made: a gateway on the embedded store (the
+ * default) does not carry it (about 20 MB of RSS). It is CommonJS, so it loads synchronously.
+ */
+const requireCjs = createRequire(import.meta.url);
+function loadIoredis(): typeof Redis {
+  return (requireCjs('ioredis') as typeof import('ioredis')).Redis;
+}
+
 interface ScriptedRedis extends Redis {
   gatewayReserve(numKeys: number, ...keysAndArgs: string[]): Promise<ScriptReply>;
   gatewayAdd(numKeys: number, ...keysAndArgs: string[]): Promise<number>;
@@ -170,7 +180,7 @@ export class RedisStore implements StateStore {
       retryStrategy: retryDelay,
       enableReadyCheck: true,
     };
-    this.client = new Redis(opts.url, options) as ScriptedRedis;
+    this.client = new (loadIoredis())(opts.url, options) as ScriptedRedis;
     this.client.on('error', (err: Error) => {
       // Required: without a listener ioredis prints every connection error itself.
       this.lastError = err;
