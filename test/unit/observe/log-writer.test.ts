@@ -2,11 +2,17 @@
  * Log lines batched per event-loop turn: one write per turn, in order, nothing held past the
  * turn, and nothing lost on close() or process exit.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { batchedLines, fileWriter, outputWriter } from '../../../src/observe/log-writer.js';
+import {
+  batchedLines,
+  FILE_FLUSH_BYTES,
+  FILE_FLUSH_MS,
+  fileWriter,
+  outputWriter,
+} from '../../../src/observe/log-writer.js';
 import { createLogger } from '../../../src/observe/logger.js';
 
 const turn = () => new Promise((r) => setImmediate(r));
@@ -77,6 +83,27 @@ describe('fileWriter', () => {
       expect(lines.pop()).toBe('');
       expect(lines.map((l) => JSON.parse(l).correlation_id)).toEqual(Array.from({ length: 2000 }, (_, i) => `c${i}`));
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('writes gathered lines within FILE_FLUSH_MS, and at once past FILE_FLUSH_BYTES, without close()', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gateway-log-'));
+    const path = join(dir, 'requests.jsonl');
+    const file = fileWriter(path);
+    const read = () => (existsSync(path) ? readFileSync(path, 'utf8') : '');
+    try {
+      file.write('{"a":1}\n');
+      file.write('{"a":2}\n');
+      expect(read()).toBe(''); // gathered, not written per line
+      for (let i = 0; i < 40 && read() === ''; i++) await new Promise((r) => setTimeout(r, FILE_FLUSH_MS / 2));
+      expect(read()).toBe('{"a":1}\n{"a":2}\n');
+      const big = `${'x'.repeat(FILE_FLUSH_BYTES)}\n`;
+      file.write(big); // handed to the stream on the spot, not after a timer
+      for (let i = 0; i < 40 && read().length < 16 + big.length; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(read().length).toBe(16 + big.length);
+    } finally {
+      await file.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });
