@@ -61,6 +61,14 @@ async function writeSse(
   res.writeHead(200, { ...SSE_HEADERS, ...ctx.responseHeaders, ...headers });
   const it = chunks[Symbol.asyncIterator]();
   let finished = false;
+  // The events made from one upstream read arrive together (one microtask chain): corked until
+  // the turn's I/O is done, they leave in one write instead of one write(2) per event.
+  let corked = false;
+  const uncork = () => {
+    if (!corked) return;
+    corked = false;
+    res.uncork();
+  };
   try {
     for (;;) {
       if (ctx.signal.aborted) break;
@@ -70,7 +78,15 @@ async function writeSse(
         break;
       }
       ctx.firstByteSentAt ??= performance.now();
-      if (!res.write(value)) await waitForDrain(res);
+      if (!corked) {
+        corked = true;
+        res.cork();
+        setImmediate(uncork);
+      }
+      if (!res.write(value)) {
+        uncork();
+        await waitForDrain(res);
+      }
     }
   } catch (err) {
     finished = true;
@@ -78,6 +94,7 @@ async function writeSse(
     ctx.error = e;
     if (!res.destroyed) res.write(ctx.format.streamError(e));
   } finally {
+    uncork();
     // Client gone: close the source so the upstream call is aborted and its finally blocks run.
     if (!finished) await it.return?.(undefined);
   }
