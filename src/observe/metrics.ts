@@ -10,6 +10,7 @@
 
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { GatewayConfig } from '../config/types.js';
+import { GatheredCounts, GatheredLevels } from './gathered-counts.js';
 import type { AttemptRecord, RequestRecord, Telemetry } from './record.js';
 
 /** Label value for anything outside an allow-list. */
@@ -94,6 +95,12 @@ export class GatewayMetrics implements Telemetry {
   private readonly inFlight: Gauge<'endpoint'>;
   private readonly guardrailActions: Counter<'guardrail' | 'action' | 'direction'>;
   private readonly attemptsTotal: Counter<'provider' | 'outcome'>;
+  // What each request adds to the counters and the in-flight gauge, gathered until a scrape.
+  private readonly requestCounts = new GatheredCounts<'endpoint' | 'model' | 'provider' | 'status' | 'fault'>();
+  private readonly tokenCounts = new GatheredCounts<'model' | 'provider' | 'kind'>();
+  private readonly costCounts = new GatheredCounts<'model' | 'provider'>();
+  private readonly attemptCounts = new GatheredCounts<'provider' | 'outcome'>();
+  private readonly inFlightLevels = new GatheredLevels();
 
   constructor(opts: GatewayMetricsOptions = {}) {
     this.setLabelAllowList(opts);
@@ -105,18 +112,21 @@ export class GatewayMetrics implements Telemetry {
       help: 'Finished requests by endpoint, requested model, serving provider, HTTP status and fault domain.',
       labelNames: ['endpoint', 'model', 'provider', 'status', 'fault'],
       registers,
+      collect: () => this.requestCounts.flushInto(this.requests),
     });
     this.tokens = new Counter({
       name: 'gateway_tokens_total',
       help: 'Tokens reported by providers, by serving model and provider.',
       labelNames: ['model', 'provider', 'kind'],
       registers,
+      collect: () => this.tokenCounts.flushInto(this.tokens),
     });
     this.cost = new Counter({
       name: 'gateway_cost_usd_total',
       help: 'Cost of served requests in USD, by serving model and provider.',
       labelNames: ['model', 'provider'],
       registers,
+      collect: () => this.costCounts.flushInto(this.cost),
     });
     this.requestDuration = new Histogram({
       name: 'gateway_request_duration_seconds',
@@ -146,11 +156,15 @@ export class GatewayMetrics implements Telemetry {
       buckets: OVERHEAD_BUCKETS,
       registers,
     });
+    const levels = this.inFlightLevels;
     this.inFlight = new Gauge({
       name: 'gateway_requests_in_flight',
       help: 'Requests being handled now.',
       labelNames: ['endpoint'],
       registers,
+      collect() {
+        for (const [endpoint, n] of levels.values) this.set({ endpoint }, n);
+      },
     });
     this.guardrailActions = new Counter({
       name: 'gateway_guardrail_actions_total',
@@ -163,6 +177,7 @@ export class GatewayMetrics implements Telemetry {
       help: 'Upstream attempts by provider and outcome.',
       labelNames: ['provider', 'outcome'],
       registers,
+      collect: () => this.attemptCounts.flushInto(this.attemptsTotal),
     });
 
     const budgetValues = this.budgetValues;
@@ -261,11 +276,11 @@ export class GatewayMetrics implements Telemetry {
   }
 
   requestStarted(endpoint: string): void {
-    this.inFlight.inc({ endpoint: this.endpoint(endpoint) });
+    this.inFlightLevels.add(this.endpoint(endpoint), 1);
   }
 
   requestEnded(endpoint: string): void {
-    this.inFlight.dec({ endpoint: this.endpoint(endpoint) });
+    this.inFlightLevels.add(this.endpoint(endpoint), -1);
   }
 
   onRequest(
@@ -291,13 +306,16 @@ export class GatewayMetrics implements Telemetry {
   private observe(r: RequestRecord, attempts: readonly AttemptRecord[], startEpochMs: number): void {
     const endpoint = this.endpoint(r.endpoint);
     const provider = this.provider(r.provider);
-    this.requests.inc({
+    const model = this.model(r.model);
+    const code = status(r.status);
+    const fault = r.fault && FAULTS.has(r.fault) ? r.fault : NONE;
+    this.requestCounts.add(`${endpoint}\0${model}\0${provider}\0${code}\0${fault}`, () => ({
       endpoint,
-      model: this.model(r.model),
+      model,
       provider,
-      status: status(r.status),
-      fault: r.fault && FAULTS.has(r.fault) ? r.fault : NONE,
-    });
+      status: code,
+      fault,
+    }));
 
     const servedModel = this.model(r.served_model ?? r.model);
     const counts: Record<(typeof TOKEN_KINDS)[number], number | undefined> = {
@@ -308,9 +326,11 @@ export class GatewayMetrics implements Telemetry {
     };
     for (const kind of TOKEN_KINDS) {
       const n = counts[kind];
-      if (finite(n) && n > 0) this.tokens.inc({ model: servedModel, provider, kind }, n);
+      if (finite(n) && n > 0)
+        this.tokenCounts.add(`${servedModel}\0${provider}\0${kind}`, () => ({ model: servedModel, provider, kind }), n);
     }
-    if (finite(r.cost_usd) && r.cost_usd > 0) this.cost.inc({ model: servedModel, provider }, r.cost_usd);
+    if (finite(r.cost_usd) && r.cost_usd > 0)
+      this.costCounts.add(`${servedModel}\0${provider}`, () => ({ model: servedModel, provider }), r.cost_usd);
 
     if (finite(r.latency_ms))
       this.requestDuration.observe(
@@ -323,7 +343,8 @@ export class GatewayMetrics implements Telemetry {
     const endEpoch = startEpochMs + (finite(r.latency_ms) ? r.latency_ms : 0);
     for (const a of attempts) {
       const p = this.provider(a.provider);
-      this.attemptsTotal.inc({ provider: p, outcome: OUTCOMES.has(a.outcome) ? a.outcome : OTHER });
+      const outcome = OUTCOMES.has(a.outcome) ? a.outcome : OTHER;
+      this.attemptCounts.add(`${p}\0${outcome}`, () => ({ provider: p, outcome }));
       const end = a.endMs ?? endEpoch;
       if (finite(a.startMs) && finite(end))
         this.upstreamDuration.observe({ provider: p }, seconds(Math.max(0, end - a.startMs)));
