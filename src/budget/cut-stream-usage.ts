@@ -18,6 +18,10 @@ export function cutStreamUsage(
   model: ModelSpec,
 ): Usage | undefined {
   if (!relayed || relayed.output.length === 0) return usage;
+  // The provider's end marker came with its final usage (the caller left after the answer was
+  // complete, e.g. before a non-stream reply was written): that is what it bills. Counting would
+  // load a tokenizer (tens of MB, and a pause) for nothing.
+  if (relayed.complete && usage) return usage;
   const output = countTextTokensLocally(relayed.output.join(''), model);
   if (usage && usage.outputTokens >= output) return usage;
   // No usage at all yet (OpenAI): the prompt was read in full, count it too.
