@@ -62,7 +62,8 @@ async function writeSse(
   const it = chunks[Symbol.asyncIterator]();
   let finished = false;
   // The events made from one upstream read arrive together (one microtask chain): corked until
-  // the turn's I/O is done, they leave in one write instead of one write(2) per event.
+  // the turn's I/O is done, they leave in one write instead of one write(2) per event. The first
+  // event is not held back.
   let corked = false;
   const uncork = () => {
     if (!corked) return;
@@ -77,8 +78,9 @@ async function writeSse(
         finished = true;
         break;
       }
-      ctx.firstByteSentAt ??= performance.now();
-      if (!corked) {
+      if (ctx.firstByteSentAt === undefined) {
+        ctx.firstByteSentAt = performance.now(); // the first event goes out at once (time to first byte)
+      } else if (!corked) {
         corked = true;
         res.cork();
         setImmediate(uncork);
