@@ -37,7 +37,7 @@ export function wrkAvailable() {
 }
 
 /** A Lua script that POSTs the lane's JSON request and prints one parsable summary line. */
-function luaScript(req) {
+export function luaScript(req) {
   const q = (s) => `[==[${s}]==]`;
   const headers = Object.entries(req.headers)
     .map(([k, v]) => `wrk.headers[ ${q(k)} ] = ${q(v)}`)
@@ -54,7 +54,7 @@ end
 `;
 }
 
-function pin(pid, cores) {
+export function pin(pid, cores) {
   spawnSync('taskset', ['-a', '-p', '-c', cores, String(pid)], { stdio: 'ignore' });
 }
 
@@ -73,7 +73,7 @@ function procCpuUs(pid) {
  * One wrk run. Its CPU is read from /proc every 100 ms (taskset execs wrk: same pid); the last
  * reading before it exits misses at most that much, enough for a noise gauge.
  */
-function runWrk(url, script, concurrency, durationS, cores) {
+export function runWrk(url, script, concurrency, durationS, cores) {
   return new Promise((resolve) => {
     const args = ['-c', cores, 'wrk', '-t1', `-c${concurrency}`, `-d${durationS}s`, '--timeout', '5s'];
     const child = spawn('taskset', [...args, '-s', script, url], { stdio: ['ignore', 'pipe', 'pipe'] });
