@@ -174,9 +174,8 @@ export function evaluateTargets(targets, targetLanes, results, order = []) {
   return out;
 }
 
-export function targetsTable(rows) {
-  const headers = ['lane', 'target', 'lane value', 'vs', 'vs value', 'ratio', 'limit', 'result'];
-  // Targets marked `collapse` (no errors, forwarded): the lanes that pass share one row.
+/** Targets marked `collapse` (no errors, forwarded): the lanes that pass share one row. */
+function collapsePassing(rows) {
   const shown = [];
   for (const t of rows) {
     if (!t.collapse || !t.pass) shown.push(t);
@@ -186,6 +185,12 @@ export function targetsTable(rows) {
       shown.push({ ...t, collapsed: true, lane: `${same.length} lane${same.length > 1 ? 's' : ''}`, value: worst });
     }
   }
+  return shown;
+}
+
+export function targetsTable(rows) {
+  const headers = ['lane', 'target', 'lane value', 'vs', 'vs value', 'ratio', 'limit', 'result'];
+  const shown = collapsePassing(rows);
   const body = shown.map((t) => [
     t.lane,
     t.text,
@@ -257,16 +262,7 @@ const valueText = (v, unit) => {
 export function floorTargetsTable(rows) {
   if (rows.length === 0) return '';
   const headers = ['group', 'lane', 'target', 'lane value', 'floor value', 'ratio', '(range)', 'limit', 'result'];
-  // Targets marked `collapse` (no errors, forwarded): the lanes that pass share one row.
-  const shown = [];
-  for (const t of rows) {
-    if (!t.collapse || !t.pass) shown.push(t);
-    else if (!shown.some((x) => x.collapsed && x.group === t.group && x.target === t.target)) {
-      const same = rows.filter((x) => x.group === t.group && x.target === t.target && x.pass);
-      const worst = Math.max(...same.map((x) => x.value));
-      shown.push({ ...t, collapsed: true, lane: `${same.length} lane${same.length > 1 ? 's' : ''}`, value: worst });
-    }
-  }
+  const shown = collapsePassing(rows);
   const body = shown.map((t) => [
     t.group,
     t.lane,

@@ -25,21 +25,44 @@ export interface LineWriter {
   close(): Promise<void>;
 }
 
-/** The lines written in one turn, as one chunk to `sink` at the end of the turn (or on flush()). */
-export function batchedLines(sink: (chunk: string) => void): { write(line: string): void; flush(): void } {
+/** Lines waiting longer than one turn: sent after `delayMs`, or at once past `maxChars`. */
+export interface BatchTiming {
+  delayMs: number;
+  maxChars: number;
+}
+
+/**
+ * Lines joined into one chunk for `sink`: at the end of the turn they were written in, or per
+ * `timing`; flush() sends what waits now, take() hands it over instead.
+ */
+export function batchedLines(
+  sink: (chunk: string) => void,
+  timing?: BatchTiming,
+): { write(line: string): void; flush(): void; take(): string } {
   let pending = '';
-  const flush = () => {
-    if (pending === '') return;
+  let timer: NodeJS.Timeout | undefined;
+  const take = () => {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
     const chunk = pending;
     pending = '';
-    sink(chunk);
+    return chunk;
+  };
+  const flush = () => {
+    const chunk = take();
+    if (chunk !== '') sink(chunk);
   };
   return {
     write(line) {
-      if (pending === '') setImmediate(flush);
+      const first = pending === '';
       pending += line;
+      if (!timing) {
+        if (first) setImmediate(flush);
+      } else if (pending.length >= timing.maxChars) flush();
+      else if (first) timer = setTimeout(flush, timing.delayMs).unref();
     },
     flush,
+    take,
   };
 }
 
@@ -67,32 +90,22 @@ export function outputWriter(out: (chunk: string) => void): LineWriter {
 export function fileWriter(path: string): LineWriter {
   const stream = createWriteStream(path, { flags: 'a' });
   stream.on('error', (err) => process.stderr.write(`gateway: cannot write the log file ${path}: ${err.message}\n`));
-  let pending = '';
-  let timer: NodeJS.Timeout | undefined;
-  const flush = () => {
-    if (timer) clearTimeout(timer);
-    timer = undefined;
-    if (pending === '') return;
-    const chunk = pending;
-    pending = '';
-    stream.write(chunk);
-  };
+  const lines = batchedLines((chunk) => void stream.write(chunk), {
+    delayMs: FILE_FLUSH_MS,
+    maxChars: FILE_FLUSH_BYTES,
+  });
   // The process ends without close() (a crash, a second signal): what is waiting is written now.
   const onExit = () => {
+    const rest = lines.take();
     const fd = (stream as unknown as { fd?: number | null }).fd;
-    if (pending !== '' && typeof fd === 'number') writeSync(fd, pending);
-    pending = '';
+    if (rest !== '' && typeof fd === 'number') writeSync(fd, rest);
   };
   process.on('exit', onExit);
   return {
-    write(line) {
-      pending += line;
-      if (pending.length >= FILE_FLUSH_BYTES) flush();
-      else if (!timer) timer = setTimeout(flush, FILE_FLUSH_MS).unref();
-    },
+    write: lines.write,
     close: () => {
       process.off('exit', onExit);
-      flush();
+      lines.flush();
       return new Promise<void>((resolve) => stream.end(resolve));
     },
   };

@@ -92,7 +92,6 @@ export class GatewayMetrics implements Telemetry {
   private readonly upstreamDuration: Histogram<'provider'>;
   private readonly ttft: Histogram<'provider'>;
   private readonly overhead: Histogram<'endpoint'>;
-  private readonly inFlight: Gauge<'endpoint'>;
   private readonly guardrailActions: Counter<'guardrail' | 'action' | 'direction'>;
   private readonly attemptsTotal: Counter<'provider' | 'outcome'>;
   // What each request adds to the counters and the in-flight gauge, gathered until a scrape.
@@ -157,7 +156,7 @@ export class GatewayMetrics implements Telemetry {
       registers,
     });
     const levels = this.inFlightLevels;
-    this.inFlight = new Gauge({
+    new Gauge({
       name: 'gateway_requests_in_flight',
       help: 'Requests being handled now.',
       labelNames: ['endpoint'],

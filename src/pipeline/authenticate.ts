@@ -14,10 +14,8 @@ export const authenticate: Stage = (ctx, next) => {
   if (!entry) {
     leaveBodyUnread(ctx.req, REFUSED_DISCARD);
     if (!key)
-      return Promise.reject(
-        new GatewayError('missing_api_key', 'No API key was provided. Send it as "Authorization: Bearer <key>".'),
-      );
-    return Promise.reject(new GatewayError('invalid_api_key', 'The API key is not valid for this gateway.'));
+      throw new GatewayError('missing_api_key', 'No API key was provided. Send it as "Authorization: Bearer <key>".');
+    throw new GatewayError('invalid_api_key', 'The API key is not valid for this gateway.');
   }
   ctx.principal = { keyId: entry.id, role: entry.role };
   return next(); // nothing to do on the way out: no async frame of its own

@@ -65,7 +65,20 @@ beforeAll(async () => {
       body += c;
     });
     req.on('end', () => {
-      const parsed = JSON.parse(body);
+      // As strict as OpenAI on what these tests send: the provider key, and a body with a model and messages.
+      const refuse = (status: number, message: string) => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { message, type: 'invalid_request_error' } }));
+      };
+      if (req.headers.authorization !== 'Bearer sk-oai-strict-test') return refuse(401, 'Incorrect API key provided.');
+      let parsed: { model?: unknown; messages?: unknown; stream?: unknown };
+      try {
+        parsed = JSON.parse(body);
+      } catch {
+        return refuse(400, 'We could not parse the JSON body of your request.');
+      }
+      if (typeof parsed.model !== 'string' || !Array.isArray(parsed.messages) || parsed.messages.length === 0)
+        return refuse(400, "Missing required parameter: 'model' or 'messages'.");
       if (parsed.stream) return flood(res);
       // A JSON answer one byte over what the gateway accepts, sent without waiting on the socket.
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(MAX_WHOLE_BODY_BYTES + 1) });
