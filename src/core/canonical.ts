@@ -6,7 +6,7 @@
 
 import type { GatewayError } from './errors.js';
 
-export type WireFormatId = 'openai-chat' | 'anthropic-messages';
+export type WireFormatId = 'openai-chat' | 'anthropic-messages' | 'openai-responses';
 
 export type ImageSource = { kind: 'url'; url: string } | { kind: 'base64'; mediaType: string; data: string };
 
@@ -17,10 +17,12 @@ export type ContentPart =
   | { type: 'tool_call'; id: string; name: string; arguments: string }
   | { type: 'tool_result'; toolCallId: string; content: ContentPart[]; isError?: boolean }
   /**
-   * Reasoning from an earlier turn or a reply: `signature` (Anthropic thinking), or `redacted`
-   * (the opaque data of an Anthropic redacted_thinking block, `text` empty).
+   * Reasoning from an earlier turn or a reply. Each format's signed form is its own: `signature`
+   * (Anthropic thinking), `redacted` (the opaque data of an Anthropic redacted_thinking block,
+   * `text` empty), `encrypted` (an OpenAI Responses reasoning item's `encrypted_content`, with
+   * its item `id`). A format's encoder keeps only its own form (README, reasoning rule).
    */
-  | { type: 'reasoning'; text: string; signature?: string; redacted?: string };
+  | { type: 'reasoning'; text: string; signature?: string; redacted?: string; encrypted?: string; id?: string };
 
 export interface ChatMessage {
   /**
@@ -36,6 +38,12 @@ export interface ToolSpec {
   description?: string;
   /** JSON Schema of the arguments. */
   parameters: Record<string, unknown>;
+  /**
+   * A free-form tool (OpenAI Responses `custom`, e.g. Codex's `apply_patch`): its input is one
+   * string. Towards other formats it is a function whose one argument is `{"input": string}`
+   * (`parameters` says so); a Responses caller gets its calls back as `custom_tool_call` items.
+   */
+  custom?: boolean;
 }
 
 export type ToolChoice = { type: 'auto' } | { type: 'none' } | { type: 'required' } | { type: 'tool'; name: string };
@@ -101,6 +109,8 @@ export interface Usage {
   outputTokens: number;
   cacheReadTokens?: number;
   cacheWriteTokens?: number;
+  /** Reasoning tokens, when the upstream reports them: part of outputTokens, never added to it. */
+  reasoningTokens?: number;
   /** Anthropic server tools run for this request (billed per use); absent when none ran. */
   serverToolUse?: ServerToolUse;
 }

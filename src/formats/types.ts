@@ -63,8 +63,8 @@ export interface WireFormat {
   encodeRequest(req: ChatRequest, target: EncodeTarget, dropped?: string[]): Record<string, unknown>;
   /** Upstream response body of this format → canonical. */
   decodeResponse(body: unknown): ChatResponse;
-  /** Canonical → the body this format's callers expect. */
-  encodeResponse(res: ChatResponse): unknown;
+  /** Canonical → the body this format's callers expect (`req`: the caller's request, as decoded). */
+  encodeResponse(res: ChatResponse, req: ChatRequest): unknown;
   /** Upstream SSE of this format → canonical events; an in-stream upstream error becomes an `error` event. */
   decodeStream(sse: AsyncIterable<SseMessage>): AsyncIterable<StreamEvent>;
   /** Canonical events → SSE text for this format's callers, obeying its event-order rules. */
