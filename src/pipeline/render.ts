@@ -25,7 +25,9 @@ export const render: Stage = async (ctx, next) => {
   if (reply.kind === 'json' || reply.kind === 'response') {
     const status = reply.kind === 'json' ? reply.status : 200;
     const body =
-      reply.kind === 'json' ? reply.body : (reply.raw ?? (ctx.format.encodeResponse(reply.response, ctx.chat!) as object));
+      reply.kind === 'json'
+        ? reply.body
+        : (reply.raw ?? (ctx.format.encodeResponse(reply.response, ctx.chat!) as object));
     ctx.status = status;
     writeJson(
       ctx.res,
