@@ -11,7 +11,7 @@ export const LAYERS = [
   ['sse', 'config', 'http'],
   ['observe', 'tokens'],
   ['state', 'formats', 'providers', 'upstream', 'routing'],
-  ['request', 'budget', 'guardrails'],
+  ['request', 'budget', 'guardrails', 'conversation'],
   ['attempt'],
   ['pipeline'],
   ['server'],

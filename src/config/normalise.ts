@@ -39,6 +39,7 @@ export const DEFAULTS = {
   requestTimeoutMs: 120_000,
   timeouts: { connectMs: 10_000, firstByteMs: 60_000, totalMs: 600_000 },
   anthropicBaseUrl: 'https://api.anthropic.com',
+  openaiResponsesBaseUrl: 'https://api.openai.com/v1',
   webhookTimeoutMs: 2000,
   webhookOnError: 'fail_closed',
   routing: {
@@ -127,7 +128,13 @@ function normaliseProvider(
         : {}),
     });
   }
-  const baseUrl = str(p.base_url) ?? (api === 'anthropic' ? DEFAULTS.anthropicBaseUrl : undefined);
+  const baseUrl =
+    str(p.base_url) ??
+    (api === 'anthropic'
+      ? DEFAULTS.anthropicBaseUrl
+      : api === 'openai-responses'
+        ? DEFAULTS.openaiResponsesBaseUrl
+        : undefined);
   const reason = unavailable.get(id);
   const apiKey = reason === undefined ? str(p.api_key) : undefined;
   const mock = obj(p.mock) ?? {};
@@ -268,6 +275,7 @@ export function normalise(
     flushMs: num(st.flush_ms, 1000),
     ...(typeof st.url === 'string' ? { url: st.url } : {}),
     keyPrefix: str(st.key_prefix) ?? 'gateway:',
+    responsesTtlMs: num(st.responses_ttl_hours, 720) * 3_600_000,
     onUnavailable: (str(st.on_unavailable) ?? 'fail_closed') as StateConfig['onUnavailable'],
   };
 

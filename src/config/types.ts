@@ -3,7 +3,7 @@
  * Produced by config/load.ts from YAML (validated by ajv, interpolated, cross-checked).
  */
 
-export type ProviderApi = 'openai' | 'anthropic' | 'mock';
+export type ProviderApi = 'openai' | 'openai-responses' | 'anthropic' | 'mock';
 
 /** USD per million tokens. */
 export interface Price {
@@ -171,6 +171,8 @@ export interface StateConfig {
   /** redis: connection URL (may hold a password: never print it). */
   url?: string;
   keyPrefix: string;
+  /** How long stored Responses conversations are kept (state.responses_ttl_hours). */
+  responsesTtlMs: number;
   onUnavailable: 'fail_closed' | 'fail_open';
 }
 

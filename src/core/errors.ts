@@ -16,6 +16,8 @@ export type ErrorCode =
   | 'model_not_allowed'
   | 'tool_not_allowed'
   | 'route_not_found'
+  | 'response_not_found'
+  | 'previous_response_not_found'
   | 'method_not_allowed'
   | 'no_available_provider'
   | 'provider_key_not_allowed'
@@ -64,6 +66,10 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, CatalogueEntry>> = {
   tool_not_allowed: { status: 403, kind: 'permission', retryable: false },
   model_not_found: { status: 404, kind: 'not_found', retryable: false },
   route_not_found: { status: 404, kind: 'not_found', retryable: false },
+  // A stored response (GET/DELETE /v1/responses/{id}) this key cannot see: absent, expired or another key's.
+  response_not_found: { status: 404, kind: 'not_found', retryable: false },
+  // A conversation reference in a request body (previous_response_id, item_reference): the request is wrong.
+  previous_response_not_found: { status: 400, kind: 'invalid_request', retryable: false },
   method_not_allowed: { status: 405, kind: 'invalid_request', retryable: false },
   no_available_provider: { status: 503, kind: 'overloaded', retryable: true },
   provider_key_not_allowed: { status: 400, kind: 'invalid_request', retryable: false },

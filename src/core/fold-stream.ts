@@ -2,7 +2,17 @@ import type { ChatResponse, ContentPart, StreamEvent } from './canonical.js';
 
 /** Collect a canonical event stream into one response (non-streaming callers of a streaming source). */
 export async function foldStream(events: AsyncIterable<StreamEvent>): Promise<ChatResponse> {
-  const res: ChatResponse = {
+  const folder = new StreamFolder();
+  for await (const ev of events) {
+    if (ev.type === 'error') throw ev.error;
+    folder.push(ev);
+  }
+  return folder.response;
+}
+
+/** Folds canonical events one at a time (for a stream that is relayed and kept at once). */
+export class StreamFolder {
+  readonly response: ChatResponse = {
     id: '',
     model: '',
     created: 0,
@@ -10,8 +20,10 @@ export async function foldStream(events: AsyncIterable<StreamEvent>): Promise<Ch
     finish: 'other',
     usage: { inputTokens: 0, outputTokens: 0 },
   };
-  const blocks = new Map<number, ContentPart>();
-  for await (const ev of events) {
+  private readonly blocks = new Map<number, ContentPart>();
+
+  push(ev: StreamEvent): void {
+    const res = this.response;
     switch (ev.type) {
       case 'message_start':
         res.id = ev.id;
@@ -26,12 +38,12 @@ export async function foldStream(events: AsyncIterable<StreamEvent>): Promise<Ch
             : b.kind === 'reasoning'
               ? { type: 'reasoning', text: '' }
               : { type: 'text', text: '' };
-        blocks.set(ev.index, part);
+        this.blocks.set(ev.index, part);
         res.content.push(part);
         break;
       }
       case 'block_delta': {
-        const part = blocks.get(ev.index);
+        const part = this.blocks.get(ev.index);
         const d = ev.delta;
         if (!part) break;
         if ((d.kind === 'text' && part.type === 'text') || (d.kind === 'reasoning' && part.type === 'reasoning'))
@@ -42,15 +54,13 @@ export async function foldStream(events: AsyncIterable<StreamEvent>): Promise<Ch
         break;
       }
       case 'block_stop':
+      case 'error':
         break;
       case 'message_stop':
         res.finish = ev.finish;
         res.stopSequence = ev.stopSequence;
         res.usage = ev.usage;
         break;
-      case 'error':
-        throw ev.error;
     }
   }
-  return res;
 }

@@ -1,10 +1,12 @@
 import type { ProviderApi } from '../config/types.js';
 import { anthropicProvider } from './anthropic.js';
 import { openaiProvider } from './openai.js';
+import { openaiResponsesProvider } from './openai-responses.js';
 import type { HttpProviderKind } from './types.js';
 
 /** HTTP provider kinds by `api`. `mock` is in-process (providers/mock.ts) and not listed here. */
 export const HTTP_PROVIDERS: Readonly<Partial<Record<ProviderApi, HttpProviderKind>>> = {
   openai: openaiProvider,
+  'openai-responses': openaiResponsesProvider,
   anthropic: anthropicProvider,
 };

@@ -7,6 +7,7 @@
 
 import { readFileSync } from 'node:fs';
 import { rename, writeFile } from 'node:fs/promises';
+import { MemoryDocs } from './memory-docs.js';
 import type { CounterOp, ReserveResult, StateStore } from './store.js';
 
 interface Counter {
@@ -25,6 +26,8 @@ export interface MemoryStoreOptions {
   path?: string;
   /** How often changes are written (the most a crash can lose). */
   flushMs?: number;
+  /** Bound of the documents kept in memory (memory-docs.ts). */
+  maxDocChars?: number;
   now?: () => number;
 }
 
@@ -36,9 +39,11 @@ export class MemoryStore implements StateStore {
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> | undefined;
   private closed = false;
+  private readonly docs: MemoryDocs;
 
   constructor(private readonly opts: MemoryStoreOptions = {}) {
     this.now = opts.now ?? Date.now;
+    this.docs = new MemoryDocs(this.now, opts.maxDocChars);
     if (opts.path) {
       this.load(opts.path);
       this.timer = setInterval(() => void this.flush(), opts.flushMs ?? 1000);
@@ -111,6 +116,18 @@ export class MemoryStore implements StateStore {
   }
 
   async ping(): Promise<void> {}
+
+  putDoc(key: string, value: string, ttlMs: number): Promise<void> {
+    return this.docs.putDoc(key, value, ttlMs);
+  }
+
+  getDoc(key: string): Promise<string | undefined> {
+    return this.docs.getDoc(key);
+  }
+
+  deleteDoc(key: string): Promise<boolean> {
+    return this.docs.deleteDoc(key);
+  }
 
   /** Writes the counters if they changed since the last write (one write at a time). */
   async flush(): Promise<void> {

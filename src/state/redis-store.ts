@@ -230,6 +230,20 @@ export class RedisStore implements StateStore {
     await this.run('ping', () => this.client.ping());
   }
 
+  async putDoc(key: string, value: string, ttlMs: number): Promise<void> {
+    const ms = Math.max(1, Math.ceil(ttlMs));
+    await this.run('putDoc', () => this.client.set(this.prefix + key, value, 'PX', ms));
+  }
+
+  async getDoc(key: string): Promise<string | undefined> {
+    const v = await this.run('getDoc', () => this.client.get(this.prefix + key));
+    return v ?? undefined;
+  }
+
+  async deleteDoc(key: string): Promise<boolean> {
+    return (await this.run('deleteDoc', () => this.client.del(this.prefix + key))) > 0;
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

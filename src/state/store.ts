@@ -1,5 +1,6 @@
 /**
- * Shared state for budgets and rate limits: integer counters with atomic reserve/add. Two
+ * Shared state for budgets and rate limits: integer counters with atomic reserve/add, and the
+ * documents of stored conversations (DocStore). Two
  * implementations: the embedded MemoryStore (one machine, persisted to a file) and RedisStore
  * (several gateway instances). Amounts are integers (nano-USD for spend, tokens, requests).
  */
@@ -31,7 +32,19 @@ export interface ReserveResult {
   values: number[];
 }
 
-export interface StateStore {
+/**
+ * Documents: one string value per key, each with its own expiry (conversation state of the
+ * Responses API). Not counters: written whole, read whole.
+ */
+export interface DocStore {
+  putDoc(key: string, value: string, ttlMs: number): Promise<void>;
+  /** The value, or undefined when absent or expired. */
+  getDoc(key: string): Promise<string | undefined>;
+  /** True when a live value was deleted. */
+  deleteDoc(key: string): Promise<boolean>;
+}
+
+export interface StateStore extends DocStore {
   readonly kind: 'memory' | 'redis';
   /** All-or-nothing: if every op with a limit fits, adds every amount; else changes nothing. */
   reserve(ops: readonly CounterOp[]): Promise<ReserveResult>;

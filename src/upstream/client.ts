@@ -14,7 +14,9 @@ export interface UpstreamRequest {
   /** Path appended to the provider's base URL, e.g. `/chat/completions`. */
   path: string;
   headers: Record<string, string>;
-  body: Buffer;
+  /** POST unless said (GET / DELETE of a provider-held stored response carry no body). */
+  method?: 'POST' | 'GET' | 'DELETE';
+  body?: Buffer;
   /** The model's timeouts (the provider's, with the model's overrides). */
   timeouts: Timeouts;
   /** The caller's abort signal (client disconnect). */
@@ -81,9 +83,9 @@ export class UpstreamPool {
         {
           origin: t.origin,
           path: t.basePath + r.path,
-          method: 'POST',
+          method: r.method ?? 'POST',
           headers: r.headers,
-          body: r.body,
+          body: r.body ?? null,
           headersTimeout: tm.firstByteMs,
           bodyTimeout: tm.firstByteMs,
         },

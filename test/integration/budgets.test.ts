@@ -622,6 +622,15 @@ describe('the state store unavailable', () => {
     ping: async () => {
       throw new StoreUnavailableError('test store is down');
     },
+    putDoc: async () => {
+      throw new StoreUnavailableError('test store is down');
+    },
+    getDoc: async () => {
+      throw new StoreUnavailableError('test store is down');
+    },
+    deleteDoc: async () => {
+      throw new StoreUnavailableError('test store is down');
+    },
     close: async () => undefined,
   };
   const budgets = `budgets:\n  - { id: all, scope: { global: true }, limit_usd: 1, period: total }`;

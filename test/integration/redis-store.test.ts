@@ -202,6 +202,23 @@ describe.skipIf(skipRedisTests('the RedisStore tests'))('RedisStore (real redis-
     await expect(store.add([{ key: 'odd', amount: 2 ** 60 }])).rejects.toThrow(TypeError);
   });
 
+  it('documents: put, read, expire, delete once, under the key prefix', async () => {
+    const prefix = uniquePrefix();
+    const store = await connectStore(prefix);
+    await store.putDoc('resp:a', '{"x":1}', 60_000);
+    expect(await store.getDoc('resp:a')).toBe('{"x":1}');
+    expect(await raw.get(`${prefix}resp:a`)).toBe('{"x":1}');
+    const ttl = await raw.pttl(`${prefix}resp:a`);
+    expect(ttl).toBeGreaterThan(50_000);
+    expect(ttl).toBeLessThanOrEqual(60_000);
+    expect(await store.deleteDoc('resp:a')).toBe(true);
+    expect(await store.deleteDoc('resp:a')).toBe(false);
+    expect(await store.getDoc('resp:a')).toBeUndefined();
+    await store.putDoc('resp:b', 'short', 50);
+    await sleep(120);
+    expect(await store.getDoc('resp:b')).toBeUndefined();
+  });
+
   it('applies the key prefix to every key', async () => {
     const prefix = uniquePrefix();
     const store = await connectStore(prefix);
