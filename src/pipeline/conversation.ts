@@ -133,7 +133,7 @@ async function* recordingChunks(
   }
 }
 
-const CREATED_ID = /"type":\s*"response\.created"[^]*?"id":\s*"(resp_[A-Za-z0-9_-]{1,200})"/;
+const CREATED_ID = /"type":\s*"response\.created"[\s\S]*?"id":\s*"(resp_[A-Za-z0-9_-]{1,200})"/;
 
 /** The input items of a Responses body (a string input is one user message). */
 function inputItems(body: Record<string, unknown>): unknown[] {
