@@ -119,11 +119,13 @@ async function* recordingChunks(
 ): AsyncGenerator<string | Uint8Array> {
   let seen = '';
   let done = false;
+  let looked = 0;
   for await (const chunk of chunks) {
     if (!done) {
+      // response.created is the first event: a few chunks at most (bounded rescans).
       seen += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
       const id = CREATED_ID.exec(seen)?.[1];
-      if (id || seen.length > 65_536) {
+      if (id || ++looked >= 8 || seen.length > 65_536) {
         done = true;
         seen = '';
         await record(id);
