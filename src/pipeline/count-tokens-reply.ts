@@ -1,4 +1,4 @@
-import type { ChatRequest } from '../core/canonical.js';
+import type { ChatRequest, WireFormatId } from '../core/canonical.js';
 import { GatewayError } from '../core/errors.js';
 import { spliceTopLevel } from '../core/json-splice.js';
 import type { WireFormat } from '../formats/types.js';
@@ -10,11 +10,30 @@ import { CredentialPlan } from '../routing/byok.js';
 import type { Candidate } from '../routing/resolve-model.js';
 import { routedStage, type Stage } from './compose.js';
 
-/** Fields Anthropic's count_tokens accepts; generation settings are not among them. */
-const COUNT_FIELDS = ['model', 'messages', 'system', 'tools', 'tool_choice', 'thinking'] as const;
+/** Fields each counting endpoint accepts (generation settings are not among them). */
+const COUNT_FIELDS: Partial<Record<WireFormatId, readonly string[]>> = {
+  'anthropic-messages': ['model', 'messages', 'system', 'tools', 'tool_choice', 'thinking'],
+  'openai-responses': [
+    'model',
+    'input',
+    'instructions',
+    'tools',
+    'tool_choice',
+    'parallel_tool_calls',
+    'reasoning',
+    'text',
+  ],
+};
+
+/** The count in the caller's format: Anthropic `{input_tokens}`, Responses adds its `object`. */
+function countBody(caller: WireFormatId, inputTokens: number): object {
+  return caller === 'openai-responses'
+    ? { object: 'response.input_tokens', input_tokens: inputTokens }
+    : { input_tokens: inputTokens };
+}
 
 /**
- * POST /v1/messages/count_tokens → `{ input_tokens }`. A model behind a provider with its own
+ * POST /v1/messages/count_tokens and POST /v1/responses/input_tokens → `{ input_tokens }`. A model behind a provider with its own
  * counting endpoint (Anthropic) gets the provider's exact count; any other model is counted
  * locally with its family's tokenizer (see README, "Token counting", for the accuracy). A caller of
  * the provider's own format has its body forwarded as sent (pass-through), like /v1/messages.
@@ -35,7 +54,7 @@ export const countTokensReply: Stage = routedStage(async (ctx) => {
   if (!kind?.countTokensPath || !upstreamFormat) {
     const count = countTokensLocal(ctx.config, c.model.id, chat);
     ctx.responseHeaders['x-gateway-token-count'] = count.exact ? 'local-exact' : 'local-approximate';
-    ctx.reply = { kind: 'json', status: 200, body: { input_tokens: count.inputTokens } };
+    ctx.reply = { kind: 'json', status: 200, body: countBody(ctx.format.id, count.inputTokens) };
     return;
   }
   const body =
@@ -59,7 +78,7 @@ export const countTokensReply: Stage = routedStage(async (ctx) => {
   if (typeof parsed?.input_tokens !== 'number')
     throw new GatewayError('upstream_error', `Provider "${c.provider.id}" sent an invalid token count.`);
   ctx.responseHeaders['x-gateway-token-count'] = 'upstream';
-  ctx.reply = { kind: 'json', status: 200, body: { input_tokens: parsed.input_tokens } };
+  ctx.reply = { kind: 'json', status: 200, body: countBody(ctx.format.id, parsed.input_tokens) };
 });
 
 /**
@@ -78,6 +97,6 @@ function encodedBody(chat: ChatRequest, upstreamFormat: WireFormat, c: Candidate
     { model: c.model.upstreamName, maxOutputTokens: c.model.maxOutputTokens },
   );
   const body: Record<string, unknown> = {};
-  for (const f of COUNT_FIELDS) if (encoded[f] !== undefined) body[f] = encoded[f];
+  for (const f of COUNT_FIELDS[upstreamFormat.id] ?? []) if (encoded[f] !== undefined) body[f] = encoded[f];
   return Buffer.from(JSON.stringify(body));
 }
