@@ -313,3 +313,21 @@ function itemDoneViolations(d: Json, item: OpenItem, where: string): string[] {
   }
   return out;
 }
+
+/** SSE text (LF line ends) → messages: `event:` and `data:` fields of each event; comments and empty events skipped. */
+export function sseMessages(text: string): ResponsesSseMessage[] {
+  const out: ResponsesSseMessage[] = [];
+  for (const block of text.split('\n\n')) {
+    let event: string | undefined;
+    const data: string[] = [];
+    for (const line of block.split('\n')) {
+      const colon = line.indexOf(':');
+      if (colon <= 0) continue;
+      const value = line.slice(colon + 1).replace(/^ /, '');
+      if (line.startsWith('event:')) event = value;
+      else if (line.startsWith('data:')) data.push(value);
+    }
+    if (data.length > 0) out.push({ event, data: data.join('\n') });
+  }
+  return out;
+}
