@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type ResponsesSseMessage, responsesOrderViolations } from '../../../helpers/responses-order.js';
+import { answerEvents } from '../../../helpers/fake-upstream.js';
+import { type ResponsesSseMessage, responsesOrderViolations, sseMessages } from '../../../helpers/responses-order.js';
 
 type Ev = Record<string, any>;
 
@@ -106,6 +107,20 @@ describe('responsesOrderViolations', () => {
     // Already-parsed data is accepted too.
     const parsed = full(message(0, ['x'])).map((e, i) => ({ event: e.type, data: { ...e, sequence_number: i } }));
     expect(responsesOrderViolations(parsed)).toEqual([]);
+  });
+
+  it("accepts the fake upstream's streams, read back from their SSE text", () => {
+    const answers = [
+      { text: 'one two three' },
+      { thinking: 'hmm', text: 'so', toolCalls: [{ name: 'f', args: { a: 1 } }, { name: 'g' }] },
+      { text: 'cut short', finish: 'length' as const },
+      { toolCalls: [{ name: 'f', pieces: ['{"a', '":', '1}'] }] },
+    ];
+    for (const a of answers) {
+      const text = answerEvents('responses', a).join('');
+      expect(sseMessages(text).length).toBeGreaterThan(4);
+      expect(responsesOrderViolations(sseMessages(text))).toEqual([]);
+    }
   });
 
   /** Each broken stream, with a piece of the violation it must report. */
