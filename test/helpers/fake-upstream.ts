@@ -1,52 +1,68 @@
 /**
- * THE fake upstream of the tests: a real HTTP server on 127.0.0.1 that plays both providers as
- * strictly as the real APIs (it refuses what they refuse, with their error shapes: upstream-rules.ts),
+ * THE fake upstream of the tests: a real HTTP server on 127.0.0.1 that plays the providers' three APIs as
+ * strictly as the real ones (it refuses what they refuse, with their error shapes: upstream-rules.ts),
  * records every call, and answers each call as the test chooses. Bodies and streams are written by
- * upstream-wire.ts only. Shares no code with src/.
+ * upstream-wire.ts only; the Responses API's stored state is responses-state.ts. Shares no code with src/.
  *
  *   POST /v1/chat/completions        OpenAI Chat Completions (Bearer key required)
+ *   POST /v1/responses               OpenAI Responses (Bearer key; JSON, or SSE with `stream: true`; stored
+ *                                    unless `store: false`, so previous_response_id and item references resolve)
+ *   POST /v1/responses/input_tokens  Responses token counting ({object: 'response.input_tokens', input_tokens})
+ *   GET /v1/responses/{id}           a stored response; DELETE: {id, object: 'response.deleted', deleted: true}
+ *   GET /v1/responses/{id}/input_items  its input items (list object; `order`, `after`, `limit`)
  *   POST /v1/messages                Anthropic Messages (x-api-key or Bearer, and anthropic-version required)
  *   POST /v1/messages/count_tokens   Anthropic token counting ({input_tokens})
- *   anything else                    404 in the format the path suggests
+ *   anything else                    404 in the format the path suggests (an unknown response id: 404 too)
  *
  * API
  *   const up = await startFakeUpstream({ answer?, usage?, countTokens?, accept?, name?, ... })
  *   up.url                     origin (OpenAI providers use `${up.url}/v1`, Anthropic ones `up.url`)
- *   up.received / up.calls     every call, oldest first (one array, two names)
+ *   up.received / up.calls     every call, oldest first (one array, two names); call.format is 'openai',
+ *                              'responses' or 'anthropic', call.endpoint names the route
  *   up.accepted / up.rejected  the calls answered 2xx / refused
  *   up.on(path) / up.last(path?)
  *   up.setHandler(h)           how calls are answered from now on: a Reply, or (call) => Reply | undefined
  *   up.script(...replies)      replies for the next calls, in order (a number: an error with that status)
  *   up.hold()                  every call from now on waits until the function returned is called
- *   up.waitForCalls(n) / up.open (responses still open) / up.reset() / up.close()
+ *   up.responses               the stored Responses state (get(id), conversation(id), item(id))
+ *   up.waitForCalls(n) / up.open (responses still open) / up.reset() (state included) / up.close()
  *
  * A Reply (undefined: the default answer, `options.answer`):
- *   Content                      an answer (text, thinking, tool calls, json, usage), JSON or stream as asked
+ *   Content                      an answer (text, thinking, tool calls, json, usage), JSON or stream as asked;
+ *                                on the token-count and stored-response routes, their own answer instead
  *   { kind: 'json', body? }      a JSON body: `body` as given, or the content encoded; any status
  *   { kind: 'sse', events? }     a stream: `events` as given, or the content encoded; `delayMs` between events
  *   { kind: 'error', status? }   an error body in the called format (headers such as retry-after);
  *                                `inStream`: 200 and, after `after` events, the format's in-stream error
+ *                                (Responses: an `error` event numbered after them)
  *   { kind: 'hang' }             never answers; with `after`, 200 and that many events first
  *   { kind: 'drop' }             destroys the socket before any byte; with `after` (or `events`), mid-stream
  *   { kind: 'held', until }      waits for `until`, then answers `then`
  *   { kind: 'raw', status, body } bytes as given
  * `after` counts the answer's stream events (0: a keep-alive comment only; 'body': all but the closing
- * ones); a non-streaming call gets half its JSON body instead.
+ * ones, for Responses the terminal event); a non-streaming call gets half its JSON body instead.
+ * A Responses answer the fake encodes itself and sends whole (200) is stored; bodies or events given
+ * as they are, cut streams and errors are not.
  *
  * Default answer (strict): a forced tool choice → that tool called with an object sampled from its
- * schema; structured output asked → JSON text sampled from the schema; otherwise `echo: <last user text>`.
- * Usage is never zero: input ≈ request characters / 4, output = words (+ 10 per tool call), unless
- * `usage` (per format, settable on up.usage) or the content's usage says otherwise.
+ * schema (a Responses custom tool: the input 'sample'); structured output asked → JSON text sampled from
+ * the schema; otherwise `echo: <last user text>`. Responses: thinking → a reasoning item (summary and
+ * encrypted_content only when the request asks, as the real API), a call of a `custom` tool → a
+ * custom_tool_call item, finish 'length' → an incomplete response (max_output_tokens).
+ * Usage is never zero: input ≈ request characters / 4, output = words (+ 10 per tool call, + reasoning), unless
+ * `usage` (per provider, settable on up.usage; `openai` serves both OpenAI APIs) or the content's usage says otherwise.
  */
 
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
+import { ResponsesStore } from './responses-state.js';
 import {
   authRefusal,
   DEFAULT_REASONING,
   type Refusal,
   validateAnthropic,
   validateOpenAIChat,
+  validateOpenAIResponses,
 } from './upstream-rules.js';
 import {
   closingEvents,
@@ -55,6 +71,7 @@ import {
   errorBody,
   KEEP_ALIVE,
   requestIdHeader,
+  sealReasoning,
   streamError,
   type WireAnswer,
   type WireFormat,
@@ -77,7 +94,11 @@ export interface UpstreamCall {
   rawBody: string;
   body: any;
   format: WireFormat;
-  endpoint: 'chat' | 'messages' | 'count_tokens' | 'other';
+  /**
+   * `responses`: POST /v1/responses; `count_tokens`: Anthropic's count_tokens or POST /v1/responses/input_tokens;
+   * `retrieve`, `delete`, `input_items`: GET / DELETE /v1/responses/{id}, GET /v1/responses/{id}/input_items.
+   */
+  endpoint: Endpoint;
   /** performance.now() when the body had arrived. */
   at: number;
   /** HTTP status answered (200 until answered). */
@@ -88,9 +109,22 @@ export interface UpstreamCall {
   responseText: string;
 }
 
+export type Endpoint =
+  | 'chat'
+  | 'messages'
+  | 'responses'
+  | 'count_tokens'
+  | 'retrieve'
+  | 'delete'
+  | 'input_items'
+  | 'other';
+
 export interface ToolCallSpec {
   name: string;
-  /** The input object (streamed in 8-character pieces). */
+  /**
+   * The input object (streamed in 8-character pieces). A Responses `custom` tool's input is text:
+   * `args` itself when a string, else its `input` string, else its JSON.
+   */
   args?: unknown;
   /** Or the argument JSON in the exact pieces to stream. */
   pieces?: string[];
@@ -101,7 +135,11 @@ export interface ToolCallSpec {
 export interface Content {
   /** A string streams word by word; an array streams one delta per piece. */
   text?: string | string[];
-  /** Anthropic: a signed thinking block first. OpenAI: counted as reasoning tokens only. */
+  /**
+   * Anthropic: a signed thinking block first. OpenAI chat: counted as reasoning tokens only. Responses:
+   * a reasoning item first, with the text as its summary when `reasoning.summary` asks for one and an
+   * encrypted_content when `include` asks for `reasoning.encrypted_content` (as the real API).
+   */
   thinking?: string;
   toolCalls?: ToolCallSpec[];
   /** Structured output: JSON text, or the forced tool's input when a tool is forced. */
@@ -137,7 +175,10 @@ export type Reply =
 
 export type Handler = (call: UpstreamCall) => Reply | undefined | Promise<Reply | undefined>;
 
-/** Token counts as each API reports them: OpenAI's prompt INCLUDES cached, Anthropic's input EXCLUDES the cache. */
+/**
+ * Token counts as each API reports them: OpenAI's prompt INCLUDES cached, Anthropic's input EXCLUDES the cache.
+ * `openai` serves both OpenAI formats (Responses: input_tokens = prompt).
+ */
 export interface FormatUsage {
   openai?: { prompt: number; cached: number; completion: number };
   anthropic?: { input: number; cacheRead: number; cacheWrite: number; output: number };
@@ -181,6 +222,8 @@ export interface FakeUpstream {
   readonly rejected: UpstreamCall[];
   /** Usage per format answers report unless they set their own (reset() restores the initial one). */
   usage: FormatUsage;
+  /** The Responses API state: the responses stored so far (reset() forgets them). */
+  responses: ResponsesStore;
   on(path: string): UpstreamCall[];
   last(path?: string): UpstreamCall | undefined;
   /** A number: an error with that status. */
@@ -216,6 +259,7 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
   let queue: Reply[] = [];
   let gate: Promise<void> | undefined;
   const usage = copyUsage(opts.usage ?? {});
+  const responses = new ResponsesStore();
   const open = new Set<ServerResponse>();
   const sockets = new Set<Socket>();
 
@@ -227,7 +271,11 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
     const rawBody = Buffer.concat(parts).toString('utf8');
     const url = req.url ?? '';
     const path = url.split('?')[0]!;
-    const format: WireFormat = path.startsWith('/v1/messages') ? 'anthropic' : 'openai';
+    const format: WireFormat = path.startsWith('/v1/messages')
+      ? 'anthropic'
+      : path.startsWith('/v1/responses')
+        ? 'responses'
+        : 'openai';
     let body: any;
     let parsed = true;
     try {
@@ -235,15 +283,7 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
     } catch {
       parsed = false;
     }
-    const route = `${req.method} ${path}`;
-    const endpoint =
-      route === 'POST /v1/chat/completions'
-        ? 'chat'
-        : route === 'POST /v1/messages'
-          ? 'messages'
-          : route === 'POST /v1/messages/count_tokens'
-            ? 'count_tokens'
-            : 'other';
+    const endpoint = endpointOf(req.method ?? '', path);
     const call: UpstreamCall = {
       n: received.length + 1,
       upstream: name,
@@ -264,11 +304,11 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
     opts.sequence?.push(name);
     const out = new Output(res, call, format, `req_${name}_${call.n}`);
 
-    const refusal = check(call, parsed, reasoning, opts.accept ?? {});
+    const refusal = check(call, parsed, reasoning, opts.accept ?? {}, responses);
     if (refusal) return out.error(refusal.status ?? 400, refusal);
     if (gate) await gate;
     const reply = queue.shift() ?? (await handler?.(call));
-    const ctx: AnswerContext = { call, usage, defaultAnswer, countTokens: opts.countTokens, opts };
+    const ctx: AnswerContext = { call, usage, defaultAnswer, countTokens: opts.countTokens, opts, responses };
     await answer(out, reply, ctx);
   });
   server.on('connection', (s) => {
@@ -291,6 +331,7 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
       return received.filter((r) => r.status >= 300);
     },
     usage,
+    responses,
     on: byPath,
     last: (p) => (p === undefined ? received.at(-1) : byPath(p).at(-1)),
     setHandler(h) {
@@ -326,6 +367,7 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
       delete usage.openai;
       delete usage.anthropic;
       Object.assign(usage, copyUsage(opts.usage ?? {}));
+      responses.clear();
     },
     close: () =>
       new Promise<void>((r) => {
@@ -336,24 +378,51 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
   };
 }
 
+const RESPONSE_PATH = /^\/v1\/responses\/([^/]+)(\/input_items)?$/;
+
+function endpointOf(method: string, path: string): Endpoint {
+  const route = `${method} ${path}`;
+  if (route === 'POST /v1/chat/completions') return 'chat';
+  if (route === 'POST /v1/messages') return 'messages';
+  if (route === 'POST /v1/responses') return 'responses';
+  if (route === 'POST /v1/messages/count_tokens' || route === 'POST /v1/responses/input_tokens') return 'count_tokens';
+  const m = RESPONSE_PATH.exec(path);
+  if (m?.[2] && method === 'GET') return 'input_items';
+  if (m && !m[2] && method === 'GET') return 'retrieve';
+  if (m && !m[2] && method === 'DELETE') return 'delete';
+  return 'other';
+}
+
+/** The response id a retrieve / delete / input_items path names. */
+const responseIdOf = (path: string): string => RESPONSE_PATH.exec(path)?.[1] ?? '';
+
+function responseNotFound(id: string): Refusal {
+  return { status: 404, message: `Response with id '${id}' not found.`, type: 'invalid_request_error' };
+}
+
 function check(
   call: UpstreamCall,
   parsed: boolean,
   reasoning: RegExp,
   accept: NonNullable<FakeUpstreamOptions['accept']>,
+  responses: ResponsesStore,
 ): Refusal | undefined {
   if (call.endpoint === 'other') {
-    const type = call.format === 'openai' ? 'invalid_request_error' : 'not_found_error';
+    const type = call.format === 'anthropic' ? 'not_found_error' : 'invalid_request_error';
     return { status: 404, message: `Not found: ${call.method} ${call.path}`, type };
   }
   if (!accept.missingKey) {
     const auth = authRefusal(call.format, call.headers);
     if (auth) return auth;
   }
+  if (['retrieve', 'delete', 'input_items'].includes(call.endpoint)) {
+    const id = responseIdOf(call.path);
+    return responses.get(id) ? undefined : responseNotFound(id);
+  }
   if (!parsed) {
     return {
       message:
-        call.format === 'openai'
+        call.format !== 'anthropic'
           ? "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your " +
             'HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)'
           : 'There was an issue with your request: invalid JSON',
@@ -362,6 +431,10 @@ function check(
   if (accept.anyBody) return undefined;
   const extra = accept.unknownFields === true;
   if (call.format === 'openai') return validateOpenAIChat(call.body, reasoning, extra);
+  if (call.format === 'responses') {
+    const kind = call.endpoint === 'count_tokens' ? 'input_tokens' : 'create';
+    return validateOpenAIResponses(call.body, reasoning, extra, responses, kind);
+  }
   const kind = call.endpoint === 'count_tokens' ? 'count_tokens' : 'messages';
   return validateAnthropic(call.body, call.headers, kind, extra);
 }
@@ -418,6 +491,7 @@ interface AnswerContext {
   defaultAnswer: (call: UpstreamCall) => Content;
   countTokens?: (body: any) => number;
   opts: FakeUpstreamOptions;
+  responses: ResponsesStore;
 }
 
 async function answer(out: Output, reply: Reply | undefined, ctx: AnswerContext): Promise<void> {
@@ -428,25 +502,48 @@ async function answer(out: Output, reply: Reply | undefined, ctx: AnswerContext)
   const content = (r: Content & { kind?: string }): Content =>
     hasContent(r) ? r : { ...ctx.defaultAnswer(call), ...pickMeta(r) };
   const delay = ctx.opts.streamDelayMs ?? 0;
+  /** A Responses answer the fake wrote whole is stored, as the API stores what it answered. */
+  const keep = (a: WireAnswer) => {
+    if (call.endpoint === 'responses' && !out.res.destroyed)
+      ctx.responses.save(call.body, encodeJson('responses', a) as Record<string, any>);
+  };
 
   if (reply === undefined || reply.kind === undefined) {
-    // Content is for chat calls: count_tokens answers its count unless a kind says otherwise.
-    if (call.endpoint === 'count_tokens') {
-      return out.json(200, { input_tokens: (ctx.countTokens ?? estimateTokens)(call.body) });
+    // Content is for model calls: the other endpoints answer from their own data unless a kind says otherwise.
+    if (call.endpoint !== 'chat' && call.endpoint !== 'messages' && call.endpoint !== 'responses') {
+      const body = endpointAnswer(ctx);
+      // A response deleted while this call was held is gone by the time it answers.
+      return body === undefined ? out.error(404, responseNotFound(responseIdOf(call.path))) : out.json(200, body);
     }
     const a = wire(content(reply ?? {}));
-    if (!stream) return out.json(200, encodeJson(call.format, a));
+    if (!stream) {
+      out.json(200, encodeJson(call.format, a));
+      return keep(a);
+    }
     out.sseHead();
     await out.events(encodeStream(call.format, a, style), delay);
-    return out.end();
+    out.end();
+    return keep(a);
   }
   switch (reply.kind) {
-    case 'json':
-      return out.json(reply.status ?? 200, reply.body ?? encodeJson(call.format, wire(content(reply))), reply.headers);
-    case 'sse':
+    case 'json': {
+      if (reply.body !== undefined) return out.json(reply.status ?? 200, reply.body, reply.headers);
+      const a = wire(content(reply));
+      out.json(reply.status ?? 200, encodeJson(call.format, a), reply.headers);
+      if ((reply.status ?? 200) === 200) keep(a);
+      return;
+    }
+    case 'sse': {
       out.sseHead(reply.headers);
-      await out.events(reply.events ?? encodeStream(call.format, wire(content(reply)), style), reply.delayMs ?? delay);
-      return out.end();
+      if (reply.events !== undefined) {
+        await out.events(reply.events, reply.delayMs ?? delay);
+        return out.end();
+      }
+      const a = wire(content(reply));
+      await out.events(encodeStream(call.format, a, style), reply.delayMs ?? delay);
+      out.end();
+      return keep(a);
+    }
     case 'error': {
       const status = reply.status ?? 500;
       const from = ctx.opts.name ? ` from ${ctx.opts.name}` : '';
@@ -455,9 +552,9 @@ async function answer(out: Output, reply: Reply | undefined, ctx: AnswerContext)
       if (!reply.inStream) return out.error(status, { ...reply, message }, reply.headers);
       out.call.error = message;
       out.sseHead(reply.headers);
-      const a = wire(content(reply));
-      await out.events(encodeStream(call.format, a, style).slice(0, reply.after ?? 0));
-      return out.end(streamError(call.format, message, reply.type));
+      const sent = encodeStream(call.format, wire(content(reply)), style).slice(0, reply.after ?? 0);
+      await out.events(sent);
+      return out.end(streamError(call.format, message, reply.type, sent.length));
     }
     case 'hang':
     case 'drop': {
@@ -491,6 +588,29 @@ async function answer(out: Output, reply: Reply | undefined, ctx: AnswerContext)
   }
 }
 
+/**
+ * The default answer of a call that is not a model call: a token count, or the Responses API's
+ * stored state (undefined: that response is not stored).
+ */
+function endpointAnswer(ctx: AnswerContext): unknown {
+  const { call, responses } = ctx;
+  const id = responseIdOf(call.path);
+  switch (call.endpoint) {
+    case 'count_tokens': {
+      const input_tokens = (ctx.countTokens ?? estimateTokens)(call.body);
+      return call.format === 'responses' ? { object: 'response.input_tokens', input_tokens } : { input_tokens };
+    }
+    case 'retrieve':
+      return responses.get(id);
+    case 'delete':
+      return responses.delete(id) ? { id, object: 'response.deleted', deleted: true } : undefined;
+    case 'input_items':
+      return responses.inputItemList(id, new URL(call.url, 'http://fake').searchParams);
+    default:
+      throw new Error(`no default answer for ${call.method} ${call.path}`);
+  }
+}
+
 const CONTENT_KEYS = ['text', 'thinking', 'toolCalls', 'json'] as const;
 const hasContent = (r: Content) => CONTENT_KEYS.some((k) => r[k] !== undefined);
 const pickMeta = (r: Content): Content => ({
@@ -504,6 +624,20 @@ function estimateTokens(body: unknown): number {
   return Math.max(1, Math.ceil(JSON.stringify(body ?? '').length / 4));
 }
 
+const ID_PREFIX: Record<WireFormat, { answer: string; call: string }> = {
+  openai: { answer: 'chatcmpl-', call: 'call_' },
+  responses: { answer: 'resp_', call: 'call_' },
+  anthropic: { answer: 'msg_', call: 'toolu_' },
+};
+
+/** A Responses custom tool's input text (ToolCallSpec.args). */
+const customInput = (args: unknown): string =>
+  typeof args === 'string'
+    ? args
+    : isObj(args) && typeof args.input === 'string'
+      ? args.input
+      : JSON.stringify(args ?? {});
+
 function toWire(c: Content, ctx: AnswerContext): WireAnswer {
   const { call } = ctx;
   const { format, body } = call;
@@ -516,17 +650,15 @@ function toWire(c: Content, ctx: AnswerContext): WireAnswer {
     else text = JSON.stringify(c.json);
   }
   const pieces = typeof text === 'string' ? (words(text).length > 0 ? words(text) : text ? [text] : []) : (text ?? []);
+  const customTools = format === 'responses' ? responsesTools(body, 'custom') : [];
   const calls = toolCalls.map((t, i) => {
-    const json = JSON.stringify(t.args ?? {});
+    const custom = customTools.some((x) => x.name === t.name);
+    const json = custom ? customInput(t.args) : JSON.stringify(t.args ?? {});
     const slices = Array.from({ length: Math.ceil(json.length / 8) }, (_, k) => json.slice(k * 8, k * 8 + 8));
-    return {
-      id: t.id ?? (format === 'openai' ? `call_${tag}_${i}` : `toolu_${tag}_${i}`),
-      name: t.name,
-      args: t.pieces ?? slices,
-    };
+    return { id: t.id ?? `${ID_PREFIX[format].call}${tag}_${i}`, name: t.name, args: t.pieces ?? slices, custom };
   });
   const reasoningTokens = c.thinking ? Math.max(1, words(c.thinking).length) : 0;
-  const fixed = format === 'openai' ? ctx.usage.openai : ctx.usage.anthropic;
+  const fixed = format === 'anthropic' ? ctx.usage.anthropic : ctx.usage.openai;
   const fixedUsage: Partial<WireUsage> | undefined = !fixed
     ? undefined
     : 'prompt' in fixed
@@ -534,12 +666,14 @@ function toWire(c: Content, ctx: AnswerContext): WireAnswer {
       : fixed;
   const outputWords = words(pieces.join('')).length;
   return {
-    id: c.id ?? (format === 'openai' ? `chatcmpl-${tag}` : `msg_${tag}`),
+    id: c.id ?? `${ID_PREFIX[format].answer}${tag}`,
     model: c.model ?? String(body?.model ?? 'unknown'),
     thinking:
       format === 'anthropic' && c.thinking !== undefined
         ? { pieces: words(c.thinking), signature: `sig_${Buffer.from(c.thinking).toString('base64').slice(0, 16)}` }
         : undefined,
+    reasoning: format === 'responses' && c.thinking !== undefined ? responsesReasoning(c.thinking, body) : undefined,
+    request: format === 'responses' ? body : undefined,
     text: pieces,
     toolCalls: calls,
     finish: calls.length > 0 ? 'tool_calls' : (c.finish ?? 'stop'),
@@ -553,6 +687,21 @@ function toWire(c: Content, ctx: AnswerContext): WireAnswer {
   };
 }
 
+/** The reasoning item the real API returns: a summary only when asked, encrypted_content only when included. */
+function responsesReasoning(thinking: string, body: any): WireAnswer['reasoning'] {
+  const summary = (body?.reasoning?.summary ?? body?.reasoning?.generate_summary ?? null) !== null;
+  const encrypted = Array.isArray(body?.include) && body.include.includes('reasoning.encrypted_content');
+  return {
+    summary: summary ? words(thinking) : [],
+    encrypted: encrypted ? sealReasoning(thinking) : undefined,
+  };
+}
+
+/** The request's function or custom tools (Responses). */
+function responsesTools(body: any, type: 'function' | 'custom'): any[] {
+  return (Array.isArray(body?.tools) ? body.tools : []).filter((t: any) => t?.type === type);
+}
+
 // ---------------------------------------------------------------- default answers
 
 const isObj = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -560,7 +709,8 @@ const isObj = (v: unknown): v is Record<string, any> => typeof v === 'object' &&
 /** The strict default: a forced tool is called, structured output is sampled, anything else echoed. */
 export function strictAnswer(call: UpstreamCall): Content {
   const forced = forcedTool(call.format, call.body);
-  if (forced) return { toolCalls: [{ name: forced.name, args: sampleFromSchema(forced.schema) }] };
+  if (forced)
+    return { toolCalls: [{ name: forced.name, args: forced.custom ? 'sample' : sampleFromSchema(forced.schema) }] };
   const schema = structuredSchema(call.format, call.body);
   if (schema !== undefined) return { json: sampleFromSchema(schema) };
   return { text: `echo: ${lastUserText(call.body)}` };
@@ -621,8 +771,9 @@ export function sampleFromSchema(schema: unknown, defs: Record<string, unknown> 
   }
 }
 
-/** Text of the last user message (string content or its text parts), in either format. */
+/** Text of the last user message (string content or its text parts), in any format. */
 export function lastUserText(body: any): string {
+  if (body?.messages === undefined && body?.input !== undefined) return lastResponsesUserText(body.input);
   const msgs: any[] = Array.isArray(body?.messages) ? body.messages : [];
   for (let i = msgs.length - 1; i >= 0; i--) {
     const m = msgs[i];
@@ -641,8 +792,27 @@ export function lastUserText(body: any): string {
   return '';
 }
 
+/** Responses: the input's last user text, or the tool results it ends with. */
+function lastResponsesUserText(input: unknown): string {
+  const items: any[] =
+    typeof input === 'string' ? [{ role: 'user', content: input }] : Array.isArray(input) ? input : [];
+  for (let i = items.length - 1; i >= 0; i--) {
+    const it = items[i];
+    if (it?.type === 'function_call_output' || it?.type === 'custom_tool_call_output')
+      return `tool result: ${textOf(it.output)}`;
+    if (it?.role === 'user') return textOf(it.content);
+  }
+  return '';
+}
+
 /** The schema the request demands an answer in, if any. */
 function structuredSchema(format: WireFormat, body: any): unknown | undefined {
+  if (format === 'responses') {
+    const f = body?.text?.format;
+    if (f?.type === 'json_schema') return f.schema ?? {};
+    if (f?.type === 'json_object') return { type: 'object', properties: { ok: { type: 'boolean' } } };
+    return undefined;
+  }
   if (format === 'openai') {
     const rf = body?.response_format;
     if (rf?.type === 'json_schema') return rf.json_schema?.schema ?? {};
@@ -652,10 +822,19 @@ function structuredSchema(format: WireFormat, body: any): unknown | undefined {
   return body?.output_config?.format?.schema;
 }
 
-function forcedTool(format: WireFormat, body: any): { name: string; schema: unknown } | undefined {
+function forcedTool(format: WireFormat, body: any): { name: string; schema: unknown; custom?: boolean } | undefined {
   const tools: any[] = Array.isArray(body?.tools) ? body.tools : [];
   const tc = body?.tool_choice;
   let name: string | undefined;
+  if (format === 'responses') {
+    const callable = [...responsesTools(body, 'function'), ...responsesTools(body, 'custom')];
+    if (tc === 'required') name = callable[0]?.name;
+    else if (tc?.type === 'function' || tc?.type === 'custom') name = tc.name;
+    else if (tc?.type === 'allowed_tools' && tc.mode === 'required')
+      name = (Array.isArray(tc.tools) ? tc.tools : []).find((x: any) => callable.some((t) => t.name === x?.name))?.name;
+    const t = callable.find((x) => x.name === name);
+    return t ? { name: t.name, schema: t.parameters, custom: t.type === 'custom' } : undefined;
+  }
   if (format === 'openai') {
     if (tc === 'required') name = tools[0]?.function?.name;
     else if (tc?.type === 'function') name = tc.function?.name;
@@ -688,7 +867,8 @@ export function answerEvents(format: WireFormat, c: Content, style: { includeUsa
 
 function standalone(format: WireFormat, c: Content): WireAnswer {
   const call = { format, body: { model: c.model ?? 'unknown' }, n: 1 } as UpstreamCall;
-  return toWire(c, { call, usage: {}, defaultAnswer: strictAnswer, opts: { name: 'fake' } });
+  const ctx = { call, usage: {}, defaultAnswer: strictAnswer, opts: { name: 'fake' }, responses: new ResponsesStore() };
+  return toWire(c, ctx);
 }
 
 // ---------------------------------------------------------------- scripted conversations
@@ -711,12 +891,14 @@ export const COUNT_TOKENS_BASE = 1000;
  */
 export const SCRIPTED: FakeUpstreamOptions = {
   handler: scripted,
-  countTokens: (body) => COUNT_TOKENS_BASE + (Array.isArray(body?.messages) ? body.messages.length : 0),
+  countTokens: (body) =>
+    COUNT_TOKENS_BASE +
+    (Array.isArray(body?.messages) ? body.messages.length : Array.isArray(body?.input) ? body.input.length : 0),
   interleave: true,
 };
 
 function scripted(call: UpstreamCall): Reply | undefined {
-  if (call.endpoint === 'count_tokens') return undefined;
+  if (!['chat', 'messages', 'responses'].includes(call.endpoint)) return undefined;
   const c = conversation(call.format, call.body);
   const usage = (output: number) => ({ input: 16, cacheRead: 4, output });
   /** Each word with the space before it, as streamed. */
@@ -745,8 +927,12 @@ function scripted(call: UpstreamCall): Reply | undefined {
   if (!c.lastUserText.includes('cut')) return say(reply);
   // A non-streaming request cannot fail half-way: a plain server error.
   if (call.body?.stream !== true) return { kind: 'error', status: 500 };
+  // In-stream errors after the first text delta (OpenAI: role chunk; Anthropic: message_start, ping, block start;
+  // Responses: created, in_progress, output_item.added, content_part.added).
   const [message, type, after] =
-    call.format === 'openai' ? ['boom', 'server_error', 2] : ['Overloaded', 'overloaded_error', 4];
+    call.format === 'anthropic'
+      ? ['Overloaded', 'overloaded_error', 4]
+      : ['boom', 'server_error', call.format === 'responses' ? 5 : 2];
   return { kind: 'error', inStream: true, message, type, after, ...say(reply) };
 }
 
@@ -757,18 +943,25 @@ function thirds(json: string): string[] {
   return [json.slice(0, a), json.slice(a, b), json.slice(b)];
 }
 
+/** Text parts of any format (text, input_text, output_text; tool_result content), joined. */
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   return content
     .map((p: any) =>
-      p?.type === 'text' && typeof p.text === 'string' ? p.text : p?.type === 'tool_result' ? textOf(p.content) : '',
+      TEXT_PARTS.includes(p?.type) && typeof p.text === 'string'
+        ? p.text
+        : p?.type === 'tool_result'
+          ? textOf(p.content)
+          : '',
     )
     .join('');
 }
+const TEXT_PARTS = ['text', 'input_text', 'output_text'];
 
 /** What the scenario depends on, whatever the format. */
 function conversation(format: WireFormat, body: any) {
+  if (format === 'responses') return responsesConversation(body);
   const msgs: any[] = Array.isArray(body?.messages) ? body.messages : [];
   const lastUser = [...msgs].reverse().find((m) => m?.role === 'user');
   const last = msgs.at(-1);
@@ -806,6 +999,34 @@ function conversation(format: WireFormat, body: any) {
     lastUserText: userText,
     toolResult: results.length > 0 ? results.map((b: any) => textOf(b.content)).join('\n') : undefined,
     maxTokens: body?.max_tokens as number | undefined,
+  };
+}
+
+/** Responses: instructions and system/developer items; tool results are the function_call_output items it ends with. */
+function responsesConversation(body: any) {
+  const items: any[] =
+    typeof body?.input === 'string'
+      ? [{ role: 'user', content: body.input }]
+      : Array.isArray(body?.input)
+        ? body.input
+        : [];
+  let i = items.length;
+  while (i > 0 && items[i - 1]?.type === 'function_call_output') i--;
+  const system = [
+    ...(typeof body?.instructions === 'string' ? [body.instructions] : []),
+    ...items.filter((m) => m?.role === 'system' || m?.role === 'developer').map((m) => textOf(m.content)),
+  ];
+  return {
+    system: system.join('\n'),
+    lastUserText: textOf([...items].reverse().find((m) => m?.role === 'user')?.content),
+    toolResult:
+      i < items.length
+        ? items
+            .slice(i)
+            .map((m) => textOf(m.output))
+            .join('\n')
+        : undefined,
+    maxTokens: body?.max_output_tokens as number | undefined,
   };
 }
 

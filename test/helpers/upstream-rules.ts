@@ -1,8 +1,9 @@
 /**
  * What the real APIs refuse, checked the way they check it, so a gateway bug that a lenient fake
  * would hide fails the test. The fake upstream (fake-upstream.ts) runs these on every call; they
- * are exported for unit tests too: validateOpenAIChat(body) / validateAnthropic(body, headers, kind)
- * return undefined or the refusal {message, param?, code?}. Shares no code with src/.
+ * are exported for unit tests too: validateOpenAIChat(body) / validateOpenAIResponses(body, …, lookup, kind) /
+ * validateAnthropic(body, headers, kind) return undefined or the refusal {message, param?, code?, status?}.
+ * Shares no code with src/.
  *
  * What is refused (facts from the openai 6.x and @anthropic-ai/sdk 1.x type definitions and API docs):
  *   OpenAI: a body that is not an object; missing model/messages; unknown top-level arguments
@@ -15,6 +16,20 @@
  *     temperature other than 1 on reasoning models (o1/o3/o4/gpt-5*), reasoning_effort on other models;
  *     stream_options without stream; tool_choice or parallel_tool_calls without tools, tool_choice naming
  *     an absent tool; bad tool names; temperature outside 0..2, top_p outside 0..1, n < 1.
+ *   OpenAI Responses (create and input_tokens): unknown top-level parameters ("Unknown parameter: 'x'.",
+ *     code unknown_parameter; nested in reasoning, text, stream_options too); a missing model; an input that
+ *     is neither a string nor items, items of unknown types or without their required fields, message parts
+ *     the role does not take (assistant: output_text/refusal; others: input_text/image/file); tools of unknown
+ *     types, function tools without name or parameters (the chat shape `{function: {...}}` included), custom
+ *     tools without name, bad custom formats, strict schemas not closed; tool_choice values and tools it names
+ *     that are absent; max_output_tokens < 16; temperature outside 0..2, top_p outside 0..1 (and either ≠ 1
+ *     on a reasoning model); reasoning effort/summary values, and reasoning on a model that does not reason
+ *     (DEFAULT_REASONING), as include 'reasoning.encrypted_content'; text.format shapes (json_schema needs
+ *     name and schema; json_object needs "json" in the input); stream_options without stream. With the stored
+ *     state (ResponsesLookup): previous_response_id unknown (400 previous_response_not_found), item references
+ *     unknown (404), reasoning items without a stored id or this upstream's encrypted_content (404 / 400
+ *     invalid_encrypted_content), a function/custom tool output answering no earlier call, a call left
+ *     without output. background, conversation, prompt and context_management are known but not played.
  *   Anthropic: missing x-api-key / anthropic-version; unknown top-level fields ("Extra inputs are not
  *     permitted"; beta fields such as context_management need their anthropic-beta value); max_tokens
  *     missing (messages) or present (count_tokens); roles other than user/assistant (system inside
@@ -31,7 +46,7 @@
  */
 
 import type { IncomingHttpHeaders } from 'node:http';
-import type { WireFormat } from './upstream-wire.js';
+import { unsealReasoning, type WireFormat } from './upstream-wire.js';
 
 export interface Refusal {
   message: string;
@@ -46,7 +61,7 @@ export const DEFAULT_REASONING = /^(o\d|gpt-5)/;
 /** A missing or malformed key, or (Anthropic) a missing anthropic-version. */
 export function authRefusal(format: WireFormat, h: IncomingHttpHeaders): Refusal | undefined {
   const bearer = typeof h.authorization === 'string' && /^Bearer \S+/.test(h.authorization);
-  if (format === 'openai') {
+  if (format !== 'anthropic') {
     if (!bearer)
       return {
         status: 401,
@@ -547,6 +562,553 @@ function checkOpenAIContent(m: Record<string, any>, p: string): Refusal | undefi
       return part.text === undefined ? missing(`${q}.text`) : invalidType(`${q}.text`, 'a string', part.text);
     if (part.type === 'image_url' && (!isObj(part.image_url) || typeof part.image_url.url !== 'string'))
       return missing(`${q}.image_url.url`);
+  }
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// OpenAI Responses
+
+/** What the Responses checks need of the responses the fake stored (responses-state.ts). */
+export interface ResponsesLookup {
+  /** The conversation a stored response ends: the items it was given (expanded), then its output. */
+  conversation(responseId: string): Array<Record<string, any>> | undefined;
+  /** An item of a stored response (given or produced), by id. */
+  item(id: string): Record<string, any> | undefined;
+}
+
+const RESPONSES_FIELDS = new Set([
+  'background',
+  'context_management',
+  'conversation',
+  'include',
+  'input',
+  'instructions',
+  'max_output_tokens',
+  'max_tool_calls',
+  'metadata',
+  'model',
+  'moderation',
+  'parallel_tool_calls',
+  'previous_response_id',
+  'prompt',
+  'prompt_cache_key',
+  'prompt_cache_options',
+  'prompt_cache_retention',
+  'reasoning',
+  'safety_identifier',
+  'service_tier',
+  'store',
+  'stream',
+  'stream_options',
+  'temperature',
+  'text',
+  'tool_choice',
+  'tools',
+  'top_logprobs',
+  'top_p',
+  'truncation',
+  'user',
+]);
+/** POST /v1/responses/input_tokens. */
+const RESPONSES_COUNT_FIELDS = new Set([
+  'conversation',
+  'input',
+  'instructions',
+  'model',
+  'parallel_tool_calls',
+  'personality',
+  'previous_response_id',
+  'reasoning',
+  'text',
+  'tool_choice',
+  'tools',
+  'truncation',
+]);
+/** Parameters the fake knows but does not play (server-side conversations, prompts, background runs). */
+const RESPONSES_NOT_PLAYED = ['conversation', 'prompt', 'context_management'];
+const RESPONSES_INCLUDABLE = [
+  'file_search_call.results',
+  'web_search_call.results',
+  'web_search_call.action.sources',
+  'message.input_image.image_url',
+  'computer_call_output.output.image_url',
+  'code_interpreter_call.outputs',
+  'reasoning.encrypted_content',
+  'message.output_text.logprobs',
+];
+const RESPONSES_TOOLS = [
+  'function',
+  'custom',
+  'file_search',
+  'web_search',
+  'web_search_2025_08_26',
+  'web_search_preview',
+  'web_search_preview_2025_03_11',
+  'computer',
+  'computer_use_preview',
+  'mcp',
+  'code_interpreter',
+  'image_generation',
+  'local_shell',
+  'shell',
+  'apply_patch',
+  'namespace',
+  'tool_search',
+  'programmatic_tool_calling',
+];
+const RESPONSES_CHOICE_TYPES = [
+  'function',
+  'custom',
+  'allowed_tools',
+  'mcp',
+  'file_search',
+  'web_search_preview',
+  'web_search_preview_2025_03_11',
+  'computer',
+  'computer_use',
+  'computer_use_preview',
+  'image_generation',
+  'code_interpreter',
+  'apply_patch',
+  'shell',
+  'programmatic_tool_calling',
+];
+/** Input item types and the fields each requires. */
+const RESPONSES_ITEMS: Record<string, string[]> = {
+  message: ['role', 'content'],
+  function_call: ['call_id', 'name', 'arguments'],
+  function_call_output: ['call_id', 'output'],
+  custom_tool_call: ['call_id', 'name', 'input'],
+  custom_tool_call_output: ['call_id', 'output'],
+  reasoning: ['summary'],
+  item_reference: ['id'],
+  compaction: ['encrypted_content'],
+  file_search_call: ['id', 'queries', 'status'],
+  web_search_call: ['id', 'action', 'status'],
+  computer_call: ['id', 'call_id', 'pending_safety_checks', 'status'],
+  computer_call_output: ['call_id', 'output'],
+  image_generation_call: ['id', 'result', 'status'],
+  code_interpreter_call: ['id', 'code', 'container_id', 'outputs', 'status'],
+  local_shell_call: ['id', 'action', 'call_id', 'status'],
+  local_shell_call_output: ['id', 'output'],
+  shell_call: ['action', 'call_id'],
+  shell_call_output: ['call_id', 'output'],
+  apply_patch_call: ['call_id', 'operation', 'status'],
+  apply_patch_call_output: ['call_id', 'status'],
+  mcp_list_tools: ['id', 'server_label', 'tools'],
+  mcp_approval_request: ['id', 'arguments', 'name', 'server_label'],
+  mcp_approval_response: ['approval_request_id', 'approve'],
+  mcp_call: ['id', 'arguments', 'name', 'server_label'],
+  tool_search_call: ['arguments'],
+  tool_search_output: ['tools'],
+};
+const INPUT_PARTS = ['input_text', 'input_image', 'input_file'];
+const ASSISTANT_PARTS = ['output_text', 'refusal'];
+const SUMMARY_MODES = ['auto', 'concise', 'detailed'];
+
+function unknownParameter(param: string): Refusal {
+  return { message: `Unknown parameter: '${param}'.`, param, code: 'unknown_parameter' };
+}
+function unsupportedParameter(param: string): Refusal {
+  return {
+    message: `Unsupported parameter: '${param}' is not supported with this model.`,
+    param,
+    code: 'unsupported_parameter',
+  };
+}
+function belowMin(param: string, min: number, v: number): Refusal {
+  return {
+    message: `Invalid '${param}': integer below minimum value. Expected a value >= ${min}, but got ${v} instead.`,
+    param,
+    code: 'integer_below_min_value',
+  };
+}
+function namePattern(param: string): Refusal {
+  return {
+    message:
+      `Invalid '${param}': string does not match pattern. Expected a string that matches the pattern ` +
+      "'^[a-zA-Z0-9_-]+$'.",
+    param,
+    code: 'invalid_value',
+  };
+}
+/** An optional member: absent or null passes, otherwise `ok` must hold. */
+const optional = (v: unknown, ok: (v: unknown) => boolean) => v === undefined || v === null || ok(v);
+
+/**
+ * POST /v1/responses (`kind` 'create') or /v1/responses/input_tokens ('input_tokens'). `lookup`: the
+ * stored responses, for previous_response_id, item references and reasoning ids (none: nothing is stored).
+ * `extraFields`: let unknown top-level fields through (a test quirk, never the API's behaviour).
+ */
+export function validateOpenAIResponses(
+  body: any,
+  reasoningModels: RegExp = DEFAULT_REASONING,
+  extraFields = false,
+  lookup?: ResponsesLookup,
+  kind: 'create' | 'input_tokens' = 'create',
+): Refusal | undefined {
+  if (!isObj(body)) return { message: 'Invalid body: expected a JSON object.', code: 'invalid_type' };
+  const fields = kind === 'create' ? RESPONSES_FIELDS : RESPONSES_COUNT_FIELDS;
+  for (const k of Object.keys(body)) if (!fields.has(k) && !extraFields) return unknownParameter(k);
+  for (const k of RESPONSES_NOT_PLAYED) {
+    if (body[k] !== undefined && body[k] !== null)
+      return { message: `The fake upstream does not play '${k}'.`, param: k, code: 'fake_not_implemented' };
+  }
+  if (body.background === true)
+    return { message: "The fake upstream does not play 'background'.", param: 'background', code: null };
+  if (body.model === undefined && kind === 'create') return missing('model');
+  if (body.model !== undefined && typeof body.model !== 'string') return invalidType('model', 'a string', body.model);
+  const reasoning = typeof body.model === 'string' && reasoningModels.test(body.model);
+
+  const settings = checkResponsesSettings(body, reasoning);
+  if (settings) return settings;
+  const tools = checkResponsesTools(body);
+  if (tools) return tools;
+  const text = checkResponsesText(body);
+  if (text) return text;
+  if (body.input !== undefined && typeof body.input !== 'string') {
+    if (!Array.isArray(body.input)) return invalidType('input', 'a string or an array of input items', body.input);
+    for (let i = 0; i < body.input.length; i++) {
+      const f = checkResponsesItem(body.input[i], `input[${i}]`);
+      if (f) return f;
+    }
+  }
+  return checkResponsesConversation(body, lookup ?? { conversation: () => undefined, item: () => undefined });
+}
+
+/** Sampling, caps, reasoning, include, streaming and the other scalar settings. */
+function checkResponsesSettings(body: Record<string, any>, reasoning: boolean): Refusal | undefined {
+  if (!optional(body.instructions, (v) => typeof v === 'string'))
+    return invalidType('instructions', 'a string', body.instructions);
+  if (body.max_output_tokens !== undefined && body.max_output_tokens !== null) {
+    if (!isInt(body.max_output_tokens)) return invalidType('max_output_tokens', 'an integer', body.max_output_tokens);
+    if (body.max_output_tokens < 16) return belowMin('max_output_tokens', 16, body.max_output_tokens);
+  }
+  for (const [param, max] of [
+    ['temperature', 2],
+    ['top_p', 1],
+  ] as const) {
+    const v = body[param];
+    if (v === undefined || v === null) continue;
+    if (typeof v !== 'number') return invalidType(param, 'a decimal', v);
+    if (reasoning && v !== 1) return unsupportedParameter(param);
+    if (v < 0 || v > max)
+      return {
+        message:
+          `Invalid '${param}': decimal ${v < 0 ? 'below minimum' : 'above maximum'} value. Expected a value ` +
+          `${v < 0 ? '>= 0' : `<= ${max}`}, but got ${v} instead.`,
+        param,
+        code: v < 0 ? 'decimal_below_min_value' : 'decimal_above_max_value',
+      };
+  }
+  const r = body.reasoning;
+  if (r !== undefined && r !== null) {
+    if (!isObj(r)) return invalidType('reasoning', 'an object', r);
+    for (const k of Object.keys(r))
+      if (!['effort', 'summary', 'generate_summary', 'context', 'mode'].includes(k))
+        return unknownParameter(`reasoning.${k}`);
+    if (!optional(r.effort, (v) => REASONING_EFFORTS.includes(v as string)))
+      return invalidValue(r.effort, REASONING_EFFORTS, 'reasoning.effort');
+    for (const k of ['summary', 'generate_summary'])
+      if (!optional(r[k], (v) => SUMMARY_MODES.includes(v as string)))
+        return invalidValue(r[k], SUMMARY_MODES, `reasoning.${k}`);
+    if (!reasoning) {
+      const set = ['effort', 'summary', 'generate_summary'].find((k) => r[k] !== undefined && r[k] !== null);
+      if (set) return unsupportedParameter(`reasoning.${set}`);
+    }
+  }
+  if (body.include !== undefined && body.include !== null) {
+    if (!Array.isArray(body.include)) return invalidType('include', 'an array', body.include);
+    for (let i = 0; i < body.include.length; i++)
+      if (!RESPONSES_INCLUDABLE.includes(body.include[i]))
+        return invalidValue(body.include[i], RESPONSES_INCLUDABLE, `include[${i}]`);
+    if (!reasoning && body.include.includes('reasoning.encrypted_content'))
+      return { message: 'Encrypted content is not supported with this model.', param: 'include', code: null };
+  }
+  for (const k of ['stream', 'store', 'parallel_tool_calls'])
+    if (!optional(body[k], (v) => typeof v === 'boolean')) return invalidType(k, 'a boolean', body[k]);
+  if (body.stream_options !== undefined && body.stream_options !== null) {
+    if (body.stream !== true)
+      return {
+        message: "The 'stream_options' parameter is only allowed when 'stream' is enabled.",
+        param: 'stream_options',
+        code: null,
+      };
+    if (!isObj(body.stream_options)) return invalidType('stream_options', 'an object', body.stream_options);
+    for (const k of Object.keys(body.stream_options))
+      if (k !== 'include_obfuscation') return unknownParameter(`stream_options.${k}`);
+  }
+  for (const k of ['previous_response_id', 'user', 'safety_identifier', 'prompt_cache_key'])
+    if (!optional(body[k], (v) => typeof v === 'string')) return invalidType(k, 'a string', body[k]);
+  if (!optional(body.truncation, (v) => v === 'auto' || v === 'disabled'))
+    return invalidValue(body.truncation, ['auto', 'disabled'], 'truncation');
+  if (!optional(body.metadata, (v) => isObj(v) && Object.values(v).every((x) => typeof x === 'string')))
+    return invalidType('metadata', 'an object with string values', body.metadata);
+  for (const k of ['max_tool_calls', 'top_logprobs'])
+    if (!optional(body[k], isInt)) return invalidType(k, 'an integer', body[k]);
+  return undefined;
+}
+
+/** tools[] and tool_choice. */
+function checkResponsesTools(body: Record<string, any>): Refusal | undefined {
+  const named: Record<string, string[]> = { function: [], custom: [] };
+  if (body.tools !== undefined && body.tools !== null) {
+    if (!Array.isArray(body.tools)) return invalidType('tools', 'an array', body.tools);
+    for (let i = 0; i < body.tools.length; i++) {
+      const t = body.tools[i];
+      const p = `tools[${i}]`;
+      if (!isObj(t)) return invalidType(p, 'an object', t);
+      if (!RESPONSES_TOOLS.includes(t.type))
+        return t.type === undefined ? missing(`${p}.type`) : invalidValue(t.type, RESPONSES_TOOLS, `${p}.type`);
+      if (t.type !== 'function' && t.type !== 'custom') continue;
+      if (typeof t.name !== 'string')
+        return t.name === undefined ? missing(`${p}.name`) : invalidType(`${p}.name`, 'a string', t.name);
+      if (!TOOL_NAME_OPENAI.test(t.name)) return namePattern(`${p}.name`);
+      named[t.type]!.push(t.name);
+      if (t.type === 'custom') {
+        const f = t.format;
+        if (f !== undefined && !(isObj(f) && (f.type === 'text' || f.type === 'grammar')))
+          return invalidValue(isObj(f) ? f.type : f, ['text', 'grammar'], `${p}.format.type`);
+        if (f?.type === 'grammar') {
+          if (!['lark', 'regex'].includes(f.syntax))
+            return invalidValue(f.syntax, ['lark', 'regex'], `${p}.format.syntax`);
+          if (typeof f.definition !== 'string') return missing(`${p}.format.definition`);
+        }
+        continue;
+      }
+      if (!('parameters' in t)) return missing(`${p}.parameters`);
+      if (t.parameters !== null && !isObj(t.parameters))
+        return invalidType(`${p}.parameters`, 'an object', t.parameters);
+      if (t.strict === true) {
+        const open = openObjectPath(t.parameters ?? {}, 'context=()', true);
+        if (open)
+          return {
+            message: `Invalid schema for function '${t.name}': In ${open}.`,
+            param: `${p}.parameters`,
+            code: 'invalid_function_parameters',
+          };
+      }
+    }
+  }
+  const tc = body.tool_choice;
+  if (tc === undefined || tc === null) return undefined;
+  if (typeof tc === 'string')
+    return ['none', 'auto', 'required'].includes(tc)
+      ? undefined
+      : invalidValue(tc, ['none', 'auto', 'required'], 'tool_choice');
+  if (!isObj(tc)) return invalidType('tool_choice', 'a string or an object', tc);
+  if (!RESPONSES_CHOICE_TYPES.includes(tc.type))
+    return tc.type === undefined
+      ? missing('tool_choice.type')
+      : invalidValue(tc.type, RESPONSES_CHOICE_TYPES, 'tool_choice.type');
+  if (tc.type === 'function' || tc.type === 'custom') {
+    if (typeof tc.name !== 'string') return missing('tool_choice.name');
+    if (!named[tc.type]!.includes(tc.name))
+      return {
+        message: `Invalid value for 'tool_choice': tool '${tc.name}' not found in 'tools'.`,
+        param: 'tool_choice',
+        code: null,
+      };
+  }
+  if (tc.type === 'allowed_tools') {
+    if (tc.mode !== 'auto' && tc.mode !== 'required')
+      return invalidValue(tc.mode, ['auto', 'required'], 'tool_choice.mode');
+    if (!Array.isArray(tc.tools)) return missing('tool_choice.tools');
+  }
+  return undefined;
+}
+
+/** text.format and text.verbosity. */
+function checkResponsesText(body: Record<string, any>): Refusal | undefined {
+  const text = body.text;
+  if (text === undefined || text === null) return undefined;
+  if (!isObj(text)) return invalidType('text', 'an object', text);
+  for (const k of Object.keys(text)) if (k !== 'format' && k !== 'verbosity') return unknownParameter(`text.${k}`);
+  if (!optional(text.verbosity, (v) => ['low', 'medium', 'high'].includes(v as string)))
+    return invalidValue(text.verbosity, ['low', 'medium', 'high'], 'text.verbosity');
+  const f = text.format;
+  if (f === undefined || f === null) return undefined;
+  if (!isObj(f)) return invalidType('text.format', 'an object', f);
+  if (!['text', 'json_schema', 'json_object'].includes(f.type))
+    return f.type === undefined
+      ? missing('text.format.type')
+      : invalidValue(f.type, ['text', 'json_schema', 'json_object'], 'text.format.type');
+  if (f.type === 'json_schema') {
+    if (typeof f.name !== 'string') return missing('text.format.name');
+    if (!TOOL_NAME_OPENAI.test(f.name)) return namePattern('text.format.name');
+    if (!isObj(f.schema))
+      return f.schema === undefined
+        ? missing('text.format.schema')
+        : invalidType('text.format.schema', 'an object', f.schema);
+    if (f.strict === true) {
+      const open = openObjectPath(f.schema, 'context=()', true);
+      if (open)
+        return {
+          message: `Invalid schema for response_format '${f.name}': In ${open}.`,
+          param: 'text.format.schema',
+          code: 'invalid_json_schema',
+        };
+    }
+  }
+  if (f.type === 'json_object' && !/json/i.test(JSON.stringify([body.instructions ?? '', body.input ?? ''])))
+    return {
+      message:
+        "Response input messages must contain the word 'json' in some form to use 'text.format' of type 'json_object'.",
+      param: 'input',
+      code: null,
+    };
+  return undefined;
+}
+
+/** One input item: a known type with the fields it requires; messages with the parts their role takes. */
+function checkResponsesItem(item: unknown, p: string): Refusal | undefined {
+  if (!isObj(item)) return invalidType(p, 'an object', item);
+  // Without a type, an item with a role is a message and one with only an id a reference.
+  const type = item.type ?? ('role' in item ? 'message' : 'id' in item ? 'item_reference' : undefined);
+  if (type === undefined) return missing(`${p}.type`);
+  const required = RESPONSES_ITEMS[type];
+  if (!required) return invalidValue(type, Object.keys(RESPONSES_ITEMS), `${p}.type`);
+  const absent = required.find((k) => item[k] === undefined);
+  if (absent) return missing(`${p}.${absent}`);
+  switch (type) {
+    case 'message':
+      return checkResponsesMessage(item, p);
+    case 'function_call':
+    case 'custom_tool_call': {
+      const field = type === 'function_call' ? 'arguments' : 'input';
+      for (const k of ['call_id', 'name', field])
+        if (typeof item[k] !== 'string') return invalidType(`${p}.${k}`, 'a string', item[k]);
+      return undefined;
+    }
+    case 'function_call_output':
+    case 'custom_tool_call_output':
+      if (typeof item.call_id !== 'string') return invalidType(`${p}.call_id`, 'a string', item.call_id);
+      if (typeof item.output !== 'string' && !Array.isArray(item.output))
+        return invalidType(`${p}.output`, 'a string or an array', item.output);
+      return undefined;
+    case 'reasoning':
+      if (!Array.isArray(item.summary)) return invalidType(`${p}.summary`, 'an array', item.summary);
+      for (let j = 0; j < item.summary.length; j++) {
+        const s = item.summary[j];
+        if (!isObj(s) || s.type !== 'summary_text' || typeof s.text !== 'string')
+          return invalidValue(isObj(s) ? s.type : s, ['summary_text'], `${p}.summary[${j}].type`);
+      }
+      return undefined;
+    case 'item_reference':
+      return typeof item.id === 'string' ? undefined : invalidType(`${p}.id`, 'a string', item.id);
+    default:
+      return undefined;
+  }
+}
+
+function checkResponsesMessage(m: Record<string, any>, p: string): Refusal | undefined {
+  if (!['user', 'assistant', 'system', 'developer'].includes(m.role))
+    return invalidValue(m.role, ['user', 'assistant', 'system', 'developer'], `${p}.role`);
+  if (typeof m.content === 'string') return undefined;
+  if (!Array.isArray(m.content)) return invalidType(`${p}.content`, 'a string or an array', m.content);
+  const allowed = m.role === 'assistant' ? ASSISTANT_PARTS : INPUT_PARTS;
+  for (let j = 0; j < m.content.length; j++) {
+    const part = m.content[j];
+    const q = `${p}.content[${j}]`;
+    if (!isObj(part)) return invalidType(q, 'an object', part);
+    if (!allowed.includes(part.type)) return invalidValue(part.type, allowed, `${q}.type`);
+    if ((part.type === 'input_text' || part.type === 'output_text') && typeof part.text !== 'string')
+      return part.text === undefined ? missing(`${q}.text`) : invalidType(`${q}.text`, 'a string', part.text);
+    if (part.type === 'refusal' && typeof part.refusal !== 'string') return missing(`${q}.refusal`);
+    if (part.type === 'input_image' && typeof part.image_url !== 'string' && typeof part.file_id !== 'string')
+      return missing(`${q}.image_url`);
+  }
+  return undefined;
+}
+
+/**
+ * What depends on stored state: the previous response and item references resolve, reasoning items
+ * carry a stored id or an encrypted_content this upstream issued, and in the conversation they
+ * make, every tool output answers an earlier call and every call has its output.
+ */
+function checkResponsesConversation(body: Record<string, any>, lookup: ResponsesLookup): Refusal | undefined {
+  const convo: Array<Record<string, any>> = [];
+  if (typeof body.previous_response_id === 'string') {
+    const before = lookup.conversation(body.previous_response_id);
+    if (!before)
+      return {
+        message: `Previous response with id '${body.previous_response_id}' not found.`,
+        param: 'previous_response_id',
+        code: 'previous_response_not_found',
+      };
+    convo.push(...before);
+  }
+  const input: unknown[] = Array.isArray(body.input) ? body.input : [];
+  for (let i = 0; i < input.length; i++) {
+    const item = input[i] as Record<string, any>;
+    const isRef = item.type === 'item_reference' || (item.type === undefined && !('role' in item));
+    if (isRef) {
+      const found = lookup.item(item.id);
+      if (!found) return { status: 404, message: `Item with id '${item.id}' not found.`, param: 'input', code: null };
+      convo.push(found);
+      continue;
+    }
+    if (item.type === 'reasoning') {
+      const f = checkReasoningItem(item, `input[${i}]`, lookup);
+      if (f) return f;
+    }
+    convo.push(item);
+  }
+  return checkToolPairs(convo);
+}
+
+function checkReasoningItem(item: Record<string, any>, p: string, lookup: ResponsesLookup): Refusal | undefined {
+  if (item.encrypted_content !== undefined && item.encrypted_content !== null) {
+    if (unsealReasoning(item.encrypted_content) !== undefined) return undefined;
+    return {
+      message: `The encrypted content for item ${item.id ?? p} could not be verified.`,
+      param: `${p}.encrypted_content`,
+      code: 'invalid_encrypted_content',
+    };
+  }
+  if (item.id === undefined) return missing(`${p}.encrypted_content`);
+  if (lookup.item(item.id)?.type === 'reasoning') return undefined;
+  return {
+    status: 404,
+    message:
+      `Item with id '${item.id}' not found. Items are not persisted when \`store\` is set to false. Try again ` +
+      'with `store` set to true, or remove this item from your input.',
+    param: 'input',
+    code: null,
+  };
+}
+
+/** Every function / custom tool output answers an earlier call of its kind, and every call is answered. */
+function checkToolPairs(convo: Array<Record<string, any>>): Refusal | undefined {
+  const calls = new Map<string, { kind: string; answered: boolean }>();
+  const kinds: Record<string, [string, string]> = {
+    function_call_output: ['function_call', 'function call output'],
+    custom_tool_call_output: ['custom_tool_call', 'custom tool call output'],
+  };
+  for (const item of convo) {
+    if (item.type === 'function_call' || item.type === 'custom_tool_call') {
+      calls.set(item.call_id, { kind: item.type, answered: false });
+      continue;
+    }
+    const answers = kinds[item.type];
+    if (!answers) continue;
+    const call = calls.get(item.call_id);
+    if (!call || call.kind !== answers[0])
+      return {
+        message: `No tool call found for ${answers[1]} with call_id ${item.call_id}.`,
+        param: 'input',
+        code: null,
+      };
+    call.answered = true;
+  }
+  for (const [id, call] of calls) {
+    if (!call.answered)
+      return {
+        message: `No tool output found for ${call.kind.replaceAll('_', ' ')} ${id}.`,
+        param: 'input',
+        code: null,
+      };
   }
   return undefined;
 }

@@ -6,10 +6,13 @@
  * types: OpenAI streams are role chunk, content deltas, tool-call chunks (id + name first, then
  * argument pieces), finish chunk, usage chunk when asked, [DONE]; Anthropic streams are
  * message_start, ping, per block content_block_start / deltas / content_block_stop, message_delta,
- * message_stop.
+ * message_stop; OpenAI Responses streams are response.created, response.in_progress, per output item
+ * output_item.added / its parts and deltas / output_item.done (reasoning, message, function_call or
+ * custom_tool_call items), then response.completed or response.incomplete, every event numbered.
  */
 
-export type WireFormat = 'openai' | 'anthropic';
+/** `openai`: Chat Completions; `responses`: the OpenAI Responses API; `anthropic`: Messages. */
+export type WireFormat = 'openai' | 'anthropic' | 'responses';
 
 /** Token counts, neutral: OpenAI's prompt_tokens is input + cacheRead, Anthropic reports each apart. */
 export interface WireUsage {
@@ -24,8 +27,10 @@ export interface WireUsage {
 export interface WireToolCall {
   id: string;
   name: string;
-  /** The argument JSON in the pieces a stream sends; joined, the whole JSON text. */
+  /** The argument JSON in the pieces a stream sends; joined, the whole JSON text (a custom tool: its input text). */
   args: string[];
+  /** Responses: a call of a free-form (`custom`) tool, written as a custom_tool_call item. */
+  custom?: boolean;
 }
 
 /** One assistant turn, independent of the format it is written in. */
@@ -34,11 +39,18 @@ export interface WireAnswer {
   model: string;
   /** Anthropic: a thinking block (pieces, signature) first. OpenAI shows only its reasoning tokens. */
   thinking?: { pieces: string[]; signature: string };
+  /**
+   * Responses: a reasoning item first, with its summary pieces (empty when no summary was asked) and
+   * its encrypted_content (when `include` asked for it).
+   */
+  reasoning?: { summary: string[]; encrypted?: string };
   /** Text pieces, one stream delta each; joined for a JSON body. Empty: no text. */
   text: string[];
   toolCalls: WireToolCall[];
   finish: 'stop' | 'length' | 'tool_calls';
   usage: WireUsage;
+  /** Responses: the create request, whose settings the response object repeats. */
+  request?: Record<string, any>;
 }
 
 export interface StreamStyle {
@@ -63,16 +75,19 @@ const STOP_REASON = { stop: 'end_turn', length: 'max_tokens', tool_calls: 'tool_
 export const words = (s: string): string[] => s.match(/\S+\s*/g) ?? [];
 
 export function encodeJson(format: WireFormat, a: WireAnswer): unknown {
+  if (format === 'responses') return responsesJson(a);
   return format === 'openai' ? openaiJson(a) : anthropicJson(a);
 }
 
 /** The events of a stream, each a complete SSE message (one write each). */
 export function encodeStream(format: WireFormat, a: WireAnswer, style: StreamStyle = {}): string[] {
+  if (format === 'responses') return responsesStream(a);
   return format === 'openai' ? openaiStream(a, style) : anthropicStream(a);
 }
 
 /** How many events at the end of encodeStream's list close the stream (finish, usage, stop). */
 export function closingEvents(format: WireFormat, a: WireAnswer, style: StreamStyle = {}): number {
+  if (format === 'responses') return 1;
   if (format === 'openai') return style.includeUsage ? 3 : 2;
   const blocks = (a.thinking ? 1 : 0) + (a.text.length > 0 ? 1 : 0) + a.toolCalls.length;
   return blocks > 0 ? 3 : 2;
@@ -255,6 +270,166 @@ function anthropicStream(a: WireAnswer): string[] {
   return out;
 }
 
+// ---------------------------------------------------------------- OpenAI Responses
+
+/**
+ * The encrypted_content the fake issues for a reasoning item, and what it accepts back: the reasoning
+ * text sealed in base64, so an upstream can tell its own (whole, unaltered) content from anything else.
+ */
+const SEAL = 'fake-sealed-reasoning:';
+export const sealReasoning = (text: string): string => Buffer.from(SEAL + text).toString('base64');
+export function unsealReasoning(sealed: unknown): string | undefined {
+  if (typeof sealed !== 'string' || !/^[A-Za-z0-9+/]+=*$/.test(sealed)) return undefined;
+  const plain = Buffer.from(sealed, 'base64').toString('utf8');
+  return plain.startsWith(SEAL) && sealReasoning(plain.slice(SEAL.length)) === sealed
+    ? plain.slice(SEAL.length)
+    : undefined;
+}
+
+/** Item ids of an answer: one per item, derived from the response id. */
+function responsesIds(a: WireAnswer) {
+  const tag = a.id.replace(/^resp_/, '');
+  return {
+    reasoning: `rs_${tag}`,
+    message: `msg_${tag}`,
+    call: (c: WireToolCall, i: number) => `${c.custom ? 'ctc' : 'fc'}_${tag}_${i}`,
+  };
+}
+
+function responsesUsage(u: WireUsage) {
+  const input = u.input + u.cacheRead + u.cacheWrite;
+  return {
+    input_tokens: input,
+    input_tokens_details: { cached_tokens: u.cacheRead, cache_write_tokens: u.cacheWrite },
+    output_tokens: u.output,
+    output_tokens_details: { reasoning_tokens: u.reasoning },
+    total_tokens: input + u.output,
+  };
+}
+
+const outputText = (text: string) => ({ type: 'output_text', annotations: [], logprobs: [], text });
+
+/** The output items, complete (as output_item.done and the final response carry them). */
+function responsesOutput(a: WireAnswer): Array<Record<string, unknown>> {
+  const ids = responsesIds(a);
+  const items: Array<Record<string, unknown>> = [];
+  if (a.reasoning) {
+    const text = a.reasoning.summary.join('');
+    items.push({
+      id: ids.reasoning,
+      type: 'reasoning',
+      summary: a.reasoning.summary.length > 0 ? [{ type: 'summary_text', text }] : [],
+      ...(a.reasoning.encrypted !== undefined ? { encrypted_content: a.reasoning.encrypted } : {}),
+    });
+  }
+  if (a.text.length > 0) {
+    const status = a.finish === 'length' ? 'incomplete' : 'completed';
+    const content = [outputText(a.text.join(''))];
+    items.push({ id: ids.message, type: 'message', status, content, role: 'assistant' });
+  }
+  a.toolCalls.forEach((c, i) => {
+    const whole = c.args.join('');
+    const item = { id: ids.call(c, i), type: c.custom ? 'custom_tool_call' : 'function_call' };
+    if (c.custom) items.push({ ...item, call_id: c.id, name: c.name, input: whole });
+    else items.push({ ...item, status: 'completed', arguments: whole, call_id: c.id, name: c.name });
+  });
+  return items;
+}
+
+/** The response object: the request's settings repeated, the status, the output and the usage. */
+function responseObject(a: WireAnswer, stage: 'in_progress' | 'done'): Record<string, unknown> {
+  const r = a.request ?? {};
+  const incomplete = a.finish === 'length';
+  const done = stage === 'done';
+  return {
+    id: a.id,
+    object: 'response',
+    created_at: CREATED,
+    status: done ? (incomplete ? 'incomplete' : 'completed') : 'in_progress',
+    background: false,
+    error: null,
+    incomplete_details: done && incomplete ? { reason: 'max_output_tokens' } : null,
+    instructions: r.instructions ?? null,
+    max_output_tokens: r.max_output_tokens ?? null,
+    max_tool_calls: r.max_tool_calls ?? null,
+    model: a.model,
+    output: done ? responsesOutput(a) : [],
+    parallel_tool_calls: r.parallel_tool_calls ?? true,
+    previous_response_id: r.previous_response_id ?? null,
+    prompt_cache_key: r.prompt_cache_key ?? null,
+    reasoning: { effort: r.reasoning?.effort ?? null, summary: r.reasoning?.summary ?? null },
+    safety_identifier: r.safety_identifier ?? null,
+    service_tier: 'default',
+    store: r.store ?? true,
+    temperature: r.temperature ?? 1,
+    text: { format: r.text?.format ?? { type: 'text' }, verbosity: r.text?.verbosity ?? 'medium' },
+    tool_choice: r.tool_choice ?? 'auto',
+    tools: r.tools ?? [],
+    top_logprobs: r.top_logprobs ?? 0,
+    top_p: r.top_p ?? 1,
+    truncation: r.truncation ?? 'disabled',
+    usage: done ? responsesUsage(a.usage) : null,
+    user: r.user ?? null,
+    metadata: r.metadata ?? {},
+  };
+}
+
+function responsesJson(a: WireAnswer): unknown {
+  return responseObject(a, 'done');
+}
+
+function responsesStream(a: WireAnswer): string[] {
+  const out: string[] = [];
+  const send = (type: string, data: Record<string, unknown>) =>
+    out.push(event(type, { sequence_number: out.length, ...data }));
+  send('response.created', { response: responseObject(a, 'in_progress') });
+  send('response.in_progress', { response: responseObject(a, 'in_progress') });
+  const ids = responsesIds(a);
+  const items = responsesOutput(a);
+  let index = 0;
+  const item = (done: Record<string, unknown>, started: Record<string, unknown>, body: () => void) => {
+    send('response.output_item.added', { output_index: index, item: started });
+    body();
+    send('response.output_item.done', { output_index: index, item: done });
+    index += 1;
+  };
+  if (a.reasoning) {
+    const text = a.reasoning.summary.join('');
+    item(items[index]!, { id: ids.reasoning, type: 'reasoning', summary: [] }, () => {
+      if (a.reasoning!.summary.length === 0) return;
+      const at = { item_id: ids.reasoning, output_index: index, summary_index: 0 };
+      send('response.reasoning_summary_part.added', { ...at, part: { type: 'summary_text', text: '' } });
+      for (const delta of a.reasoning!.summary) send('response.reasoning_summary_text.delta', { ...at, delta });
+      send('response.reasoning_summary_text.done', { ...at, text });
+      send('response.reasoning_summary_part.done', { ...at, part: { type: 'summary_text', text } });
+    });
+  }
+  if (a.text.length > 0) {
+    const text = a.text.join('');
+    const started = { id: ids.message, type: 'message', status: 'in_progress', content: [], role: 'assistant' };
+    item(items[index]!, started, () => {
+      const at = { item_id: ids.message, output_index: index, content_index: 0 };
+      send('response.content_part.added', { ...at, part: outputText('') });
+      for (const delta of a.text) send('response.output_text.delta', { ...at, delta, logprobs: [] });
+      send('response.output_text.done', { ...at, text, logprobs: [] });
+      send('response.content_part.done', { ...at, part: outputText(text) });
+    });
+  }
+  a.toolCalls.forEach((c, i) => {
+    const done = items[index]!;
+    const at = { item_id: ids.call(c, i), output_index: index };
+    const [field, name] = c.custom ? ['input', 'custom_tool_call_input'] : ['arguments', 'function_call_arguments'];
+    const started = c.custom ? { ...done, input: '' } : { ...done, status: 'in_progress', arguments: '' };
+    item(done, started, () => {
+      for (const delta of c.args) send(`response.${name}.delta`, { ...at, delta });
+      send(`response.${name}.done`, { ...at, [field]: c.args.join(''), ...(c.custom ? {} : { name: c.name }) });
+    });
+  });
+  const final = responseObject(a, 'done');
+  send(final.status === 'incomplete' ? 'response.incomplete' : 'response.completed', { response: final });
+  return out;
+}
+
 // ---------------------------------------------------------------- errors and the rest
 
 const ANTHROPIC_ERROR_TYPES: Record<number, string> = {
@@ -270,7 +445,7 @@ const ANTHROPIC_ERROR_TYPES: Record<number, string> = {
   529: 'overloaded_error',
 };
 
-/** An error body as each API sends it (type and code chosen from the status unless given). */
+/** An error body as each API sends it (type and code chosen from the status unless given); Responses as OpenAI. */
 export function errorBody(format: WireFormat, status: number, e: WireError): unknown {
   if (format === 'anthropic') {
     const type = e.type ?? ANTHROPIC_ERROR_TYPES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
@@ -281,15 +456,23 @@ export function errorBody(format: WireFormat, status: number, e: WireError): unk
   return { error: { message: e.message, type, param: e.param ?? null, code } };
 }
 
-/** An error sent inside a stream that already started (200): Anthropic's `event: error`, OpenAI's data error. */
-export function streamError(format: WireFormat, message: string, type?: string): string {
+/**
+ * An error sent inside a stream that already started (200): Anthropic's `event: error`, OpenAI's data
+ * error, the Responses `error` event numbered `sequence` (the count of events before it). The Responses
+ * API nests code, message and param under `error`, as it sends them (its reference shows them flat).
+ */
+export function streamError(format: WireFormat, message: string, type?: string, sequence = 0): string {
   if (format === 'anthropic') return event('error', { error: { type: type ?? 'overloaded_error', message } });
+  if (format === 'responses') {
+    const t = type ?? 'server_error';
+    return event('error', { sequence_number: sequence, error: { type: t, code: t, message, param: null } });
+  }
   return `data: ${JSON.stringify({ error: { message, type: type ?? 'server_error', param: null, code: null } })}\n\n`;
 }
 
 /** The header that carries each API's request id. */
 export function requestIdHeader(format: WireFormat, id: string): Record<string, string> {
-  return format === 'openai' ? { 'x-request-id': id } : { 'request-id': id };
+  return format === 'anthropic' ? { 'request-id': id } : { 'x-request-id': id };
 }
 
 /** An SSE comment, as proxies and the APIs send to keep a connection alive. */
