@@ -190,7 +190,10 @@ export class ResponsesStreamEncoder {
     }
   }
 
-  /** The item a delta belongs to: its live item, or a continuation of one closed early. Mismatched kinds are ignored. */
+  /**
+   * The item a delta belongs to: its live item, or a continuation of one closed early. Mismatched
+   * kinds are ignored.
+   */
   private target(canon: number, kind: BlockDelta['kind']): Item | undefined {
     let b = this.live.get(canon);
     if (!b) {
