@@ -16,6 +16,7 @@ import type {
   ToolChoice,
 } from '../../core/canonical.js';
 import { openaiModelReasons } from '../model-traits.js';
+import { defaultOutputCap } from '../output-cap.js';
 import { isOpenaiStrictSchema } from '../structured-output.js';
 import { invalid } from '../field-types.js';
 import type { EncodeTarget } from '../types.js';
@@ -54,14 +55,14 @@ export function encodeOpenaiRequest(req: ChatRequest, target: EncodeTarget, drop
   if (req.toolChoice) body.tool_choice = encodeToolChoice(req.toolChoice);
   // OpenAI rejects parallel_tool_calls on a request without tools.
   if (req.parallelToolCalls !== undefined && req.tools.length > 0) body.parallel_tool_calls = req.parallelToolCalls;
-  // Never above the model's own limit (the reply cannot be longer anyway, and OpenAI refuses it).
-  // Reasoning models take only `max_completion_tokens`; `max_tokens` is what every
+  // Always a limit (a Responses caller may set none): the upstream cannot bill past what budgets
+  // reserved. Never above the model's own limit (the reply cannot be longer anyway, and OpenAI
+  // refuses it). Reasoning models take only `max_completion_tokens`; `max_tokens` is what every
   // OpenAI-compatible server knows.
-  if (req.maxTokens !== undefined)
-    body[reasons ? 'max_completion_tokens' : 'max_tokens'] = Math.min(
-      req.maxTokens,
-      target.maxOutputTokens ?? Infinity,
-    );
+  body[reasons ? 'max_completion_tokens' : 'max_tokens'] = Math.min(
+    req.maxTokens ?? defaultOutputCap(target.maxOutputTokens),
+    target.maxOutputTokens ?? Infinity,
+  );
   // Reasoning models sample at their own temperature and refuse another one.
   if (req.temperature !== undefined) {
     if (reasons && req.temperature !== 1) dropped.push('temperature');
