@@ -70,7 +70,8 @@ export function responseObject(
     parallel_tool_calls: req.parallelToolCalls ?? true,
     previous_response_id: null,
     reasoning: { effort: req.reasoning?.effort ?? null, summary: null },
-    // The upstream was told not to store it (the gateway answered in another format).
+    // A translated upstream is told not to store it; the caller's own `store` is a hint the
+    // canonical request does not keep.
     store: false,
     temperature: req.temperature ?? 1,
     text: { format: textFormat(req.responseFormat) },

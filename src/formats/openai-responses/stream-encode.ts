@@ -37,7 +37,7 @@ import {
   outputText,
 } from './output-items.js';
 import { reasoningPartToItem } from './reasoning.js';
-import { type ResponseHead, responseObject } from './response.js';
+import { type ResponseHead, responseObject, responsesId } from './response.js';
 import { toResponsesStatus } from './stop-reason.js';
 
 type Kind = 'text' | 'reasoning' | 'tool_call';
@@ -155,8 +155,10 @@ export class ResponsesStreamEncoder {
   }
 
   private start(head: ResponseHead): string {
-    this.head = head;
-    const response = responseObject(head, this.req, { status: 'in_progress', incomplete_details: null }, [], undefined);
+    // One id for every event, also when the source gave none (responsesId makes a fresh one).
+    this.head = { ...head, id: responsesId(head.id) };
+    const state = { status: 'in_progress' as const, incomplete_details: null };
+    const response = responseObject(this.head, this.req, state, [], undefined);
     return this.event('response.created', { response }) + this.event('response.in_progress', { response });
   }
 

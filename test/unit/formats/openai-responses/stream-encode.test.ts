@@ -309,6 +309,8 @@ describe('encodeResponsesStream', () => {
     );
     expect(events.map((e) => e.type)).toEqual(['response.created', 'response.in_progress', 'response.completed']);
     expect(events[0].response).toMatchObject({ model: 'team/x', id: expect.stringMatching(/^resp_/) });
+    const ids = events.map((e) => (e.response as { id: string }).id);
+    expect(new Set(ids).size).toBe(1);
   });
 
   it.each(['text', 'function-calls', 'reasoning', 'custom-tool', 'incomplete'])(
