@@ -41,7 +41,7 @@ import { reasoningItemToPart } from './reasoning.js';
 import { findHintFields, findUnmappedFields } from './unmapped-fields.js';
 
 /** A custom (free-form) tool as a function: its one argument is the input text. */
-export const CUSTOM_TOOL_PARAMETERS: Readonly<Json> = {
+const CUSTOM_TOOL_PARAMETERS: Readonly<Json> = {
   type: 'object',
   properties: { input: { type: 'string' } },
   required: ['input'],

@@ -111,7 +111,8 @@ export class ResponsesStreamEncoder {
         if (d.kind === 'signature') b.signature += d.signature;
         else {
           const s = d.kind === 'tool_arguments' ? d.json : d.text;
-          b.pending += s;
+          // A custom tool's input is written whole when the call is complete (finish).
+          if (!b.custom) b.pending += s;
           b.text += s;
         }
         return head + this.pump();
@@ -212,9 +213,9 @@ export class ResponsesStreamEncoder {
     let out = '';
     while (this.queue.length > 0) {
       const b = this.queue[0];
-      if (!b.custom) {
-        if (b.kind === 'tool_call') out += this.open(b);
-        if (b.pending.length > 0) out += this.open(b) + this.delta(b, b.pending);
+      if (b.kind === 'tool_call' && !b.custom) out += this.open(b);
+      if (b.pending.length > 0) {
+        out += this.open(b) + this.delta(b, b.pending);
         b.pending = '';
       }
       if (!b.closed) break;
