@@ -1,22 +1,15 @@
 /**
  * The output items a Responses caller receives, built the same way for a complete response and
- * for a stream (whose `response.completed` repeats them). Ids carry OpenAI's prefixes (`msg_`,
- * `fc_`, `ctc_`, `rs_`); clients send them back but decide nothing on them.
+ * for a stream (whose `response.completed` repeats them). Item ids are the gateway's
+ * (openai-responses-ids.ts): made from the response id and the output index, so a stream and the
+ * same response stored for the next turn (encoded separately) name every item alike.
  * @see https://platform.openai.com/docs/api-reference/responses/object#responses/object-output
  */
 
 import type { ChatRequest } from '../../core/canonical.js';
-import { randomId } from '../../core/ids.js';
 import { isObject, type Json } from '../../core/json.js';
 
 export type ItemStatus = 'in_progress' | 'completed';
-
-export const newItemId = {
-  message: () => randomId('msg_'),
-  functionCall: () => randomId('fc_'),
-  customCall: () => randomId('ctc_'),
-  reasoning: () => randomId('rs_'),
-};
 
 export function outputText(text: string): Json {
   return { type: 'output_text', annotations: [], logprobs: [], text };

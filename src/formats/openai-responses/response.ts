@@ -18,8 +18,8 @@ import {
   functionCallItem,
   isCustomTool,
   messageItem,
-  newItemId,
 } from './output-items.js';
+import { itemIdFor } from '../openai-responses-ids.js';
 import { reasoningItemToPart, reasoningPartToItem } from './reasoning.js';
 import { fromResponsesStatus, type ResponsesOutcome, toResponsesStatus } from './stop-reason.js';
 import { usageFromResponses, usageToResponses } from './usage.js';
@@ -122,20 +122,37 @@ function toolChoice(req: ChatRequest): unknown {
 
 /**
  * Canonical reply → output items, in order: reasoning, each text as its own message, and tool
- * calls (`custom_tool_call` for the caller's custom tools). Empty texts are left out.
+ * calls (`custom_tool_call` for the caller's custom tools). Empty texts, and reasoning with
+ * nothing to read or send back, are left out (a stream writes no item for them either).
+ * `responseId`: the items' ids are made from it; an OpenAI reasoning item keeps its own.
  */
-export function outputItems(content: ContentPart[], req: ChatRequest): Json[] {
+export function outputItems(content: ContentPart[], req: ChatRequest, responseId: string): Json[] {
   const out: Json[] = [];
   for (const part of content) {
+    const index = out.length;
     if (part.type === 'text') {
-      if (part.text.length > 0) out.push(messageItem(newItemId.message(), 'completed', part.text));
+      if (part.text.length > 0) out.push(messageItem(itemIdFor('message', responseId, index), 'completed', part.text));
     } else if (part.type === 'reasoning') {
-      out.push(reasoningPartToItem(part, part.id ?? newItemId.reasoning()));
+      const opaque = part.encrypted ?? part.signature ?? part.redacted;
+      if (part.text.length > 0 || opaque !== undefined)
+        out.push(reasoningPartToItem(part, part.id ?? itemIdFor('reasoning', responseId, index)));
     } else if (part.type === 'tool_call') {
       out.push(
         isCustomTool(req, part.name)
-          ? customCallItem(newItemId.customCall(), 'completed', part.id, part.name, customInput(part.arguments))
-          : functionCallItem(newItemId.functionCall(), 'completed', part.id, part.name, part.arguments),
+          ? customCallItem(
+              itemIdFor('custom_tool_call', responseId, index),
+              'completed',
+              part.id,
+              part.name,
+              customInput(part.arguments),
+            )
+          : functionCallItem(
+              itemIdFor('function_call', responseId, index),
+              'completed',
+              part.id,
+              part.name,
+              part.arguments,
+            ),
       );
     }
     // image and tool_result parts cannot occur in a reply.
@@ -145,8 +162,9 @@ export function outputItems(content: ContentPart[], req: ChatRequest): Json[] {
 
 /** Canonical response → the `response` object (`req`: the caller's request, echoed). */
 export function encodeResponsesResponse(res: ChatResponse, req: ChatRequest): Json {
-  const head = { id: res.id, model: res.model, created: res.created };
-  return responseObject(head, req, toResponsesStatus(res.finish), outputItems(res.content, req), res.usage);
+  const head = { id: responsesId(res.id), model: res.model, created: res.created };
+  const output = outputItems(res.content, req, head.id);
+  return responseObject(head, req, toResponsesStatus(res.finish), output, res.usage);
 }
 
 /** What the output items of a response say, besides their parts. */

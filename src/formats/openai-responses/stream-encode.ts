@@ -33,9 +33,9 @@ import {
   functionCallItem,
   isCustomTool,
   messageItem,
-  newItemId,
   outputText,
 } from './output-items.js';
+import { itemIdFor } from '../openai-responses-ids.js';
 import { reasoningPartToItem } from './reasoning.js';
 import { type ResponseHead, responseObject, responsesId } from './response.js';
 import { toResponsesStatus } from './stop-reason.js';
@@ -231,7 +231,7 @@ export class ResponsesStreamEncoder {
     const output_index = b.out;
     switch (b.kind) {
       case 'text': {
-        b.id = newItemId.message();
+        b.id = itemIdFor('message', this.head!.id, output_index);
         const item_id = b.id;
         return (
           this.event('response.output_item.added', {
@@ -242,13 +242,13 @@ export class ResponsesStreamEncoder {
         );
       }
       case 'reasoning':
-        b.id = newItemId.reasoning();
+        b.id = itemIdFor('reasoning', this.head!.id, output_index);
         return this.event('response.output_item.added', {
           output_index,
           item: { id: b.id, type: 'reasoning', summary: [] },
         });
       case 'tool_call':
-        b.id = b.custom ? newItemId.customCall() : newItemId.functionCall();
+        b.id = itemIdFor(b.custom ? 'custom_tool_call' : 'function_call', this.head!.id, output_index);
         return this.event('response.output_item.added', {
           output_index,
           item: b.custom

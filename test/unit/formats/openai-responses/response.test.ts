@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ChatResponse } from '../../../../src/core/canonical.js';
 import { GatewayError } from '../../../../src/core/errors.js';
 import { sealAnthropicReasoning } from '../../../../src/formats/openai-responses/reasoning.js';
+import { parseIssuedItemId } from '../../../../src/formats/openai-responses-ids.js';
 import {
   decodeResponsesResponse,
   encodeResponsesResponse,
@@ -24,7 +25,8 @@ function res(over: Partial<ChatResponse> = {}): ChatResponse {
   };
 }
 
-const ID = { msg: /^msg_[0-9a-z]{26}$/, fc: /^fc_[0-9a-z]{26}$/, ctc: /^ctc_[0-9a-z]{26}$/, rs: /^rs_[0-9a-z]{26}$/ };
+/** A response id as the conversation stage names a translated answer (`resp_` + the correlation id). */
+const ULID = '01JZ8X6Q9ZK3M4N5P6R7S8T9VW';
 
 describe('encodeResponsesResponse', () => {
   it('a complete response object: ids, output items, usage and the echoed request', () => {
@@ -40,6 +42,7 @@ describe('encodeResponsesResponse', () => {
     });
     const body = encodeResponsesResponse(
       res({
+        id: `resp_${ULID}`,
         content: [
           signed,
           { type: 'text', text: 'Calling.' },
@@ -53,7 +56,7 @@ describe('encodeResponsesResponse', () => {
     );
     const output = body.output as Array<Record<string, unknown>>;
     expect(body).toEqual({
-      id: 'resp_msg_01XYZ',
+      id: `resp_${ULID}`,
       object: 'response',
       created_at: 1756300000,
       status: 'completed',
@@ -66,20 +69,20 @@ describe('encodeResponsesResponse', () => {
       model: 'team/claude',
       output: [
         {
-          id: expect.stringMatching(ID.rs),
+          id: `rs_${ULID}_0`,
           type: 'reasoning',
           summary: [{ type: 'summary_text', text: 'Think.' }],
           encrypted_content: sealAnthropicReasoning(signed),
         },
         {
-          id: expect.stringMatching(ID.msg),
+          id: `msg_${ULID}_1`,
           type: 'message',
           status: 'completed',
           content: [{ type: 'output_text', annotations: [], logprobs: [], text: 'Calling.' }],
           role: 'assistant',
         },
         {
-          id: expect.stringMatching(ID.fc),
+          id: `fc_${ULID}_2`,
           type: 'function_call',
           status: 'completed',
           arguments: '{"city":"Paris"}',
@@ -87,7 +90,7 @@ describe('encodeResponsesResponse', () => {
           name: 'get_weather',
         },
         {
-          id: expect.stringMatching(ID.ctc),
+          id: `ctc_${ULID}_3`,
           type: 'custom_tool_call',
           status: 'completed',
           call_id: 'toolu_2',
@@ -119,13 +122,17 @@ describe('encodeResponsesResponse', () => {
       user: 'u1',
       metadata: {},
     });
-    expect(new Set(output.map((o) => o.id)).size).toBe(4);
+    // Ids the state layer can trace back to this response and the item's place in it.
+    expect(output.map((o) => parseIssuedItemId(o.id as string))).toEqual(
+      [0, 1, 2, 3].map((index) => ({ responseId: `resp_${ULID}`, index })),
+    );
   });
 
-  it('a reasoning item from OpenAI keeps its id and encrypted content; empty texts make no message', () => {
+  it('a reasoning item from OpenAI keeps its id and encrypted content; empty texts and reasoning make nothing', () => {
     const body = encodeResponsesResponse(
       res({
         content: [
+          { type: 'reasoning', text: '' },
           { type: 'reasoning', text: '', encrypted: 'gAAAAB', id: 'rs_openai' },
           { type: 'text', text: '' },
         ],

@@ -12,6 +12,7 @@ import { decodeSse } from '../../../../src/sse/decode.js';
 import { chunksFixture } from '../openai-chat/load-chunks.js';
 import { chatRequest, collect, fromArray, parseEvents, sseFixture } from './load-sse.js';
 import { sseFixture as anthropicFixture } from '../anthropic-messages/load-sse.js';
+import { responsesOrderViolations, sseMessages } from '../../../helpers/responses-order.js';
 
 type Ev = Record<string, unknown> & { type: string };
 
@@ -333,4 +334,29 @@ describe('encodeResponsesStream', () => {
       });
     },
   );
+
+  describe('what the state layer relies on: the documented order, and the stream equal to the stored response', () => {
+    const ULID = '01JZ8X6Q9ZK3M4N5P6R7S8T9VW';
+    const req = chatRequest({ tools: [{ name: 'apply_patch', parameters: {}, custom: true }] });
+    /** Each source as the conversation stage passes it on: the response named `resp_<correlation id>`. */
+    const sources: Record<string, () => AsyncIterable<StreamEvent>> = {
+      'Responses text': () => decodeResponsesStream(sseFixture('text')),
+      'Responses reasoning': () => decodeResponsesStream(sseFixture('reasoning')),
+      'Responses custom tool': () => decodeResponsesStream(sseFixture('custom-tool')),
+      'Responses incomplete': () => decodeResponsesStream(sseFixture('incomplete')),
+      'Anthropic thinking, text, tool': () => decodeAnthropicStream(anthropicFixture('thinking-text-tool')),
+      'chat parallel tools': () => decodeOpenaiStream(chunksFixture('parallel-tools')),
+      'chat reasoning': () => decodeOpenaiStream(chunksFixture('reasoning')),
+    };
+    it.each(Object.keys(sources))('%s', async (name) => {
+      const events = (await collect(sources[name]())).map((e) =>
+        e.type === 'message_start' ? { ...e, id: `resp_${ULID}` } : e,
+      );
+      const { text, events: out } = await encode(events, req);
+      expect(responsesOrderViolations(sseMessages(text))).toEqual([]);
+      const stored = encodeResponsesResponse(await foldStream(fromArray(events)), req);
+      expect(out.at(-1)?.response).toEqual(stored);
+      expect((stored.output as unknown[]).length).toBeGreaterThan(0);
+    });
+  });
 });
