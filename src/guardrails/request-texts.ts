@@ -6,14 +6,15 @@
  * are all seen, and a redacted body keeps everything else as sent (`cache_control` included).
  *
  * Read: every string, except under the keys in NOT_READ, which hold structure (ids, roles, types,
- * the model), what the model does not read as text (URLs of images and servers, base64 data,
- * encrypted results), signed reasoning (a changed thinking block would be refused), or a
+ * the model), what the model does not read as text (URLs of images and servers, image data URLs,
+ * base64 data, encrypted results), signed reasoning (a changed thinking block would be refused), or a
  * credential the caller means to forward (an MCP server's `authorization_token`). JSON payloads —
  * tool-call arguments (a JSON string or an object) and schemas — are read as one JSON text each
  * (keys, strings and numbers), so a redaction keeps them valid JSON.
  *
- * Order (what webhooks see as `parts`): `system`, `messages`, then the other top-level fields in
- * the body's order. Mappers copy only what changed: with no change, the very same body comes back.
+ * Order (what webhooks see as `parts`): `system`, `instructions`, `messages`, `input`, then the
+ * other top-level fields in the body's order. Mappers copy only what changed: with no change, the
+ * very same body comes back.
  */
 
 import type { TextMapper } from './content-texts.js';
@@ -26,9 +27,12 @@ const NOT_READ = new Set([
   'id',
   'tool_call_id',
   'tool_use_id',
+  'call_id',
+  'previous_response_id',
   'cache_control',
   'media_type',
   'url',
+  'image_url',
   'data',
   'file_data',
   'file_id',
@@ -40,9 +44,17 @@ const NOT_READ = new Set([
 ]);
 
 /** Values that are JSON documents of their own (a string holding JSON, or an object). */
-const JSON_PAYLOADS = new Set(['arguments', 'input', 'parameters', 'input_schema', 'schema']);
+const JSON_PAYLOADS = new Set(['arguments', 'parameters', 'input_schema', 'schema']);
 
-const FIRST = ['system', 'messages'];
+/**
+ * `input` is a JSON document only as an object (an Anthropic tool_use's input); in a Responses
+ * body it is the conversation (a string or a list of items), and a custom tool call's `input` is
+ * free text: both are read as what they hold.
+ */
+const isPayload = (key: string, v: unknown): boolean =>
+  JSON_PAYLOADS.has(key) || (key === 'input' && typeof v === 'object' && v !== null && !Array.isArray(v));
+
+const FIRST = ['system', 'instructions', 'messages', 'input'];
 
 export function mapBodyTexts(body: Json, fn: TextMapper): Json {
   let out: Json | undefined;
@@ -58,7 +70,7 @@ export function mapBodyTexts(body: Json, fn: TextMapper): Json {
 
 function mapMember(key: string, v: unknown, fn: TextMapper): unknown {
   if (NOT_READ.has(key)) return v;
-  if (JSON_PAYLOADS.has(key)) return mapPayload(v, fn);
+  if (isPayload(key, v)) return mapPayload(v, fn);
   return mapValue(v, fn);
 }
 

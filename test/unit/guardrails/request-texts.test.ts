@@ -83,6 +83,46 @@ describe('mapBodyTexts', () => {
     };
     expect(texts(body)).toEqual(['T', 'result', 'srv']);
   });
+  it('reads a Responses body: instructions and input first, items as text, call arguments as JSON', () => {
+    const body = {
+      model: 'm',
+      previous_response_id: 'resp_1',
+      tools: [{ type: 'custom', name: 'apply_patch', description: 'patch' }],
+      input: [
+        {
+          role: 'user',
+          content: [
+            { type: 'input_text', text: 'hello' },
+            { type: 'input_image', image_url: 'data:x' },
+          ],
+        },
+        { type: 'function_call', call_id: 'c1', name: 'f', arguments: '{"a":"b"}' },
+        { type: 'function_call_output', call_id: 'c1', output: 'result' },
+        { type: 'custom_tool_call', call_id: 'c2', name: 'apply_patch', input: '*** Begin Patch' },
+        { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: 'opaque' },
+      ],
+      instructions: 'be brief',
+    };
+    expect(texts(body)).toEqual([
+      'be brief',
+      'hello',
+      'f',
+      '{"a":"b"}',
+      'result',
+      'apply_patch',
+      '*** Begin Patch',
+      'apply_patch',
+      'patch',
+    ]);
+    expect(kinds(body)[3]).toBe('json');
+    expect(kinds(body)[6]).toBe('text');
+    expect(texts({ input: 'just text' })).toEqual(['just text']);
+    expect(kinds({ input: 'just text' })).toEqual(['text']);
+    // An Anthropic tool_use's input object stays one JSON text.
+    expect(kinds({ messages: [{ role: 'assistant', content: [{ type: 'tool_use', input: { q: 1 } }] }] })).toEqual([
+      'json',
+    ]);
+  });
   it('rebuilds only what changed, keeping key order, and returns the same body when nothing did', () => {
     const body = {
       model: 'm',
