@@ -65,7 +65,8 @@ describe('POST /v1/responses to a Responses provider (pass-through)', () => {
     const got = up.last('/v1/responses')!;
     expect(got.headers.authorization).toBe(`Bearer ${SECRET}`);
     expect(got.rawBody).toBe(
-      '{"max_output_tokens":2000,"model":"gpt-5-mini-up","input":"hello there","x_unknown":{"kept":true},"store":false}',
+      '{"max_output_tokens":2000,"model":"gpt-5-mini-up","input":"hello there",' +
+        '"x_unknown":{"kept":true},"store":false}',
     );
     const body = JSON.parse(text);
     expect(body.model).toBe('team/fast');
