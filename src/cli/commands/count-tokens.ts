@@ -11,6 +11,7 @@ import type { ChatRequest, WireFormatId } from '../../core/canonical.js';
 import { GatewayError } from '../../core/errors.js';
 import { anthropicMessages } from '../../formats/anthropic-messages/index.js';
 import { openaiChat } from '../../formats/openai-chat/index.js';
+import { openaiResponses } from '../../formats/openai-responses/index.js';
 import { findKey, roleMayUse } from '../../config/access.js';
 import { resolveModel } from '../../routing/resolve-model.js';
 import { countingCandidate, countTokensLocal, refuseUncountable, type TokenCount } from '../../routing/count-tokens.js';
@@ -185,13 +186,18 @@ export function decodeCountInput(
   }
   const body: Record<string, unknown> = { ...input.body, model };
   // forCounting: a body meant for counting leaves out max_tokens, which Anthropic otherwise requires.
-  const decoders: Record<'openai-chat' | 'anthropic-messages', () => ChatRequest> = {
+  const decoders: Record<WireFormatId, () => ChatRequest> = {
     'openai-chat': () => openaiChat.decodeRequest(body, { forCounting: true }),
     'anthropic-messages': () => anthropicMessages.decodeRequest(body, { forCounting: true }),
+    'openai-responses': () => openaiResponses.decodeRequest(body, { forCounting: true }),
   };
-  const order = looksOpenai(body)
-    ? (['openai-chat', 'anthropic-messages'] as const)
-    : (['anthropic-messages', 'openai-chat'] as const);
+  // A Responses body has `input` and no `messages`; the other two are told apart by their fields.
+  const order: readonly WireFormatId[] =
+    body.input !== undefined && body.messages === undefined
+      ? ['openai-responses']
+      : looksOpenai(body)
+        ? ['openai-chat', 'anthropic-messages']
+        : ['anthropic-messages', 'openai-chat'];
   let first: unknown;
   for (const format of order) {
     try {
