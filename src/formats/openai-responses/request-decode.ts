@@ -94,7 +94,7 @@ export function decodeResponsesRequest(body: unknown): ChatRequest {
   decodeInput(body.input, notes);
   const tools = decodeTools(body.tools, notes);
   const toolChoice = decodeToolChoice(body.tool_choice, notes.unmapped);
-  const responseFormat = decodeText(body, notes.unmapped);
+  const responseFormat = decodeText(body, notes);
   const reasoning = decodeReasoning(body, notes);
   const user = optString(body, 'user');
   return {
@@ -299,6 +299,20 @@ function decodePart(part: unknown, p: string, role: string): ContentPart | undef
  * format is a hint: the model is still asked for free text). Hosted tools (web search, file
  * search, MCP, code interpreter, computer use, image generation, shell…) are left to the provider.
  */
+/** Responses tool types the provider runs or groups, which a translated request leaves out. */
+const PROVIDER_SIDE_TOOLS = new Set([
+  'web_search',
+  'web_search_preview',
+  'web_search_preview_2025_03_11',
+  'web_search_2025_08_26',
+  'file_search',
+  'code_interpreter',
+  'image_generation',
+  'mcp',
+  'tool_search',
+  'namespace',
+]);
+
 function decodeTools(tools: unknown, notes: Notes): ToolSpec[] {
   if (tools === undefined || tools === null) return [];
   if (!Array.isArray(tools)) throw invalid('tools', "'tools' must be an array.");
@@ -307,7 +321,11 @@ function decodeTools(tools: unknown, notes: Notes): ToolSpec[] {
     const at = `tools[${i}]`;
     if (!isObject(t) || typeof t.type !== 'string') throw invalid(at, `'${at}' must be an object with a 'type'.`);
     if (t.type !== 'function' && t.type !== 'custom') {
-      notes.unmapped.push(at);
+      // A tool the provider runs (or a group of tools): the model of another format cannot be
+      // given it, and clients send them with every request (Codex: web_search, tool_search, a
+      // namespace of sub-agent tools). Dropped and listed when translated; unknown types refused.
+      if (PROVIDER_SIDE_TOOLS.has(t.type)) notes.hints.push(`${at} (${t.type})`);
+      else notes.unmapped.push(at);
       return;
     }
     const name = required(t, 'name', at);
@@ -347,15 +365,16 @@ function decodeToolChoice(tc: unknown, unmapped: string[]): ToolChoice | undefin
 
 /**
  * `text.format`: `text` is the default; `json_schema` (name, description, schema, strict) and
- * `json_object` have a canonical form, another type is forwardable, not translatable. Any other
- * member (`verbosity`) changes the output and has no canonical form.
+ * `json_object` have a canonical form, another type is forwardable, not translatable.
+ * `verbosity` only asks for a shorter or longer answer (Codex always sends it): a hint. Any other
+ * member has no canonical form.
  */
-function decodeText(body: Json, unmapped: string[]): ResponseFormat | undefined {
+function decodeText(body: Json, notes: Notes): ResponseFormat | undefined {
   const text = optObject(body, 'text');
   if (text === undefined) return undefined;
-  optString(text, 'verbosity', 'text.verbosity');
+  if (optString(text, 'verbosity', 'text.verbosity') !== undefined) notes.hints.push('text.verbosity');
   for (const [k, v] of Object.entries(text))
-    if (k !== 'format' && v !== undefined && v !== null) unmapped.push(`text.${k}`);
+    if (k !== 'format' && k !== 'verbosity' && v !== undefined && v !== null) notes.unmapped.push(`text.${k}`);
   const f = optObject(text, 'format', 'text.format');
   if (f === undefined) return undefined;
   const type = optString(f, 'type', 'text.format.type');
@@ -363,7 +382,7 @@ function decodeText(body: Json, unmapped: string[]): ResponseFormat | undefined 
   if (type === 'text') return undefined;
   if (type === 'json_object') return { type: 'json_object' };
   if (type !== 'json_schema') {
-    unmapped.push('text.format');
+    notes.unmapped.push('text.format');
     return undefined;
   }
   const name = optString(f, 'name', 'text.format.name');
@@ -381,7 +400,8 @@ function decodeText(body: Json, unmapped: string[]): ResponseFormat | undefined 
 /**
  * `reasoning.effort` → canonical effort (`none`: no reasoning, the canonical default; an unknown
  * level is forwardable, not translatable). `summary` (and its older name `generate_summary`)
- * only asks for a readable summary: a hint. Other members (`mode`, `context`…) are unmapped.
+ * only asks for a readable summary: a hint, as is `context` (which earlier turns' reasoning the
+ * provider keeps in view: Codex sends `all_turns`). Other members (`mode`…) are unmapped.
  */
 function decodeReasoning(body: Json, notes: Notes): ChatRequest['reasoning'] {
   const r = optObject(body, 'reasoning');
@@ -390,7 +410,7 @@ function decodeReasoning(body: Json, notes: Notes): ChatRequest['reasoning'] {
   for (const [k, v] of Object.entries(r)) {
     if (v === undefined || v === null) continue;
     const at = `reasoning.${k}`;
-    if (k === 'summary' || k === 'generate_summary') {
+    if (k === 'summary' || k === 'generate_summary' || k === 'context') {
       optString(r, k, at);
       notes.hints.push(at);
     } else if (k === 'effort') {

@@ -30,8 +30,8 @@ const MAPPED = new Set([
  * Hints: `store` (keep the response server-side; a translated conversation's state is the
  * gateway's), `include` (extra output data), `metadata` (dashboard tags), `service_tier`,
  * prompt-cache keys, retention and options, `safety_identifier` (abuse monitoring),
- * `stream_options` (obfuscation padding on stream events), and `truncation: "disabled"` (the
- * default: no context truncation).
+ * `stream_options` (obfuscation padding on stream events), `client_metadata` (Codex's session
+ * bookkeeping), and `truncation: "disabled"` (the default: no context truncation).
  */
 const HINTS = new Set([
   'store',
@@ -43,6 +43,7 @@ const HINTS = new Set([
   'prompt_cache_options',
   'safety_identifier',
   'stream_options',
+  'client_metadata',
 ]);
 
 /** Known fields without a canonical home: `true` when the value differs from the API default. */

@@ -213,7 +213,7 @@ describe('decodeResponsesRequest', () => {
         { role: 'user', content: [{ type: 'input_image', file_id: 'file_2' }] },
         { role: 'assistant', content: [{ type: 'input_image', image_url: 'https://x.test/c.png' }] },
       ],
-      tools: [{ type: 'web_search' }, { type: 'function', name: 'f' }, { type: 'mcp', server_label: 's' }],
+      tools: [{ type: 'web_search' }, { type: 'function', name: 'f' }, { type: 'shiny_new_tool', x: 1 }],
       tool_choice: { type: 'allowed_tools', mode: 'auto', tools: [] },
       text: { format: { type: 'grammar' }, verbosity: 'low' },
       reasoning: { effort: 'ultra', mode: 'pro' },
@@ -234,14 +234,13 @@ describe('decodeResponsesRequest', () => {
       'input[4].role',
       'input[5].content[0]',
       'input[6].content[0]',
-      'tools[0]',
       'tools[2]',
       'tool_choice',
-      'text.verbosity',
       'text.format',
       'reasoning.effort',
       'reasoning.mode',
     ]);
+    expect(r.hints).toEqual(expect.arrayContaining(['tools[0] (web_search)', 'text.verbosity']));
     expect(decode({ background: false, top_logprobs: 0, tool_choice: 'something_new' }).unmapped).toEqual([
       'tool_choice',
     ]);
@@ -361,5 +360,37 @@ describe('decodeResponsesRequest', () => {
       signature: 'EqQBCkYIBxgC…',
     });
     expect(body.thinking).toEqual({ type: 'enabled', budget_tokens: 16384 });
+  });
+
+  it("Codex's request shape translates: its bookkeeping, verbosity and provider-side tools are hints", () => {
+    const r = decode({
+      stream: true,
+      store: false,
+      include: ['reasoning.encrypted_content'],
+      prompt_cache_key: 'thread-1',
+      client_metadata: { session_id: 's' },
+      text: { verbosity: 'low' },
+      reasoning: { effort: 'low', context: 'all_turns', summary: 'auto' },
+      tools: [
+        { type: 'function', name: 'exec_command', parameters: { type: 'object', properties: {} } },
+        { type: 'custom', name: 'apply_patch', format: { type: 'grammar', syntax: 'lark', definition: 'start: x' } },
+        { type: 'namespace', name: 'multi_agent_v1', tools: [] },
+        { type: 'tool_search', execution: 'client' },
+        { type: 'web_search', external_web_access: false },
+      ],
+    });
+    expect(r.unmapped).toEqual([]);
+    expect(r.tools.map((t) => t.name)).toEqual(['exec_command', 'apply_patch']);
+    expect(r.hints).toEqual(
+      expect.arrayContaining([
+        'client_metadata',
+        'text.verbosity',
+        'reasoning.context',
+        'tools.format',
+        'tools[2] (namespace)',
+        'tools[3] (tool_search)',
+        'tools[4] (web_search)',
+      ]),
+    );
   });
 });
