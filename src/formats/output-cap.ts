@@ -44,8 +44,8 @@ export function anthropicMaxTokens(req: ChatRequest, maxOutputTokens: number | u
 }
 
 /**
- * The limit sent when the caller set none and the request keeps its own format (OpenAI chat's
- * `max_completion_tokens` is optional): the model's configured output limit, else the default.
+ * The limit sent to an OpenAI-format upstream (chat or Responses, where it is optional) when the
+ * caller set none: the model's configured output limit, else the default.
  */
 export function defaultOutputCap(maxOutputTokens: number | undefined): number {
   return maxOutputTokens ?? DEFAULT_OUTPUT_CAP;

@@ -14,7 +14,7 @@ import { decodeSse, SseDecoder, type SseMessage } from '../sse/decode.js';
 import { encodeSse } from '../sse/encode.js';
 import { SseEventSplitter } from '../sse/split.js';
 import { replyFromEvents, replyFromResponse, withTransportErrors } from './canonical-reply.js';
-import { renameModelIn, StreamModelRenamer } from './response-model.js';
+import { renameModeFor, renameModelIn, StreamModelRenamer } from './response-model.js';
 import type { AnswerOptions, Translator } from './translator.js';
 import type { WireFormat } from './types.js';
 
@@ -55,7 +55,7 @@ async function* relaySse(
   const watch = format.passThrough.watchStream(o.chat);
   const sink = o.sink;
   sink.relayed = watch;
-  const rename = new StreamModelRenamer(o.modelName, format.id === 'openai-chat');
+  const rename = new StreamModelRenamer(o.modelName, renameModeFor(format.id));
   const splitter = new SseEventSplitter();
   const decoder = new SseDecoder();
   let pending = '';

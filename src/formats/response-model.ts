@@ -5,10 +5,12 @@
  * turn's signed thinking only when the two match, so a tool loop through an alias needs it.
  *
  * Pass-through bodies are not re-serialised: the member is rewritten in place in the text. In
- * both formats the top-level `model` comes before any content, and text inside JSON strings
+ * every format the top-level `model` comes before any content, and text inside JSON strings
  * cannot hold an unescaped quote, so the first `"model": "…"` member of an event or body is the
  * one the format defines.
  */
+
+import type { WireFormatId } from '../core/canonical.js';
 
 const MODEL_MEMBER = /"model"\s*:\s*"(?:[^"\\]|\\.)*"/;
 const MODEL_MEMBERS = new RegExp(MODEL_MEMBER.source, 'g');
@@ -20,30 +22,60 @@ export function renameModelIn(text: string, name: string): string {
 }
 
 /**
- * Renames the model in relayed SSE runs. OpenAI chat repeats `model` in every chunk (and nothing
- * else in a chunk is an unescaped `model` key); Anthropic names it once, in `message_start`, so
- * only the runs up to the first rename are touched.
+ * Where a relayed stream of each format names its model: OpenAI chat in every chunk (nothing
+ * else in a chunk is an unescaped `model` key); Anthropic once, in `message_start`; Responses in
+ * the `response` object of its lifecycle events (`response.created`, `response.in_progress`,
+ * `response.completed`…), whose first `model` member is the response's (no member before it has
+ * a `model` of its own), while item events may carry a `"model"` member of their own
+ * (inside a hosted tool's output, say) and are left alone.
  */
+export type RenameMode = 'every-event' | 'first-event' | 'response-events';
+
+export function renameModeFor(format: WireFormatId): RenameMode {
+  switch (format) {
+    case 'openai-chat':
+      return 'every-event';
+    case 'anthropic-messages':
+      return 'first-event';
+    case 'openai-responses':
+      return 'response-events';
+  }
+}
+
+/** A `data:` line (one JSON event in every format here), up to its line end. */
+const DATA_LINE = /(^|[\r\n])data:[^\r\n]*/g;
+const RESPONSE_EVENT = /"type"\s*:\s*"response\.(?:created|queued|in_progress|completed|incomplete|failed)"/;
+
+/** Renames the model in relayed SSE runs (whole events), as the format's mode says. */
 export class StreamModelRenamer {
   private readonly member: string;
   private done = false;
 
   constructor(
     name: string,
-    private readonly everyEvent: boolean,
+    private readonly mode: RenameMode,
   ) {
     this.member = `"model":${JSON.stringify(name)}`;
   }
 
   run(text: string): string {
     if (this.done || text.length === 0) return text;
-    if (this.everyEvent) return text.replace(MODEL_MEMBERS, () => this.member);
-    let renamed = false;
-    const out = text.replace(MODEL_MEMBER, () => {
-      renamed = true;
-      return this.member;
-    });
-    if (renamed) this.done = true;
-    return out;
+    switch (this.mode) {
+      case 'every-event':
+        return text.replace(MODEL_MEMBERS, () => this.member);
+      case 'response-events':
+        return text.replace(DATA_LINE, (line) =>
+          RESPONSE_EVENT.test(line) ? line.replace(MODEL_MEMBER, () => this.member) : line,
+        );
+      case 'first-event': {
+        let renamed = false;
+        const out = text.replace(MODEL_MEMBER, () => {
+          renamed = true;
+          return this.member;
+        });
+        if (renamed) this.done = true;
+        return out;
+      }
+    }
   }
 }

@@ -33,8 +33,9 @@ function countBody(caller: WireFormatId, inputTokens: number): object {
 }
 
 /**
- * POST /v1/messages/count_tokens and POST /v1/responses/input_tokens → `{ input_tokens }`. A model behind a provider with its own
- * counting endpoint (Anthropic) gets the provider's exact count; any other model is counted
+ * POST /v1/messages/count_tokens and POST /v1/responses/input_tokens → `{ input_tokens }`. A
+ * model behind a provider with its own counting endpoint (Anthropic, OpenAI Responses) gets the
+ * provider's exact count; any other model is counted
  * locally with its family's tokenizer (see README, "Token counting", for the accuracy). A caller of
  * the provider's own format has its body forwarded as sent (pass-through), like /v1/messages.
  */

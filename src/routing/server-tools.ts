@@ -16,7 +16,13 @@ import { GatewayError } from '../core/errors.js';
  */
 const CLIENT_EXECUTED = /^(bash|text_editor|computer|memory)_/;
 /** OpenAI Responses tools the client executes (Codex's shell and patch tools, computer use). */
-const CLIENT_EXECUTED_RESPONSES = new Set(['local_shell', 'shell', 'apply_patch', 'computer_use_preview', 'computer_use']);
+const CLIENT_EXECUTED_RESPONSES = new Set([
+  'local_shell',
+  'shell',
+  'apply_patch',
+  'computer_use_preview',
+  'computer_use',
+]);
 
 /** A tool definition that runs on the provider's side: typed, neither a plain tool nor client-executed. */
 export function isServerTool(tool: unknown): boolean {

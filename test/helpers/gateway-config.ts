@@ -18,8 +18,8 @@ export interface ModelSpec {
 }
 
 export interface ProviderSpec {
-  api: 'openai' | 'anthropic' | 'mock';
-  /** The upstream's origin; OpenAI providers get `/v1` appended. Not for `mock`. */
+  api: 'openai' | 'openai-responses' | 'anthropic' | 'mock';
+  /** The upstream's origin; OpenAI providers (both kinds) get `/v1` appended. Not for `mock`. */
   url?: string;
   /** null: no configured key. */
   api_key?: string | null;
@@ -52,7 +52,7 @@ export function gatewayYaml(spec: GatewaySpec): string {
   lines.push('providers:');
   for (const [id, p] of Object.entries(spec.providers)) {
     lines.push(`  ${id}:`, `    api: ${p.api}`);
-    if (p.url !== undefined) lines.push(`    base_url: ${p.api === 'openai' ? `${p.url}/v1` : p.url}`);
+    if (p.url !== undefined) lines.push(`    base_url: ${p.api === 'anthropic' ? p.url : `${p.url}/v1`}`);
     if (p.api_key !== undefined && p.api_key !== null) lines.push(`    api_key: ${JSON.stringify(p.api_key)}`);
     if (p.byok) lines.push(`    byok: ${p.byok}`);
     if (p.timeouts) lines.push(`    timeouts: ${flow(p.timeouts)}`);

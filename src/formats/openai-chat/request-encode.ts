@@ -16,6 +16,7 @@ import type {
   ToolChoice,
 } from '../../core/canonical.js';
 import { openaiModelReasons } from '../model-traits.js';
+import { defaultOutputCap } from '../output-cap.js';
 import { isOpenaiStrictSchema } from '../structured-output.js';
 import { invalid } from '../field-types.js';
 import type { EncodeTarget } from '../types.js';
@@ -25,6 +26,11 @@ type TextOrImagePart = { type: 'text'; text: string } | { type: 'image_url'; ima
 
 /** OpenAI's limit on `user`; a longer id is sent as its SHA-256 (64 hex digits), still one per user. */
 const MAX_USER_LENGTH = 64;
+
+/** The end-user id as OpenAI takes it (both OpenAI formats share the limit). */
+export function openaiUser(user: string): string {
+  return user.length > MAX_USER_LENGTH ? createHash('sha256').update(user).digest('hex') : user;
+}
 
 export function encodeOpenaiRequest(req: ChatRequest, target: EncodeTarget, dropped: string[] = []): Json {
   if (req.topK !== undefined) throw invalid('top_k', 'top_k cannot be sent to an OpenAI-format model.');
@@ -49,14 +55,14 @@ export function encodeOpenaiRequest(req: ChatRequest, target: EncodeTarget, drop
   if (req.toolChoice) body.tool_choice = encodeToolChoice(req.toolChoice);
   // OpenAI rejects parallel_tool_calls on a request without tools.
   if (req.parallelToolCalls !== undefined && req.tools.length > 0) body.parallel_tool_calls = req.parallelToolCalls;
-  // Never above the model's own limit (the reply cannot be longer anyway, and OpenAI refuses it).
-  // Reasoning models take only `max_completion_tokens`; `max_tokens` is what every
+  // Always a limit (a Responses caller may set none): the upstream cannot bill past what budgets
+  // reserved. Never above the model's own limit (the reply cannot be longer anyway, and OpenAI
+  // refuses it). Reasoning models take only `max_completion_tokens`; `max_tokens` is what every
   // OpenAI-compatible server knows.
-  if (req.maxTokens !== undefined)
-    body[reasons ? 'max_completion_tokens' : 'max_tokens'] = Math.min(
-      req.maxTokens,
-      target.maxOutputTokens ?? Infinity,
-    );
+  body[reasons ? 'max_completion_tokens' : 'max_tokens'] = Math.min(
+    req.maxTokens ?? defaultOutputCap(target.maxOutputTokens),
+    target.maxOutputTokens ?? Infinity,
+  );
   // Reasoning models sample at their own temperature and refuse another one.
   if (req.temperature !== undefined) {
     if (reasons && req.temperature !== 1) dropped.push('temperature');
@@ -67,13 +73,12 @@ export function encodeOpenaiRequest(req: ChatRequest, target: EncodeTarget, drop
     else body.top_p = req.topP;
   }
   if (req.stop !== undefined && req.stop.length > 0) body.stop = req.stop;
-  if (req.user !== undefined)
-    body.user = req.user.length > MAX_USER_LENGTH ? createHash('sha256').update(req.user).digest('hex') : req.user;
+  if (req.user !== undefined) body.user = openaiUser(req.user);
   if (req.reasoning) {
     // A model that does not reason refuses reasoning_effort: the caller's thinking is dropped.
     if (!reasons) dropped.push(...(req.reasoning.fields ?? ['reasoning']));
     else {
-      const effort = reasoningEffort(req.reasoning);
+      const effort = openaiReasoningEffort(req.reasoning);
       if (effort) body.reasoning_effort = effort;
     }
   }
@@ -91,7 +96,7 @@ export function encodeOpenaiRequest(req: ChatRequest, target: EncodeTarget, drop
  * thinking budget (Anthropic `thinking.budget_tokens`) becomes an effort by bucket: ≤ 2048 low,
  * ≤ 8192 medium, above that high. Adaptive thinking alone leaves the model's default effort.
  */
-function reasoningEffort(r: ChatRequest['reasoning']): string | undefined {
+export function openaiReasoningEffort(r: ChatRequest['reasoning']): string | undefined {
   if (!r) return undefined;
   if (r.effort) return r.effort;
   if (r.budgetTokens === undefined) return undefined;

@@ -69,7 +69,7 @@ describe('checkAccountTools', () => {
     expect(e?.message).toContain('web_search_20250305');
     expect(refusal(role({ serverTools: 'deny' }), { tools: tools.slice(0, 2) })).toBeUndefined();
   });
-  it('Responses tools: hosted ones are server tools, Codex-style client tools are not, mcp follows the MCP rule', () => {
+  it('Responses tools: hosted ones are server tools, Codex client tools are not, mcp follows the MCP rule', () => {
     const tools = [
       { type: 'function', name: 'f', parameters: {} },
       { type: 'custom', name: 'apply_patch' },
@@ -79,7 +79,10 @@ describe('checkAccountTools', () => {
     expect(refusal(role(), { tools })).toBeUndefined();
     expect(refusal(role({ serverTools: 'deny' }), { tools })?.param).toBe('tools[3]');
     expect(refusal(role({ serverTools: 'deny' }), { tools: tools.slice(0, 3) })).toBeUndefined();
-    const mcp = [{ type: 'function', name: 'f', parameters: {} }, { type: 'mcp', server_url: 'https://x' }];
+    const mcp = [
+      { type: 'function', name: 'f', parameters: {} },
+      { type: 'mcp', server_url: 'https://x' },
+    ];
     const e = refusal(role(), { tools: mcp });
     expect([e?.code, e?.status, e?.param]).toEqual(['tool_not_allowed', 403, 'tools[1]']);
     expect(refusal(role({ mcpServers: 'allow' }), { tools: mcp })).toBeUndefined();

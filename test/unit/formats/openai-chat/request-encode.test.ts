@@ -30,11 +30,18 @@ function errorOf(r: ChatRequest): GatewayError {
 }
 
 describe('encodeOpenaiRequest', () => {
-  it('minimal: the target model and a string user message, nothing else', () => {
+  it('minimal: the target model, a string user message and the default output cap, nothing else', () => {
     expect(encodeOpenaiRequest(req(), target)).toEqual({
       model: 'gpt-4o-mini',
       messages: [{ role: 'user', content: 'hi' }],
+      max_tokens: 4096,
     });
+  });
+
+  it("without a caller limit (a Responses caller may set none): the model's limit, else the default", () => {
+    expect(encodeOpenaiRequest(req(), { model: 'gpt-4o-mini', maxOutputTokens: 16384 }).max_tokens).toBe(16384);
+    expect(encodeOpenaiRequest(req(), { model: 'gpt-5' })).toMatchObject({ max_completion_tokens: 4096 });
+    expect(encodeOpenaiRequest(req(), { model: 'gpt-5' })).not.toHaveProperty('max_tokens');
   });
 
   it('hoists the system prompt into one leading system message', () => {

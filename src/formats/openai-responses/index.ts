@@ -1,0 +1,26 @@
+/**
+ * The OpenAI Responses wire format (`POST /v1/responses`).
+ * @see https://platform.openai.com/docs/api-reference/responses
+ */
+
+import type { WireFormat } from '../types.js';
+import { responsesErrorBody, responsesErrorMessage, responsesStreamError } from './errors.js';
+import { responsesPassThrough } from './pass-through.js';
+import { decodeResponsesRequest } from './request-decode.js';
+import { encodeResponsesRequest } from './request-encode.js';
+import { decodeResponsesResponse, encodeResponsesResponse } from './response.js';
+import { decodeResponsesStream } from './stream-decode.js';
+import { encodeResponsesStream } from './stream-encode.js';
+
+export const openaiResponses: WireFormat = {
+  id: 'openai-responses',
+  decodeRequest: decodeResponsesRequest,
+  encodeRequest: encodeResponsesRequest,
+  decodeResponse: decodeResponsesResponse,
+  encodeResponse: encodeResponsesResponse,
+  decodeStream: decodeResponsesStream,
+  encodeStream: encodeResponsesStream,
+  renderError: responsesErrorBody,
+  streamError: (err) => responsesStreamError(err),
+  passThrough: { ...responsesPassThrough, errorMessage: responsesErrorMessage },
+};
