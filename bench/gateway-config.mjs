@@ -5,13 +5,16 @@ export const GATEWAY_KEY = 'bench-gateway-key-0001';
 export const GATEWAY_MODEL = 'up/gpt-bench';
 /** Anthropic-format provider `anth`: the same upstream process, its /v1/messages. */
 export const GATEWAY_ANTHROPIC_MODEL = 'anth/claude-bench';
+/** OpenAI Responses provider `resp`: the same upstream process, its /v1/responses. */
+export const GATEWAY_RESPONSES_MODEL = 'resp/gpt-bench';
 
 /**
- * Both models have a price (every gateway lane computes each request's cost, so the limits lanes
+ * Every model has a price (every gateway lane computes each request's cost, so the limits lanes
  * differ from `gateway` only by their budget, rate limit and store).
- * Both providers point at the same upstream process, each with its own connection pool; one key
- * and one role reach both, so pass-through and translation lanes run in the same gateway process.
- * An anthropic provider's base_url is the origin: the gateway appends /v1/messages.
+ * The providers point at the same upstream process, each with its own connection pool; one key
+ * and one role reach them all, so pass-through and translation lanes run in the same gateway process.
+ * An anthropic provider's base_url is the origin: the gateway appends /v1/messages; the openai and
+ * openai-responses ones end in /v1 (the gateway appends /chat/completions, /responses).
  */
 export function gatewayConfigYaml(upstreamUrl, extra = '') {
   // A `\` at the end of a line continues it on the next (a template literal line continuation: no newline).
@@ -34,8 +37,16 @@ price: { input: 0.15, output: 0.60 } }
     models:
       claude-bench: { context_window: 200000, max_output_tokens: 4096, upstream_name: claude-bench-upstream, \
 price: { input: 3, output: 15 } }
+  resp:
+    api: openai-responses
+    base_url: ${upstreamUrl}/v1
+    api_key: sk-bench-upstream-secret-0001
+    timeouts: { connect_ms: 2000, first_byte_ms: 10000, total_ms: 30000 }
+    models:
+      gpt-bench: { context_window: 128000, max_output_tokens: 4096, upstream_name: gpt-bench-upstream, \
+price: { input: 0.15, output: 0.60 } }
 roles:
-  bench: { models: ["up/*", "anth/*"] }
+  bench: { models: ["up/*", "anth/*", "resp/*"] }
 keys:
   - { id: bench, key: ${GATEWAY_KEY}, role: bench }
 ${extra}`;

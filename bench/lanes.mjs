@@ -4,14 +4,16 @@
  * configured), add a process if it needs its own (gateway-child.mjs takes `--extra <base64 YAML>`),
  * then a lane with its request shapes and validators; the runner and the report pick it up.
  *
- * Lanes come in two families, by the format of the upstream leg (the one upstream process serves
- * both): OpenAI-format upstream (`direct`, `bare`, `floor`, `gateway*`, `tr-a2o`, `limits*`,
- * `guardrails`, `prod`) and Anthropic-format upstream (`direct-anth`, `anth-pass`, `tr-o2a`). A
- * lane's added latency is measured against the direct lane of its family (`direct:`), so it is
- * what the proxy adds to that upstream's own time.
+ * Lanes come in three families, by the format of the upstream leg (the one upstream process serves
+ * all three): OpenAI chat upstream (`direct`, `bare`, `floor`, `gateway*`, `tr-a2o`, `limits*`,
+ * `guardrails`, `prod`), Anthropic-format upstream (`direct-anth`, `anth-pass`, `tr-o2a`,
+ * `tr-r2a`) and OpenAI Responses upstream (`direct-resp`, `resp-pass`). A lane's added latency is
+ * measured against the direct lane of its family (`direct:`), so it is what the proxy adds to
+ * that upstream's own time.
  *
  * Issue 13's targets (FLOOR_TARGET_GROUPS, at the end) divide every lane by the `floor` lane of
  * the same run: pass-through (`gateway`), translation (`tr-a2o`, `tr-o2a`), production (`prod`),
+ * the Responses callers (`resp-pass`, `tr-r2a`: the translation targets, their own verdict),
  * every lane (peak RSS, no errors, every request forwarded once), and `anth-pass` as information
  * (its upstream leg is Anthropic-format, the floor's is not). The lanes in the wrk phase are
  * marked `wrk:`. The older targets (TARGETS) are kept; those against `bare` are information.
@@ -21,6 +23,7 @@ import {
   GATEWAY_ANTHROPIC_MODEL,
   GATEWAY_KEY,
   GATEWAY_MODEL,
+  GATEWAY_RESPONSES_MODEL,
   guardrailsYaml,
   LIMITS,
   limitsYaml,
@@ -150,6 +153,8 @@ const streamText = (n) => Array.from({ length: n }, (_, i) => ` tok${i + 1}`).jo
  */
 const OPENAI_UPSTREAM_DELTAS = (chunks) => chunks - 2;
 const ANTHROPIC_UPSTREAM_DELTAS = (chunks) => chunks;
+/** The Responses upstream sends --chunks response.output_text.delta events. */
+const RESPONSES_UPSTREAM_DELTAS = (chunks) => chunks;
 
 /** An OpenAI chat-completions caller. */
 function openaiRequest({ model, key, streamOptions }) {
@@ -173,6 +178,29 @@ function anthropicRequest({ model, key }) {
     json: Buffer.from(JSON.stringify(base)),
     stream: Buffer.from(JSON.stringify({ ...base, stream: true })),
     streamEnd: 'event: message_stop\ndata: {"type":"message_stop"}\n\n',
+  };
+}
+
+/**
+ * An OpenAI Responses caller (Bearer key), as Codex sends it: instructions, one user message item,
+ * `store: false` (nothing kept for a next turn, so the lanes measure relaying or translating, not
+ * the conversation store). A stream has no `[DONE]`: it ends with the response.completed event.
+ */
+function responsesRequest({ model, key }) {
+  const base = {
+    model,
+    instructions: SYSTEM,
+    input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: USER }] }],
+    max_output_tokens: 64,
+    temperature: 0.2,
+    store: false,
+  };
+  return {
+    path: '/v1/responses',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    json: Buffer.from(JSON.stringify(base)),
+    stream: Buffer.from(JSON.stringify({ ...base, stream: true })),
+    streamEnd: /event: response\.completed\ndata: [^\n]*\n\n$/,
   };
 }
 
@@ -321,6 +349,108 @@ function anthropicValidators({ deltas }) {
       e = next();
       if (e.type !== 'message_stop') return `expected message_stop, got ${JSON.stringify(e).slice(0, 200)}`;
       if (i !== events.length) return `${events.length - i} event(s) after message_stop`;
+      return undefined;
+    },
+  };
+}
+
+/**
+ * What an OpenAI SDK's Responses client needs. JSON: a `response` (id resp_…, status completed)
+ * whose output is one assistant message with one output_text part holding the reply, and usage
+ * with total = input + output. Stream: every event as `event: X` + `data: {"type":"X",…}` with
+ * sequence_number 0, 1, 2… in order, in the documented order: response.created and
+ * response.in_progress (one response id, status in_progress, no output yet), output_item.added
+ * (an in-progress assistant message, index 0), content_part.added (empty output_text of that item),
+ * `deltas(chunks)` output_text.delta events of that part whose text is " tok1 … tokN",
+ * output_text.done, content_part.done and output_item.done carrying that text, then
+ * response.completed (the same id, status completed, that message as its whole output, usage);
+ * nothing after it.
+ */
+function responsesValidators({ deltas }) {
+  const badUsage = (u) =>
+    !(u?.input_tokens > 0 && u?.output_tokens > 0 && u?.total_tokens === u.input_tokens + u.output_tokens);
+  /** Why `item` is not a completed assistant message holding exactly `text`, or undefined. */
+  const badMessage = (item, text) => {
+    const c = item?.content;
+    if (item?.type !== 'message' || item.role !== 'assistant' || item.status !== 'completed')
+      return `not a completed assistant message: ${JSON.stringify(item).slice(0, 200)}`;
+    if (!Array.isArray(c) || c.length !== 1 || c[0].type !== 'output_text' || c[0].text !== text)
+      return `unexpected content: ${JSON.stringify(c).slice(0, 120)}…`;
+    return undefined;
+  };
+  return {
+    json(text) {
+      const b = JSON.parse(text);
+      if (b.object !== 'response' || !String(b.id).startsWith('resp_') || typeof b.model !== 'string')
+        return `not a Responses response: ${text.slice(0, 200)}`;
+      if (b.status !== 'completed' || b.error !== null) return `status ${b.status}, error ${JSON.stringify(b.error)}`;
+      if (!Array.isArray(b.output) || b.output.length !== 1)
+        return `expected one output item: ${JSON.stringify(b.output).slice(0, 200)}`;
+      const bad = badMessage(b.output[0], REPLY);
+      if (bad) return bad;
+      if (badUsage(b.usage)) return `bad usage: ${JSON.stringify(b.usage)}`;
+      return undefined;
+    },
+    stream(text, { chunks }) {
+      if (!text.endsWith('\n\n')) return `stream does not end with a blank line: …${JSON.stringify(text.slice(-60))}`;
+      const events = [];
+      for (const block of text.slice(0, -2).split('\n\n')) {
+        const m = /^event: ([a-z_.]+)\ndata: (.*)$/.exec(block);
+        if (!m) return `malformed event: ${JSON.stringify(block.slice(0, 120))}`;
+        const data = JSON.parse(m[2]);
+        if (data.type !== m[1]) return `event ${m[1]} carries type ${data.type}`;
+        if (data.sequence_number !== events.length)
+          return `event ${events.length} (${m[1]}) has sequence_number ${data.sequence_number}`;
+        events.push(data);
+      }
+      const want = streamText(deltas(chunks));
+      let i = 0;
+      const next = (type) => {
+        const e = events[i++] ?? { type: '(end of stream)' };
+        return e.type === type ? e : undefined;
+      };
+      const show = () => JSON.stringify(events[i - 1] ?? '(end of stream)').slice(0, 200);
+      const created = next('response.created');
+      const r = created?.response;
+      if (r?.object !== 'response' || !String(r.id).startsWith('resp_') || r.status !== 'in_progress')
+        return `bad response.created: ${show()}`;
+      if (r.output?.length !== 0) return `response.created with output: ${show()}`;
+      const progress = next('response.in_progress');
+      if (progress?.response?.id !== r.id || progress.response.status !== 'in_progress')
+        return `bad response.in_progress: ${show()}`;
+      const added = next('response.output_item.added');
+      const item = added?.item;
+      if (added?.output_index !== 0 || item?.type !== 'message' || item.role !== 'assistant' || !item.id)
+        return `bad output_item.added: ${show()}`;
+      const at = (e) => e.item_id === item.id && e.output_index === 0 && e.content_index === 0;
+      const part = next('response.content_part.added');
+      if (!part || !at(part) || part.part?.type !== 'output_text' || part.part.text !== '')
+        return `bad content_part.added: ${show()}`;
+      let got = '';
+      let n = 0;
+      while (events[i]?.type === 'response.output_text.delta') {
+        const e = events[i++];
+        if (!at(e) || typeof e.delta !== 'string') return `bad output_text.delta: ${show()}`;
+        got += e.delta;
+        n++;
+      }
+      if (n !== deltas(chunks)) return `expected ${deltas(chunks)} text deltas, got ${n}`;
+      if (got !== want) return `streamed text differs: ${got.slice(0, 60)}…${got.slice(-40)}`;
+      const textDone = next('response.output_text.done');
+      if (!textDone || !at(textDone) || textDone.text !== want) return `bad output_text.done: ${show()}`;
+      const partDone = next('response.content_part.done');
+      if (!partDone || !at(partDone) || partDone.part?.type !== 'output_text' || partDone.part.text !== want)
+        return `bad content_part.done: ${show()}`;
+      const itemDone = next('response.output_item.done');
+      if (itemDone?.output_index !== 0 || itemDone.item?.id !== item.id) return `bad output_item.done: ${show()}`;
+      const badItem = badMessage(itemDone.item, want);
+      if (badItem) return `output_item.done: ${badItem}`;
+      const completed = next('response.completed')?.response;
+      if (completed?.id !== r.id || completed.status !== 'completed') return `bad response.completed: ${show()}`;
+      if (completed.output?.length !== 1 || badMessage(completed.output[0], want))
+        return `response.completed output differs from the streamed item: ${show()}`;
+      if (badUsage(completed.usage)) return `bad usage in response.completed: ${JSON.stringify(completed.usage)}`;
+      if (i !== events.length) return `${events.length - i} event(s) after response.completed`;
       return undefined;
     },
   };
@@ -644,6 +774,43 @@ export const LANES = [
     }),
     tests: [...ALL, 'memory'],
   },
+  // The OpenAI Responses upstream leg on its own: the baseline of the lanes below.
+  {
+    id: 'direct-resp',
+    label: 'direct to upstream, OpenAI Responses format (/v1/responses)',
+    proc: 'upstream',
+    baseline: true,
+    request: responsesRequest({ model: 'gpt-bench-upstream', key: 'sk-bench-upstream-secret-0001' }),
+    validate: responsesValidators({ deltas: RESPONSES_UPSTREAM_DELTAS }),
+    // No throughput: no target uses the upstream's own req/s in this format.
+    tests: ['latency', 'stream'],
+  },
+  // Pass-through in the Responses format: Responses caller → gateway → Responses upstream (bytes
+  // relayed, `model` rewritten, usage tapped). Measured against `direct-resp`.
+  {
+    id: 'resp-pass',
+    label: 'gateway pass-through, Responses caller → Responses upstream',
+    wrk: 'reps',
+    proc: 'gateway',
+    proxy: true,
+    direct: 'direct-resp',
+    request: responsesRequest({ model: GATEWAY_RESPONSES_MODEL, key: GATEWAY_KEY }),
+    validate: responsesValidators({ deltas: RESPONSES_UPSTREAM_DELTAS }),
+    tests: [...ALL, 'memory'],
+  },
+  // Translation, Responses caller → Anthropic upstream; measured against `direct-anth`. One
+  // output_text.delta per upstream text delta.
+  {
+    id: 'tr-r2a',
+    label: 'translate r→a: Responses caller → gateway → Anthropic upstream',
+    wrk: 'reps',
+    proc: 'gateway',
+    proxy: true,
+    direct: 'direct-anth',
+    request: responsesRequest({ model: GATEWAY_ANTHROPIC_MODEL, key: GATEWAY_KEY }),
+    validate: responsesValidators({ deltas: ANTHROPIC_UPSTREAM_DELTAS }),
+    tests: [...ALL, 'memory'],
+  },
   // The production config (PROCS.prod): what teams run. Its validators: the strict JSON reply,
   // the limits headers, the stream's exact text (relayed or re-chunked); its probe: the metrics
   // and the request log file are recorded.
@@ -854,6 +1021,8 @@ export const TARGETS = [
 export const TARGET_LANES = ['gateway', 'gateway-info', 'gateway-usage'];
 /** The translation lanes: their targets get a verdict line of their own. */
 export const TRANSLATION_LANES = ['tr-a2o', 'tr-o2a'];
+/** The OpenAI Responses caller lanes: issue 13's translation targets, in a group of their own. */
+export const RESPONSES_LANES = ['resp-pass', 'tr-r2a'];
 /** The limits lanes (budgets + rate limits), compared with LIMITS_REFERENCE; `limits` has a target. */
 export const LIMITS_LANES = ['limits', 'limits-redis'];
 export const LIMITS_REFERENCE = 'gateway';
@@ -926,17 +1095,17 @@ const passThrough = [
     limit: 2,
   },
 ];
+const translation = [
+  ...rps(0.7),
+  ...cpu(1.6),
+  streamTarget('stream-cpu', 'stream CPU per stream (c=1)', 'proxyCpuMsPerStream', 'cpuRatio', 'ms', 1.6),
+];
 export const FLOOR_TARGET_GROUPS = [
   { id: 'pass-through', lanes: ['gateway'], targets: passThrough },
-  {
-    id: 'translation',
-    lanes: TRANSLATION_LANES,
-    targets: [
-      ...rps(0.7),
-      ...cpu(1.6),
-      streamTarget('stream-cpu', 'stream CPU per stream (c=1)', 'proxyCpuMsPerStream', 'cpuRatio', 'ms', 1.6),
-    ],
-  },
+  { id: 'translation', lanes: TRANSLATION_LANES, targets: translation },
+  // The Responses lanes, pass-through and translated, held to the translation targets; a verdict
+  // of their own, so the older lanes' verdicts read as before.
+  { id: 'responses', lanes: RESPONSES_LANES, targets: translation },
   { id: 'production', lanes: ['prod'], targets: [...rps(0.6), ...cpu(1.8), ttfb(1.5)] },
   {
     id: 'every lane',

@@ -53,7 +53,9 @@ const DONE_TAIL = 'data: [DONE]\n\n';
 
 /**
  * One stream request: time to the first body byte and to the end; ok when the body ends with
- * `req.streamEnd` (default `data: [DONE]`, the OpenAI end; Anthropic streams end in message_stop).
+ * `req.streamEnd` (default `data: [DONE]`, the OpenAI end; Anthropic streams end in message_stop),
+ * or, when it is a RegExp, when the last two reads match it (a Responses stream ends with a
+ * response.completed event whose data varies).
  */
 export async function streamCall(client, req, keepBody = false) {
   const t0 = now();
@@ -77,7 +79,9 @@ export async function streamCall(client, req, keepBody = false) {
   const end = now();
   const tail = last ? Buffer.concat(prev ? [prev, last] : [last]).toString('utf8') : '';
   return {
-    ok: statusCode === 200 && tail.endsWith(req.streamEnd ?? DONE_TAIL),
+    ok:
+      statusCode === 200 &&
+      (req.streamEnd instanceof RegExp ? req.streamEnd.test(tail) : tail.endsWith(req.streamEnd ?? DONE_TAIL)),
     status: statusCode,
     ttfbMs: first ? Number(first - t0) / NS_PER_MS : NaN,
     totalMs: Number(end - t0) / NS_PER_MS,

@@ -1,10 +1,11 @@
 /**
  * Gateway benchmark (issue 13's method). Every server is its own child process on 127.0.0.1: one
- * upstream that speaks both formats, reached directly, through the `floor` proxy (the thinnest
+ * upstream that speaks every format, reached directly, through the `floor` proxy (the thinnest
  * Node proxy: node:http + undici Pool.stream, bodies piped; what every target divides by), the
- * older `bare` proxy, and the gateway in several lanes: pass-through (`gateway`, `anth-pass`),
- * translation (`tr-a2o`, `tr-o2a`), budgets + rate limits (embedded store; Redis on loopback when
- * `redis-server` is on PATH, started here on a free port), guardrails, and the production config
+ * older `bare` proxy, and the gateway in several lanes: pass-through (`gateway`, `anth-pass`,
+ * `resp-pass`), translation (`tr-a2o`, `tr-o2a`, `tr-r2a`), budgets + rate limits (embedded
+ * store; Redis on loopback when `redis-server` is on PATH, started here on a free port),
+ * guardrails, and the production config
  * (`prod`: JSON request log to a file, metrics, a budget + a rate limit, credential and PII
  * guardrails). Lanes, processes and targets: lanes.mjs.
  *
@@ -250,7 +251,7 @@ async function main() {
   out.push('Every server is its own process on 127.0.0.1, sharing the machine with the load generator. Times in ms.');
   out.push(
     `c=1: ${PLAN.latency.requests} sequential non-stream requests per lane; +p50/+p99 = lane minus its direct lane ` +
-      '(direct-anth for lanes whose upstream leg is Anthropic-format, else direct).',
+      '(direct-anth for lanes whose upstream leg is Anthropic-format, direct-resp for Responses, else direct).',
   );
   out.push(
     `req/s and CPU ms/req (of the proxy process): non-stream at c=${PLAN.throughput.concurrency} ` +

@@ -1,5 +1,5 @@
 /**
- * The benchmark's stand-in for both provider formats, in its own process so its CPU does not
+ * The benchmark's stand-in for the three provider formats, in its own process so its CPU does not
  * share an event loop with the proxies under test.
  *
  * POST …/chat/completions (OpenAI-compatible) answers:
@@ -14,9 +14,21 @@
  *     message_delta (stop_reason + usage), message_stop.
  *   It checks what Anthropic would refuse (no x-api-key → 401, no anthropic-version or no
  *   model/messages/max_tokens → 400), so a translated request that would fail for real fails here.
- * Pacing of the events (both formats alike: 11 writes, 10 intervals for 100 chunks):
+ * POST …/responses (OpenAI Responses API) answers as OpenAI does:
+ *   - non-stream: one `response` object (status completed, one message item with one output_text
+ *     part, usage; `x-request-id` header);
+ *   - stream: `event:` + `data:` lines, each data with its `type` and `sequence_number` (0, 1, …):
+ *     response.created, response.in_progress, response.output_item.added (the message),
+ *     response.content_part.added, `--chunks` response.output_text.delta events,
+ *     response.output_text.done, response.content_part.done, response.output_item.done,
+ *     response.completed (the whole output and usage); no `[DONE]`, as OpenAI.
+ *   The response object's settings are fixed defaults, not echoed from the request (precomputed).
+ *   It refuses what OpenAI would: no Bearer key → 401, no model, or no input (nor
+ *   previous_response_id, conversation or prompt to stand for it) → 400.
+ * Pacing of the events (every format alike: 11 writes, 10 intervals for 100 chunks):
  *   interval (default)  the opening event(s) with the headers (OpenAI: the role chunk; Anthropic:
- *                       message_start, ping, content_block_start), then `--group` (10) content
+ *                       message_start, ping, content_block_start; Responses: up to
+ *                       content_part.added), then `--group` (10) content
  *                       events every `--interval-ms` (1) ms, the closing events with the last
  *                       group: like a model, the upstream is idle between tokens, so a proxy
  *                       does not compete with it for CPU on a small machine
@@ -112,6 +124,58 @@ const A_TAIL = [
 ];
 
 // ---------------------------------------------------------------------------------------------
+// OpenAI Responses
+
+const responsesUsage = (output) =>
+  '{"input_tokens":24,"input_tokens_details":{"cached_tokens":0},' +
+  `"output_tokens":${output},"output_tokens_details":{"reasoning_tokens":0},"total_tokens":${24 + output}}`;
+const outputText = (text) => `{"type":"output_text","annotations":[],"logprobs":[],"text":"${text}"}`;
+const messageItem = (id, status, content) =>
+  `{"id":"${id}","type":"message","status":"${status}","content":[${content}],"role":"assistant"}`;
+/** A `response` object: `output` and `usage` are JSON texts; the settings are fixed defaults. */
+const responseObject = (id, status, output, usage) =>
+  `{"id":"${id}","object":"response","created_at":${CREATED},"status":"${status}","background":false,` +
+  `"error":null,"incomplete_details":null,"instructions":null,"max_output_tokens":null,"model":"${MODEL}",` +
+  `"output":[${output}],"parallel_tool_calls":true,"previous_response_id":null,` +
+  '"reasoning":{"effort":null,"summary":null},"service_tier":"default","store":true,"temperature":1.0,' +
+  '"text":{"format":{"type":"text"},"verbosity":"medium"},"tool_choice":"auto","tools":[],"top_p":1.0,' +
+  `"truncation":"disabled","usage":${usage},"user":null,"metadata":{}}`;
+const responseJson = (n) =>
+  responseObject(
+    `resp_bench_${n}`,
+    'completed',
+    messageItem(`msg_bench_${n}`, 'completed', outputText(REPLY)),
+    responsesUsage(9),
+  );
+
+/** The stream's events in order, numbered as OpenAI numbers them (sequence_number from 0). */
+function responsesStreamEvents() {
+  const events = [];
+  const send = (type, fields) =>
+    events.push(
+      Buffer.from(`event: ${type}\ndata: {"type":"${type}","sequence_number":${events.length},${fields}}\n\n`),
+    );
+  const respId = 'resp_bench_stream';
+  const itemId = 'msg_bench_stream';
+  const at = `"item_id":"${itemId}","output_index":0,"content_index":0`;
+  const text = Array.from({ length: CHUNKS }, (_, i) => ` tok${i + 1}`).join('');
+  const started = responseObject(respId, 'in_progress', '', 'null');
+  send('response.created', `"response":${started}`);
+  send('response.in_progress', `"response":${started}`);
+  send('response.output_item.added', `"output_index":0,"item":${messageItem(itemId, 'in_progress', '')}`);
+  send('response.content_part.added', `${at},"part":${outputText('')}`);
+  const head = events.length;
+  for (let i = 1; i <= CHUNKS; i++) send('response.output_text.delta', `${at},"delta":" tok${i}","logprobs":[]`);
+  const tail = events.length;
+  send('response.output_text.done', `${at},"text":"${text}","logprobs":[]`);
+  send('response.content_part.done', `${at},"part":${outputText(text)}`);
+  const item = messageItem(itemId, 'completed', outputText(text));
+  send('response.output_item.done', `"output_index":0,"item":${item}`);
+  send('response.completed', `"response":${responseObject(respId, 'completed', item, responsesUsage(CHUNKS))}`);
+  return { head: events.slice(0, head), body: events.slice(head, tail), tail: events.slice(tail) };
+}
+
+// ---------------------------------------------------------------------------------------------
 // Pacing
 
 /**
@@ -131,6 +195,8 @@ const plan = (head, body, tail) => ({ events: [...head, ...body, ...tail], group
 const OPENAI_PLAIN = plan([STREAM[0]], STREAM.slice(1), [DONE]);
 const OPENAI_WITH_USAGE = plan([STREAM[0]], STREAM.slice(1), [USAGE, DONE]);
 const ANTHROPIC_STREAM = plan(A_HEAD, A_DELTAS, A_TAIL);
+const R = responsesStreamEvents();
+const RESPONSES_STREAM = plan(R.head, R.body, R.tail);
 
 /** Writes a planned stream with the configured pacing (headers already written). */
 function sendStream(res, { events, groups }) {
@@ -241,6 +307,47 @@ function answerAnthropic(req, res, raw) {
   sendStream(res, ANTHROPIC_STREAM);
 }
 
+/** OpenAI's error body, with its `param` and `code`. */
+const openaiRefusal = (message, param, code) =>
+  `{"error":{"message":"${message}","type":"invalid_request_error","param":${param},"code":${code}}}`;
+
+function answerResponses(req, res, raw) {
+  if (!/^Bearer \S/.test(req.headers.authorization ?? '')) {
+    sendJson(res, 401, openaiRefusal("You didn't provide an API key.", 'null', 'null'));
+    return;
+  }
+  const parsed = parseOr400(res, raw, (message) => openaiRefusal(message, 'null', 'null'));
+  if (parsed === undefined) return;
+  if (typeof parsed.model !== 'string' || parsed.model === '') {
+    sendJson(
+      res,
+      400,
+      openaiRefusal("Missing required parameter: 'model'.", '"model"', '"missing_required_parameter"'),
+    );
+    return;
+  }
+  const context = parsed.input ?? parsed.previous_response_id ?? parsed.conversation ?? parsed.prompt;
+  if (context === undefined || context === null) {
+    sendJson(
+      res,
+      400,
+      openaiRefusal("Missing required parameter: 'input'.", '"input"', '"missing_required_parameter"'),
+    );
+    return;
+  }
+  const id = `req_bench_${++seq}`;
+  if (parsed.stream !== true) {
+    sendJson(res, 200, responseJson(seq), { 'x-request-id': id });
+    return;
+  }
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    'x-request-id': id,
+  });
+  sendStream(res, RESPONSES_STREAM);
+}
+
 globalThis.benchRequestCount = 0;
 const server = createServer({ keepAlive: true, noDelay: true, keepAliveTimeout: 65_000 }, (req, res) => {
   globalThis.benchRequestCount++;
@@ -252,7 +359,9 @@ const server = createServer({ keepAlive: true, noDelay: true, keepAliveTimeout: 
         ? answerOpenai
         : path.endsWith('/v1/messages')
           ? answerAnthropic
-          : undefined;
+          : path.endsWith('/responses')
+            ? answerResponses
+            : undefined;
   if (!handler) {
     req.resume();
     notFound(res);
