@@ -86,26 +86,35 @@ export interface RequestContext {
 }
 
 /**
- * A model request past `authorise`: its body read, its principal known, its model resolved.
- * The stages after it take this type (pipeline/compose.ts, routedStage), so what the earlier
- * stages set is checked once at that boundary instead of asserted at every use.
+ * A request past `authorise`, whatever its endpoint: its body read, its principal known, its
+ * model resolved. The stages after it take this type or a narrower one (pipeline/compose.ts,
+ * routedStage), so what the earlier stages set is checked once at that boundary
+ * instead of asserted at every use.
  */
-export interface RoutedContext extends RequestContext {
+export interface AuthorisedContext extends RequestContext {
   rawBody: Buffer;
   body: unknown;
-  chat: ChatRequest;
   principal: Principal;
   resolution: Resolution;
 }
 
+/** A chat model request (chat completions, messages, count_tokens) past `authorise`. */
+export interface RoutedContext extends AuthorisedContext {
+  chat: ChatRequest;
+}
+
+function isAuthorised(ctx: RequestContext): boolean {
+  return ctx.rawBody !== undefined && ctx.principal !== undefined && ctx.resolution !== undefined;
+}
+
 export function asRouted(ctx: RequestContext): RoutedContext {
-  if (ctx.rawBody === undefined || ctx.chat === undefined || ctx.principal === undefined || !ctx.resolution) {
+  if (!isAuthorised(ctx) || ctx.chat === undefined) {
     throw new GatewayError('internal_error', 'A stage that needs a routed request ran before authorise.');
   }
   return ctx as RoutedContext;
 }
 
 /** The model name the caller sent: what every response names. */
-export function callerModel(ctx: RoutedContext): string {
+export function callerModel(ctx: AuthorisedContext): string {
   return ctx.resolution.id;
 }
