@@ -10,8 +10,8 @@
  *    anyway);
  * 3. webhooks (see webhook.ts), on the same texts.
  * The caller's body is never modified: a redaction yields a new body that shares every part it
- * did not change, and its canonical view decoded again. checkBodyTexts takes how a body's texts
- * are read, so another kind of request body can go through the same steps.
+ * did not change, and its canonical view decoded again. The same steps read an embeddings
+ * request's inputs (embeddings-input.ts): checkBodyTexts takes how a body's texts are read.
  */
 
 import type { GatewayConfig } from '../config/types.js';

@@ -4,6 +4,7 @@
  * It records what served the request and bills a stream cut before its usage arrived.
  */
 
+import { attemptEmbeddingsHttp, attemptMockEmbeddings } from '../attempt/embeddings.js';
 import { attemptHttp } from '../attempt/http.js';
 import { attemptMock } from '../attempt/mock.js';
 import { cutStreamUsage } from '../budget/cut-stream-usage.js';
@@ -15,7 +16,7 @@ import type { AuthorisedContext, RoutedContext } from '../request/context.js';
 import { type Credential, CredentialPlan } from '../routing/byok.js';
 import type { Candidate } from '../routing/resolve-model.js';
 import { routeRequest, type StreamOutcome } from '../routing/route-loop.js';
-import { routedStage, type Stage } from './compose.js';
+import { embeddingsStage, routedStage, type Stage } from './compose.js';
 
 export const dispatch: Stage = routedStage((ctx) =>
   route(
@@ -24,6 +25,13 @@ export const dispatch: Stage = routedStage((ctx) =>
     (c, outcome) => {
       if (outcome !== 'completed') ctx.usage = cutStreamUsage(ctx.usage, ctx.relayed, ctx.chat, c.model);
     },
+  ),
+);
+
+/** POST /v1/embeddings: the same routing loop, with an embeddings attempt per candidate. */
+export const dispatchEmbeddings: Stage = embeddingsStage((ctx) =>
+  route(ctx, (c, cred) =>
+    c.provider.api === 'mock' ? attemptMockEmbeddings(ctx, c) : attemptEmbeddingsHttp(ctx, c, httpKind(c), cred.apiKey),
   ),
 );
 

@@ -15,13 +15,14 @@ import {
   type Limiter,
   type LimitPlan,
 } from '../budget/plan.js';
+import { tokenIdCount } from '../core/embeddings.js';
 import { GatewayError } from '../core/errors.js';
 import { isStreamReply, wrapStream } from '../core/reply.js';
 import { maxBilledOutputTokens } from '../formats/output-cap.js';
 import { HTTP_PROVIDERS } from '../providers/registry.js';
 import type { Candidate } from '../routing/resolve-model.js';
 import type { CounterOp, ReserveResult } from '../state/store.js';
-import { type Next, routedStage, type Stage } from './compose.js';
+import { embeddingsStage, type Next, routedStage, type Stage } from './compose.js';
 import type { AuthorisedContext, RequestContext } from '../request/context.js';
 
 export const COST_HEADER = 'x-gateway-cost-usd';
@@ -36,8 +37,17 @@ export const limits: Stage = routedStage((ctx, next) =>
   }),
 );
 
+/**
+ * An embedding has no output: its input is reserved (at the input price), at least as many
+ * tokens as the token ids it sends, and settled to the provider's `prompt_tokens`.
+ */
+export const embeddingsLimits: Stage = embeddingsStage((ctx, next) =>
+  limited(ctx, next, { outputTokens: () => 0, minInputTokens: tokenIdCount(ctx.embeddings) }),
+);
+
 interface Estimate {
   outputTokens: (c: Candidate) => number;
+  minInputTokens?: number;
 }
 
 async function limited(ctx: AuthorisedContext, next: Next, estimate: Estimate): Promise<void> {

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CancelSignal } from '../core/cancel.js';
 import type { ChatRequest, Usage } from '../core/canonical.js';
+import type { EmbeddingsRequest } from '../core/embeddings.js';
 import type { Principal, RelayedOutput, Reply } from '../core/reply.js';
 import { GatewayError } from '../core/errors.js';
 import type { GatewayConfig } from '../config/types.js';
@@ -51,6 +52,8 @@ export interface RequestContext {
   body?: unknown;
   /** Canonical view of the request (policies read this; pass-through forwards rawBody). */
   chat?: ChatRequest;
+  /** An embeddings request as read (POST /v1/embeddings; its upstream gets rawBody). */
+  embeddings?: EmbeddingsRequest;
   principal?: Principal;
   /** Output guardrails apply: the reply is made from canonical events (no byte pass-through). */
   outputGuarded?: boolean;
@@ -88,7 +91,7 @@ export interface RequestContext {
 /**
  * A request past `authorise`, whatever its endpoint: its body read, its principal known, its
  * model resolved. The stages after it take this type or a narrower one (pipeline/compose.ts,
- * routedStage), so what the earlier stages set is checked once at that boundary
+ * routedStage, embeddingsStage), so what the earlier stages set is checked once at that boundary
  * instead of asserted at every use.
  */
 export interface AuthorisedContext extends RequestContext {
@@ -103,6 +106,11 @@ export interface RoutedContext extends AuthorisedContext {
   chat: ChatRequest;
 }
 
+/** An embeddings request past `authorise`. */
+export interface EmbeddingsContext extends AuthorisedContext {
+  embeddings: EmbeddingsRequest;
+}
+
 function isAuthorised(ctx: RequestContext): boolean {
   return ctx.rawBody !== undefined && ctx.principal !== undefined && ctx.resolution !== undefined;
 }
@@ -112,6 +120,18 @@ export function asRouted(ctx: RequestContext): RoutedContext {
     throw new GatewayError('internal_error', 'A stage that needs a routed request ran before authorise.');
   }
   return ctx as RoutedContext;
+}
+
+export function asEmbeddings(ctx: RequestContext): EmbeddingsContext {
+  if (!isAuthorised(ctx) || ctx.embeddings === undefined) {
+    throw new GatewayError('internal_error', 'A stage that needs an embeddings request ran before authorise.');
+  }
+  return ctx as EmbeddingsContext;
+}
+
+/** The model id or alias the request names, once its body has been read. */
+export function requestedModel(ctx: RequestContext): string | undefined {
+  return ctx.chat?.model ?? ctx.embeddings?.model;
 }
 
 /** The model name the caller sent: what every response names. */
