@@ -85,7 +85,7 @@ function checkProviders({ report }: Ctx, data: Obj): void {
 }
 
 /** Provider kinds with an embeddings endpoint (providers/<kind>.ts `embeddingsPath`; mock answers in-process). */
-const EMBEDDING_APIS = new Set(['openai', 'mock']);
+const EMBEDDING_APIS = new Set(['openai', 'openai-responses', 'mock']);
 
 /**
  * Embedding models only where the provider kind has an embeddings endpoint, `dimensions` only on
@@ -100,7 +100,7 @@ function checkModelKinds({ c, report }: Ctx, data: Obj): void {
         report(
           'error',
           ['providers', pid, 'models', name, 'kind'],
-          `api "${api}" has no embeddings endpoint: an embedding model needs api openai or mock`,
+          `api "${api}" has no embeddings endpoint: an embedding model needs api openai, openai-responses or mock`,
         );
       }
       if (!embedding && obj(m)?.dimensions !== undefined) {

@@ -47,6 +47,7 @@ function spec(url: string, tracesUrl: string): GatewaySpec {
         },
       },
       own: { api: 'openai', url, byok: 'required', models: { small: embedding('text-embedding-3-small') } },
+      resp: { api: 'openai-responses', url, api_key: SECRET, models: { small: embedding('text-embedding-3-small') } },
       local: {
         api: 'mock',
         models: {
@@ -206,6 +207,13 @@ describe('an OpenAI-format upstream', () => {
     expect(res.headers.get('x-gateway-cost-usd')).toBe('0.000003000');
     expect(res.headers.get('x-gateway-model')).toBe('up/small');
     expect(res.headers.get('x-upstream-request-id')).toBe('req_fake_1');
+  });
+
+  it('an openai-responses provider serves embeddings at its /embeddings', async () => {
+    const res = await embed({ model: 'resp/small', input: 'x' });
+    expect(res.status).toBe(200);
+    expect(up.calls.map((c) => c.path)).toEqual(['/v1/embeddings']);
+    expect((await res.json()).data[0].embedding).toEqual(fakeEmbedding('x'));
   });
 
   it('relays float vectors as the upstream sent them', async () => {

@@ -234,6 +234,20 @@ describe('loadConfig: model kind', () => {
   const problems = (r: ReturnType<typeof load>) =>
     r.issues.filter((i) => i.severity === 'error').map((i) => [i.line, i.col, i.path, i.message]);
 
+  it('takes embedding models on openai-responses providers too', () => {
+    const r = loadConfigText(
+      'providers:\n' +
+        '  resp:\n' +
+        '    api: openai-responses\n' +
+        '    base_url: "http://127.0.0.1:9/v1"\n' +
+        '    models: { e: { context_window: 1, kind: embedding } }\n',
+      'f.yaml',
+      {},
+    );
+    expect(r.issues).toEqual([]);
+    expect(r.config!.models.get('resp/e')!.kind).toBe('embedding');
+  });
+
   it('is chat by default; an embedding model keeps its dimensions', () => {
     const { config, issues } = load(
       'echo: { context_window: 8192 }, embed: { context_window: 8192, kind: embedding, dimensions: 16 }',
@@ -276,7 +290,7 @@ describe('loadConfig: model kind', () => {
         2,
         66,
         'providers.ant.models.e.kind',
-        'api "anthropic" has no embeddings endpoint: an embedding model needs api openai or mock',
+        'api "anthropic" has no embeddings endpoint: an embedding model needs api openai, openai-responses or mock',
       ],
       [3, 69, 'providers.local.models.c.dimensions', 'is for embedding models (kind: embedding)'],
     ]);
