@@ -14,7 +14,13 @@ import { callerModel, type RoutedContext } from '../request/context.js';
 import { withoutSecrets } from '../request/secrets.js';
 import type { Candidate } from '../routing/resolve-model.js';
 import { upstreamFailure } from '../upstream/client.js';
-import { responseHeader, sendUpstream, upstreamErrorOf } from './upstream-request.js';
+import {
+  noteUpstreamRequestId,
+  readJsonAnswer,
+  responseHeader,
+  sendUpstream,
+  upstreamErrorOf,
+} from './upstream-request.js';
 
 const NOTHING_DROPPED: string[] = [];
 
@@ -40,8 +46,7 @@ export async function attemptHttp(
   noteDropped(ctx, translated ? [...dropped, ...droppedBetas(ctx)] : NOTHING_DROPPED);
   const accept = chat.stream ? 'text/event-stream' : 'application/json';
   const up = await sendUpstream(ctx, c, kind, { path: kind.chatPath, body, accept, apiKey });
-  const upstreamId = responseHeader(up, 'x-request-id') ?? responseHeader(up, 'request-id');
-  if (upstreamId) ctx.responseHeaders['x-upstream-request-id'] = upstreamId;
+  noteUpstreamRequestId(ctx, up);
   if (up.status >= 400) throw await upstreamErrorOf(up, c, upstreamFormat, apiKey);
 
   const answer = {
@@ -61,15 +66,7 @@ export async function attemptHttp(
       `Provider "${c.provider.id}" answered a streaming request without an event stream.`,
     );
   }
-  const raw = await up.body.bytes().catch((err: unknown) => {
-    throw upstreamFailure(err, c.provider, c.model.timeouts);
-  });
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw.toString('utf8'));
-  } catch {
-    throw new GatewayError('upstream_error', `Provider "${c.provider.id}" sent a response that is not JSON.`);
-  }
+  const { raw, parsed } = await readJsonAnswer(up, c);
   return translator.response(raw, parsed, up.status, answer);
 }
 

@@ -6,12 +6,12 @@
  */
 
 import type { Candidate } from '../routing/resolve-model.js';
-import type { RoutedContext } from '../request/context.js';
+import type { AuthorisedContext } from '../request/context.js';
 import type { HttpProviderKind } from '../providers/types.js';
 import type { WireFormat } from '../formats/types.js';
-import type { UpstreamResponse } from '../upstream/client.js';
+import { upstreamFailure, type UpstreamResponse } from '../upstream/client.js';
 import { upstreamHttpError } from '../upstream/http-error.js';
-import type { GatewayError } from '../core/errors.js';
+import { GatewayError } from '../core/errors.js';
 
 export interface UpstreamCall {
   path: string;
@@ -23,7 +23,7 @@ export interface UpstreamCall {
 }
 
 export function sendUpstream(
-  ctx: RoutedContext,
+  ctx: AuthorisedContext,
   c: Candidate,
   kind: HttpProviderKind,
   call: UpstreamCall,
@@ -65,6 +65,24 @@ export async function upstreamErrorOf(
     retryAfterMs: responseHeader(up, 'retry-after-ms'),
     secrets: [apiKey],
   });
+}
+
+/** The provider's request id, passed on as `x-upstream-request-id` (either format's header). */
+export function noteUpstreamRequestId(ctx: AuthorisedContext, up: UpstreamResponse): void {
+  const id = responseHeader(up, 'x-request-id') ?? responseHeader(up, 'request-id');
+  if (id) ctx.responseHeaders['x-upstream-request-id'] = id;
+}
+
+/** A complete JSON answer, as bytes and parsed; a failed read or a body that is not JSON names the provider. */
+export async function readJsonAnswer(up: UpstreamResponse, c: Candidate): Promise<{ raw: Buffer; parsed: unknown }> {
+  const raw = await up.body.bytes().catch((err: unknown) => {
+    throw upstreamFailure(err, c.provider, c.model.timeouts);
+  });
+  try {
+    return { raw, parsed: JSON.parse(raw.toString('utf8')) };
+  } catch {
+    throw new GatewayError('upstream_error', `Provider "${c.provider.id}" sent a response that is not JSON.`);
+  }
 }
 
 export function responseHeader(up: UpstreamResponse, name: string): string | undefined {

@@ -85,6 +85,8 @@ export interface PlanInput {
   modelId: string;
   candidates: readonly Candidate[];
   bodyBytes: number;
+  /** Input tokens the request holds at least (token ids sent as such), when more than the body size says. */
+  minInputTokens?: number;
   /** The most output tokens candidate `c` can bill for this request (all choices). */
   outputTokens: (c: Candidate) => number;
   now: number;
@@ -100,7 +102,7 @@ export function planLimits(i: PlanInput): LimitPlan | undefined {
     .filter(([, inst]) => inst !== undefined);
   if (budgets.length === 0 && limits.length === 0) return undefined;
 
-  const inputTokens = Math.ceil(i.bodyBytes / BYTES_PER_TOKEN_ESTIMATE);
+  const inputTokens = Math.max(Math.ceil(i.bodyBytes / BYTES_PER_TOKEN_ESTIMATE), i.minInputTokens ?? 0);
   let outputTokens = 0;
   let estimateNano = 0;
   for (const c of i.candidates) {
@@ -198,7 +200,7 @@ export const COUNT_TOKENS_BURST = 16;
  * many in flight as `max_concurrent`, each at least COUNT_TOKENS_BURST.
  */
 export function planCountLimits(
-  i: Omit<PlanInput, 'candidates' | 'bodyBytes' | 'outputTokens'>,
+  i: Omit<PlanInput, 'candidates' | 'bodyBytes' | 'minInputTokens' | 'outputTokens'>,
 ): LimitPlan | undefined {
   const ops: CounterOp[] = [];
   const limiters: Limiter[] = [];

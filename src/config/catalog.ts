@@ -10,15 +10,26 @@ export interface Catalog {
   providers: Set<string>;
   /** Concrete model id → whether it has a price. */
   models: Map<string, boolean>;
+  /** Concrete ids of the models with `kind: embedding`. */
+  embeddingModels: Set<string>;
   aliases: Map<string, Obj>;
   namespaces: Set<string>;
 }
 
 export function buildCatalog(data: Obj): Catalog {
-  const c: Catalog = { providers: new Set(), models: new Map(), aliases: new Map(), namespaces: new Set() };
+  const c: Catalog = {
+    providers: new Set(),
+    models: new Map(),
+    embeddingModels: new Set(),
+    aliases: new Map(),
+    namespaces: new Set(),
+  };
   for (const [pid, p] of entries(data.providers)) {
     c.providers.add(pid);
-    for (const [name, m] of entries(obj(p)?.models)) c.models.set(`${pid}/${name}`, obj(obj(m)?.price) !== undefined);
+    for (const [name, m] of entries(obj(p)?.models)) {
+      c.models.set(`${pid}/${name}`, obj(obj(m)?.price) !== undefined);
+      if (obj(m)?.kind === 'embedding') c.embeddingModels.add(`${pid}/${name}`);
+    }
   }
   for (const [aid, a] of entries(data.aliases)) {
     c.aliases.set(aid, obj(a) ?? {});

@@ -15,6 +15,7 @@ import type {
   GuardrailConfig,
   KeyConfig,
   LimitScope,
+  ModelKind,
   ModelSpec,
   ProviderApi,
   ProviderConfig,
@@ -106,6 +107,8 @@ function normaliseProvider(
       provider: id,
       name,
       upstreamName: str(m.upstream_name) ?? name,
+      kind: (str(m.kind) ?? 'chat') as ModelKind,
+      ...(typeof m.dimensions === 'number' ? { dimensions: m.dimensions } : {}),
       contextWindow: m.context_window as number,
       timeouts: normaliseTimeouts(m.timeouts, timeouts),
       ...(typeof m.max_output_tokens === 'number' ? { maxOutputTokens: m.max_output_tokens } : {}),
@@ -114,7 +117,8 @@ function normaliseProvider(
         ? {
             price: {
               input: price.input as number,
-              output: price.output as number,
+              // Embedding models have no output to price.
+              output: typeof price.output === 'number' ? price.output : 0,
               ...(typeof price.cache_read === 'number' ? { cacheRead: price.cache_read } : {}),
               ...(typeof price.cache_write === 'number' ? { cacheWrite: price.cache_write } : {}),
               // Anthropic's list price for web search, unless configured.

@@ -27,6 +27,7 @@ export function semanticChecks(data: Obj, file: string, locate: Locate, missingP
   checkServer(ctx, data);
   checkProviders(ctx, data);
   checkAliases(ctx, data);
+  checkModelKinds(ctx, data);
   checkRoutingPolicy(ctx, obj(data.routing), ['routing']);
   for (const [aid, a] of entries(data.aliases)) checkRoutingPolicy(ctx, obj(a), ['aliases', aid]);
   const roles = new Set(entries(data.roles).map(([r]) => r));
@@ -80,6 +81,45 @@ function checkProviders({ report }: Ctx, data: Obj): void {
     if (url !== undefined && !isHttpUrl(url)) {
       report('error', ['providers', pid, 'base_url'], 'must be an http:// or https:// URL');
     }
+  }
+}
+
+/** Provider kinds with an embeddings endpoint (providers/<kind>.ts `embeddingsPath`; mock answers in-process). */
+const EMBEDDING_APIS = new Set(['openai', 'openai-responses', 'mock']);
+
+/**
+ * Embedding models only where the provider kind has an embeddings endpoint, `dimensions` only on
+ * them, and one kind per alias: a request is served by an alias's models of the endpoint's kind only.
+ */
+function checkModelKinds({ c, report }: Ctx, data: Obj): void {
+  for (const [pid, p] of entries(data.providers)) {
+    const api = str(obj(p)?.api);
+    for (const [name, m] of entries(obj(p)?.models)) {
+      const embedding = obj(m)?.kind === 'embedding';
+      if (embedding && api !== undefined && !EMBEDDING_APIS.has(api)) {
+        report(
+          'error',
+          ['providers', pid, 'models', name, 'kind'],
+          `api "${api}" has no embeddings endpoint: an embedding model needs api openai, openai-responses or mock`,
+        );
+      }
+      if (!embedding && obj(m)?.dimensions !== undefined) {
+        report('error', ['providers', pid, 'models', name, 'dimensions'], 'is for embedding models (kind: embedding)');
+      }
+    }
+  }
+  for (const aid of c.aliases.keys()) {
+    const reached = [...patternModels(c, aid)];
+    const embedding = reached.filter((m) => c.embeddingModels.has(m));
+    const chat = reached.filter((m) => !c.embeddingModels.has(m));
+    if (embedding.length === 0 || chat.length === 0) continue;
+    report(
+      'error',
+      ['aliases', aid],
+      `reaches embedding models (${embedding.join(', ')}) and chat models (${chat.join(', ')}): ` +
+        'an alias serves one kind',
+      'key',
+    );
   }
 }
 

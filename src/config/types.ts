@@ -5,6 +5,9 @@
 
 export type ProviderApi = 'openai' | 'openai-responses' | 'anthropic' | 'mock';
 
+/** What a model serves: chat (`/v1/chat/completions`, `/v1/messages`) or embeddings (`/v1/embeddings`). */
+export type ModelKind = 'chat' | 'embedding';
+
 /** USD per million tokens. */
 export interface Price {
   input: number;
@@ -23,6 +26,9 @@ export interface ModelSpec {
   name: string;
   /** The name sent upstream in `model` (defaults to `name`). */
   upstreamName: string;
+  kind: ModelKind;
+  /** An embedding model's default vector size, when configured (informational; the mock uses it). */
+  dimensions?: number;
   contextWindow: number;
   maxOutputTokens?: number;
   /**

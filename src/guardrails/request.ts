@@ -10,7 +10,8 @@
  *    anyway);
  * 3. webhooks (see webhook.ts), on the same texts.
  * The caller's body is never modified: a redaction yields a new body that shares every part it
- * did not change, and its canonical view decoded again.
+ * did not change, and its canonical view decoded again. The same steps read an embeddings
+ * request's inputs (embeddings-input.ts): checkBodyTexts takes how a body's texts are read.
  */
 
 import type { GatewayConfig } from '../config/types.js';
@@ -24,7 +25,6 @@ import {
   selectGuardrails,
   type CompiledGuardrail,
   type GuardrailScope,
-  type PatternGuardrail,
   type TokenLimitGuardrail,
   type WebhookGuardrail,
 } from './rules.js';
@@ -56,16 +56,21 @@ export interface InputCheckResult extends InputRequest {
   blockedBy?: string;
 }
 
-/** Step 1 alone (synchronous): pattern rules only, on the body's texts. */
-export function redactBody(
-  rules: readonly PatternGuardrail[],
-  body: RequestBody,
-): { body: RequestBody; hits: ScanHit[]; blockedBy?: string } {
-  if (rules.length === 0) return { body, hits: [] };
-  const scanner = new TextScanner(rules);
-  const out = mapBodyTexts(body, scanner.scan);
-  const blockedBy = scanner.blockedBy;
-  return { body: out, hits: scanner.hits, ...(blockedBy !== undefined ? { blockedBy } : {}) };
+/**
+ * How the input rules read one kind of request body: its texts (the mapper copies only what
+ * changed) and its input tokens (max_input_tokens).
+ */
+export interface BodyTexts {
+  map(body: RequestBody, fn: TextMapper): RequestBody;
+  countTokens(body: RequestBody): number;
+}
+
+export interface BodyCheckResult {
+  /** The body to send: the caller's own object when nothing changed it. */
+  body: RequestBody;
+  hits: ScanHit[];
+  /** Set when a rule blocks: the request must not be sent. */
+  blockedBy?: string;
 }
 
 /** `rules`: every compiled guardrail; the input ones matching `scope` are applied. */
@@ -77,26 +82,48 @@ export async function checkInput(
 ): Promise<InputCheckResult> {
   const selected = selectGuardrails(rules, 'input', scope);
   if (selected.length === 0) return { ...request, changed: false, hits: [] };
+  // The canonical view of the last body read, decoded once per rewritten body.
+  let view: InputRequest = request;
+  const chatOf = (body: RequestBody): ChatRequest => {
+    if (body !== view.body) view = { body, chat: deps.decode(body) };
+    return view.chat;
+  };
+  const texts: BodyTexts = {
+    map: mapBodyTexts,
+    countTokens: (body) =>
+      deps.countTokens
+        ? deps.countTokens(chatOf(body))
+        : countTokensLocal(deps.config, scope.modelId, chatOf(body)).inputTokens,
+  };
+  const r = await checkBodyTexts(selected, request.body, texts, deps);
+  return { ...r, chat: chatOf(r.body), changed: r.body !== request.body };
+}
 
-  const scanned = redactBody(patternRules(selected), request.body);
-  const hits = scanned.hits;
-  // A blocked request is not sent: its canonical view is not needed.
-  if (scanned.blockedBy !== undefined) return { ...request, changed: false, hits, blockedBy: scanned.blockedBy };
-  let body = scanned.body;
-  let chat = body === request.body ? request.chat : deps.decode(body);
-  const result = (blockedBy?: string): InputCheckResult => ({
+/**
+ * The three steps over a body's texts with the rules already selected. A block by a pattern rule
+ * leaves the body as sent (a blocked request is not sent, so nothing needs its redacted form).
+ */
+export async function checkBodyTexts(
+  selected: readonly CompiledGuardrail[],
+  sent: RequestBody,
+  texts: BodyTexts,
+  deps: WebhookDeps,
+): Promise<BodyCheckResult> {
+  const patterns = patternRules(selected);
+  const scanner = new TextScanner(patterns);
+  const scanned = patterns.length === 0 ? sent : texts.map(sent, scanner.scan);
+  const hits = scanner.hits;
+  if (scanner.blockedBy !== undefined) return { body: sent, hits, blockedBy: scanner.blockedBy };
+  let body = scanned;
+  const result = (blockedBy?: string): BodyCheckResult => ({
     body,
-    chat,
-    changed: body !== request.body,
     hits,
     ...(blockedBy !== undefined ? { blockedBy } : {}),
   });
 
   const limits = selected.filter((r): r is TokenLimitGuardrail => r.kind === 'max_input_tokens');
   if (limits.length > 0) {
-    const inputTokens = deps.countTokens
-      ? deps.countTokens(chat)
-      : countTokensLocal(deps.config, scope.modelId, chat).inputTokens;
+    const inputTokens = texts.countTokens(body);
     for (const rule of limits) {
       if (inputTokens <= rule.limit) continue;
       const action = rule.action === 'log' ? 'log' : 'block';
@@ -108,13 +135,10 @@ export async function checkInput(
   const webhooks = selected.filter((r): r is WebhookGuardrail => r.kind === 'webhook');
   if (webhooks.length > 0) {
     const current = body;
-    const walk = (fn: TextMapper): RequestBody => mapBodyTexts(current, fn);
+    const walk = (fn: TextMapper): RequestBody => texts.map(current, fn);
     const outcome = await runWebhooks(webhooks, 'input', collectTexts(walk), deps);
     addHits(hits, outcome.hits);
-    if (outcome.changed) {
-      body = replaceTexts(walk, outcome.parts);
-      if (body !== current) chat = deps.decode(body);
-    }
+    if (outcome.changed) body = replaceTexts(walk, outcome.parts);
     if (outcome.blockedBy !== undefined) return result(outcome.blockedBy);
   }
   return result();

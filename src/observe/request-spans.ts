@@ -73,6 +73,7 @@ class Attrs {
 /** The GenAI operation of an endpoint; undefined for endpoints that are not model calls. */
 function operationOf(endpoint: string): string | undefined {
   const path = endpoint.split(' ').pop() ?? '';
+  if (path.endsWith('/embeddings')) return 'embeddings';
   return path.endsWith('/chat/completions') || path.endsWith('/messages') ? 'chat' : undefined;
 }
 

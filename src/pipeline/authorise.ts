@@ -1,15 +1,18 @@
+import type { ModelKind } from '../config/types.js';
 import { GatewayError } from '../core/errors.js';
-import { resolveModel } from '../routing/resolve-model.js';
+import { type Resolution, resolveModel } from '../routing/resolve-model.js';
 import { roleMayUse } from '../config/access.js';
 import { checkAccountTools } from '../routing/server-tools.js';
+import { requestedModel } from '../request/context.js';
 import type { Stage } from './compose.js';
 
 /**
- * Model id or alias → ordered candidates; the caller's role must allow the name it used, and the
- * server tools or MCP servers the request asks for (routing/server-tools.ts).
+ * Model id or alias → ordered candidates; the caller's role must allow the name it used, the
+ * model must be of the endpoint's kind (chat, or embedding on /v1/embeddings), and the server
+ * tools or MCP servers the request asks for must be allowed (routing/server-tools.ts).
  */
 export const authorise: Stage = (ctx, next) => {
-  const name = ctx.chat!.model;
+  const name = requestedModel(ctx)!;
   const resolution = resolveModel(ctx.config, name);
   if (!resolution) {
     throw new GatewayError(
@@ -26,7 +29,20 @@ export const authorise: Stage = (ctx, next) => {
       { param: 'model' },
     );
   }
+  refuseOtherKind(resolution, ctx.embeddings ? 'embedding' : 'chat');
   checkAccountTools(role, ctx.body);
   ctx.resolution = resolution;
   return next(); // nothing to do on the way out: no async frame of its own
 };
+
+/** check-config keeps an alias to one kind, so a candidate of another kind means the wrong endpoint. */
+function refuseOtherKind(resolution: Resolution, endpointKind: ModelKind): void {
+  const other = resolution.candidates.find((c) => c.model.kind !== endpointKind);
+  if (!other) return;
+  const what = resolution.kind === 'alias' ? `The alias "${resolution.id}" routes to` : `"${resolution.id}" is`;
+  const message =
+    other.model.kind === 'embedding'
+      ? `${what} an embedding model: send it to POST /v1/embeddings.`
+      : `${what} a chat model, not an embedding model: send it to POST /v1/chat/completions or /v1/messages.`;
+  throw new GatewayError('invalid_request', message, { param: 'model' });
+}

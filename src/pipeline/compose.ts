@@ -18,7 +18,13 @@
  * nothing to do on the way out returns next() from a plain function (no async frame per request).
  */
 
-import { asRouted, type RequestContext, type RoutedContext } from '../request/context.js';
+import {
+  asEmbeddings,
+  asRouted,
+  type EmbeddingsContext,
+  type RequestContext,
+  type RoutedContext,
+} from '../request/context.js';
 
 export type Next = () => Promise<void>;
 export type Stage = (ctx: RequestContext, next: Next) => Promise<void>;
@@ -46,4 +52,9 @@ export function compose(stages: readonly Stage[]): (ctx: RequestContext) => Prom
 /** A stage that runs after `authorise`: it sees the routed request's fields as set. */
 export function routedStage(run: (ctx: RoutedContext, next: Next) => Promise<void>): Stage {
   return (ctx, next) => run(asRouted(ctx), next);
+}
+
+/** The same for an embeddings request. */
+export function embeddingsStage(run: (ctx: EmbeddingsContext, next: Next) => Promise<void>): Stage {
+  return (ctx, next) => run(asEmbeddings(ctx), next);
 }

@@ -5,14 +5,16 @@
  */
 
 import { spliceTopLevel } from '../core/json-splice.js';
+import { decodeEmbeddingsRequest } from '../formats/openai-embeddings/request-decode.js';
 import {
+  checkEmbeddingsInput,
   checkInput,
   guardrailBlockedError,
   selectGuardrails,
   toRecordedHits,
   type RequestBody,
 } from '../guardrails/index.js';
-import { routedStage, type Stage } from './compose.js';
+import { embeddingsStage, routedStage, type Stage } from './compose.js';
 import { guardrailsOf, scopeOf, withCallerSignal } from './guardrail-scope.js';
 
 export const guardInput: Stage = routedStage(async (ctx, next) => {
@@ -37,6 +39,28 @@ export const guardInput: Stage = routedStage(async (ctx, next) => {
     ctx.chat = r.chat;
   }
   ctx.outputGuarded = selectGuardrails(rules, 'output', scope).length > 0;
+  await next();
+});
+
+/**
+ * The same for an embeddings request, over its input texts. Only a redaction re-serialises
+ * anything: `input`, spliced into the caller's bytes. Vectors are not text: no output rules.
+ */
+export const guardEmbeddingsInput: Stage = embeddingsStage(async (ctx, next) => {
+  const rules = guardrailsOf(ctx.config);
+  if (rules.length === 0) return next();
+  const body = ctx.body as RequestBody;
+  const deps = { config: ctx.config };
+  const r = await withCallerSignal(ctx, rules, (signal) =>
+    checkEmbeddingsInput(rules, scopeOf(ctx), body, signal ? { ...deps, signal } : deps),
+  );
+  ctx.guardrailHits.push(...toRecordedHits(r.hits, 'input'));
+  if (r.blockedBy !== undefined) throw guardrailBlockedError(r.blockedBy, 'input');
+  if (r.body !== body) {
+    ctx.rawBody = withChangedMembers(ctx.rawBody, body, r.body);
+    ctx.body = r.body;
+    ctx.embeddings = decodeEmbeddingsRequest(r.body);
+  }
   await next();
 });
 

@@ -5,7 +5,7 @@
 
 import type { GatewayConfig } from '../config/types.js';
 import { compileGuardrails, type CompiledGuardrail, type GuardrailScope } from '../guardrails/index.js';
-import type { RoutedContext } from '../request/context.js';
+import type { AuthorisedContext } from '../request/context.js';
 
 const compiled = new WeakMap<GatewayConfig, CompiledGuardrail[]>();
 
@@ -19,7 +19,7 @@ export function guardrailsOf(config: GatewayConfig): CompiledGuardrail[] {
   return rules;
 }
 
-export function scopeOf(ctx: RoutedContext): GuardrailScope {
+export function scopeOf(ctx: AuthorisedContext): GuardrailScope {
   return {
     role: ctx.principal.role,
     keyId: ctx.principal.keyId,
@@ -33,7 +33,7 @@ export function scopeOf(ctx: RoutedContext): GuardrailScope {
  * signal, made only when a webhook rule exists (the common path allocates nothing).
  */
 export async function withCallerSignal<T>(
-  ctx: RoutedContext,
+  ctx: AuthorisedContext,
   rules: readonly CompiledGuardrail[],
   run: (signal?: AbortSignal) => Promise<T>,
 ): Promise<T> {

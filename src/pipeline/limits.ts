@@ -15,19 +15,42 @@ import {
   type Limiter,
   type LimitPlan,
 } from '../budget/plan.js';
+import { tokenIdCount } from '../core/embeddings.js';
 import { GatewayError } from '../core/errors.js';
 import { isStreamReply, wrapStream } from '../core/reply.js';
 import { maxBilledOutputTokens } from '../formats/output-cap.js';
 import { HTTP_PROVIDERS } from '../providers/registry.js';
+import type { Candidate } from '../routing/resolve-model.js';
 import type { CounterOp, ReserveResult } from '../state/store.js';
-import { routedStage, type Stage } from './compose.js';
-import type { RequestContext } from '../request/context.js';
+import { embeddingsStage, type Next, routedStage, type Stage } from './compose.js';
+import type { AuthorisedContext, RequestContext } from '../request/context.js';
 
 export const COST_HEADER = 'x-gateway-cost-usd';
 /** A budget period ending within this long gets a `retry-after`. */
 const SOON_MS = 3600_000;
 
-export const limits: Stage = routedStage(async (ctx, next) => {
+export const limits: Stage = routedStage((ctx, next) =>
+  limited(ctx, next, {
+    // What each candidate is sent as its output limit, times the choices (thinking budgets included).
+    outputTokens: (c) =>
+      maxBilledOutputTokens(ctx.chat, ctx.format.id, HTTP_PROVIDERS[c.provider.api]?.speaks, c.model.maxOutputTokens),
+  }),
+);
+
+/**
+ * An embedding has no output: its input is reserved (at the input price), at least as many
+ * tokens as the token ids it sends, and settled to the provider's `prompt_tokens`.
+ */
+export const embeddingsLimits: Stage = embeddingsStage((ctx, next) =>
+  limited(ctx, next, { outputTokens: () => 0, minInputTokens: tokenIdCount(ctx.embeddings) }),
+);
+
+interface Estimate {
+  outputTokens: (c: Candidate) => number;
+  minInputTokens?: number;
+}
+
+async function limited(ctx: AuthorisedContext, next: Next, estimate: Estimate): Promise<void> {
   const resolution = ctx.resolution;
   const now = Date.now();
   const plan = planLimits({
@@ -36,9 +59,7 @@ export const limits: Stage = routedStage(async (ctx, next) => {
     modelId: resolution.id,
     candidates: resolution.candidates,
     bodyBytes: ctx.rawBody.length,
-    // What each candidate is sent as its output limit, times the choices (thinking budgets included).
-    outputTokens: (c) =>
-      maxBilledOutputTokens(ctx.chat, ctx.format.id, HTTP_PROVIDERS[c.provider.api]?.speaks, c.model.maxOutputTokens),
+    ...estimate,
     now,
   });
   if (!plan) {
@@ -80,7 +101,7 @@ export const limits: Stage = routedStage(async (ctx, next) => {
   }
   if (holdsSlot && !isStreamReply(ctx.reply)) await settle();
   announceCost(ctx, cost, holdsSlot ? settle : undefined);
-});
+}
 
 /**
  * count_tokens: request rates and concurrency only, in counters of their own (budget/plan.ts,

@@ -5,7 +5,8 @@ import type { RequestContext } from '../request/context.js';
 
 /**
  * GET /v1/models for the caller's role: the OpenAI list shape, or the Anthropic one (with paging)
- * when the caller sent `anthropic-version`. Both carry each entry's context window.
+ * when the caller sent `anthropic-version`. Both carry each entry's context window; the OpenAI
+ * entries also its kind (chat or embedding).
  */
 export const listModelsReply: Stage = async (ctx) => {
   const entries = listModels(ctx.config, ctx.principal!.role);
@@ -27,6 +28,7 @@ export function openaiModel(ctx: RequestContext, m: ModelListEntry) {
     object: 'model',
     created: Math.floor(ctx.runtime.startedAtEpochMs / 1000),
     owned_by: m.owner,
+    kind: m.modelKind,
     context_window: m.contextWindow,
     ...(m.maxOutputTokens !== undefined ? { max_output_tokens: m.maxOutputTokens } : {}),
     ...(m.kind === 'alias' ? { targets: m.targets } : {}),

@@ -1,7 +1,7 @@
 import { buildRecord, type RequestRecord } from '../observe/record.js';
 import type { Stage } from './compose.js';
 import { redactForRequest } from '../request/secrets.js';
-import type { RequestContext } from '../request/context.js';
+import { type RequestContext, requestedModel } from '../request/context.js';
 
 /**
  * Starts the clock; ↩ once the response has been written (or abandoned): runs the request's
@@ -43,11 +43,11 @@ function recordOf(ctx: RequestContext): RequestRecord {
     clientAborted: ctx.signal.aborted,
     keyId: ctx.principal?.keyId,
     role: ctx.principal?.role,
-    model: ctx.chat?.model,
+    model: requestedModel(ctx),
     servedProvider: ctx.served?.provider.id,
     servedModel: ctx.served?.model.id,
     fallback: ctx.served?.fallback,
-    stream: ctx.chat?.stream,
+    stream: ctx.embeddings ? false : ctx.chat?.stream,
     usage: ctx.usage,
     costNano: ctx.costNano,
     byok: ctx.byok,
@@ -72,9 +72,14 @@ function report(ctx: RequestContext): void {
         : {};
     // Prompts only when the config opts in (they may hold personal data).
     // A request a guardrail blocked is never written out (ctx.chat is the redacted one otherwise).
-    const chat = ctx.chat;
-    const logPrompt = ctx.config.observability.log.includePrompts && chat && ctx.error?.code !== 'guardrail_blocked';
-    const prompt = logPrompt ? { prompt: { system: chat.system, messages: chat.messages } } : {};
+    const { chat, embeddings } = ctx;
+    const logPrompt =
+      ctx.config.observability.log.includePrompts && (chat || embeddings) && ctx.error?.code !== 'guardrail_blocked';
+    const prompt = !logPrompt
+      ? {}
+      : chat
+        ? { prompt: { system: chat.system, messages: chat.messages } }
+        : { prompt: { input: embeddings!.inputs } };
     // The record as it is unless something joins it (no copy of ~25 fields per line).
     const extra = detail.error !== undefined || logPrompt;
     logger.log(

@@ -1,6 +1,7 @@
 import { attachListeners } from '../http/attach-listeners.js';
 import { GatewayError } from '../core/errors.js';
 import { parseJsonStrict } from '../core/parse-json-strict.js';
+import { decodeEmbeddingsRequest } from '../formats/openai-embeddings/request-decode.js';
 import type { Stage } from './compose.js';
 import type { RequestContext } from '../request/context.js';
 import { BODY_REFUSED, leaveBodyUnread, oversizedDiscard, REFUSED_DISCARD, sendContinue } from '../http/unread-body.js';
@@ -16,6 +17,13 @@ export const parseBody: Stage = async (ctx, next) => {
 export const parseCountBody: Stage = async (ctx, next) => {
   await readJson(ctx);
   ctx.chat = ctx.format.decodeRequest(ctx.body, { forCounting: true });
+  await next();
+};
+
+/** The same for an embeddings request (the OpenAI embeddings format: formats/openai-embeddings/). */
+export const parseEmbeddingsBody: Stage = async (ctx, next) => {
+  await readJson(ctx);
+  ctx.embeddings = decodeEmbeddingsRequest(ctx.body);
   await next();
 };
 

@@ -5,5 +5,6 @@ export const openaiProvider: HttpProviderKind = {
   api: 'openai',
   speaks: 'openai-chat',
   chatPath: '/chat/completions',
+  embeddingsPath: '/embeddings',
   authHeaders: (apiKey): Record<string, string> => (apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
 };

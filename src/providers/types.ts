@@ -13,4 +13,9 @@ export interface HttpProviderKind {
   forwardHeaders?(caller: IncomingHttpHeaders, callerFormat: WireFormatId): Record<string, string>;
   /** Path of the token-counting endpoint, for kinds that have one. */
   countTokensPath?: string;
+  /**
+   * Path of an OpenAI-format embeddings endpoint, for kinds that have one (config/semantic.ts,
+   * EMBEDDING_APIS, lists them for check-config).
+   */
+  embeddingsPath?: string;
 }

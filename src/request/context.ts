@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CancelSignal } from '../core/cancel.js';
 import type { ChatRequest, Usage } from '../core/canonical.js';
+import type { EmbeddingsRequest } from '../core/embeddings.js';
 import type { Principal, RelayedOutput, Reply } from '../core/reply.js';
 import { GatewayError } from '../core/errors.js';
 import type { GatewayConfig } from '../config/types.js';
@@ -51,6 +52,8 @@ export interface RequestContext {
   body?: unknown;
   /** Canonical view of the request (policies read this; pass-through forwards rawBody). */
   chat?: ChatRequest;
+  /** An embeddings request as read (POST /v1/embeddings; its upstream gets rawBody). */
+  embeddings?: EmbeddingsRequest;
   principal?: Principal;
   /** Output guardrails apply: the reply is made from canonical events (no byte pass-through). */
   outputGuarded?: boolean;
@@ -86,26 +89,52 @@ export interface RequestContext {
 }
 
 /**
- * A model request past `authorise`: its body read, its principal known, its model resolved.
- * The stages after it take this type (pipeline/compose.ts, routedStage), so what the earlier
- * stages set is checked once at that boundary instead of asserted at every use.
+ * A request past `authorise`, whatever its endpoint: its body read, its principal known, its
+ * model resolved. The stages after it take this type or a narrower one (pipeline/compose.ts,
+ * routedStage, embeddingsStage), so what the earlier stages set is checked once at that boundary
+ * instead of asserted at every use.
  */
-export interface RoutedContext extends RequestContext {
+export interface AuthorisedContext extends RequestContext {
   rawBody: Buffer;
   body: unknown;
-  chat: ChatRequest;
   principal: Principal;
   resolution: Resolution;
 }
 
+/** A chat model request (chat completions, messages, count_tokens) past `authorise`. */
+export interface RoutedContext extends AuthorisedContext {
+  chat: ChatRequest;
+}
+
+/** An embeddings request past `authorise`. */
+export interface EmbeddingsContext extends AuthorisedContext {
+  embeddings: EmbeddingsRequest;
+}
+
+function isAuthorised(ctx: RequestContext): boolean {
+  return ctx.rawBody !== undefined && ctx.principal !== undefined && ctx.resolution !== undefined;
+}
+
 export function asRouted(ctx: RequestContext): RoutedContext {
-  if (ctx.rawBody === undefined || ctx.chat === undefined || ctx.principal === undefined || !ctx.resolution) {
+  if (!isAuthorised(ctx) || ctx.chat === undefined) {
     throw new GatewayError('internal_error', 'A stage that needs a routed request ran before authorise.');
   }
   return ctx as RoutedContext;
 }
 
+export function asEmbeddings(ctx: RequestContext): EmbeddingsContext {
+  if (!isAuthorised(ctx) || ctx.embeddings === undefined) {
+    throw new GatewayError('internal_error', 'A stage that needs an embeddings request ran before authorise.');
+  }
+  return ctx as EmbeddingsContext;
+}
+
+/** The model id or alias the request names, once its body has been read. */
+export function requestedModel(ctx: RequestContext): string | undefined {
+  return ctx.chat?.model ?? ctx.embeddings?.model;
+}
+
 /** The model name the caller sent: what every response names. */
-export function callerModel(ctx: RoutedContext): string {
+export function callerModel(ctx: AuthorisedContext): string {
   return ctx.resolution.id;
 }

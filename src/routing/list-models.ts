@@ -1,10 +1,12 @@
-import type { GatewayConfig } from '../config/types.js';
+import type { GatewayConfig, ModelKind } from '../config/types.js';
 import { resolveModel } from './resolve-model.js';
 import { roleAllows } from '../config/model-patterns.js';
 
 export interface ModelListEntry {
   id: string;
   kind: 'model' | 'alias';
+  /** What the model serves (its config `kind`); an alias's is its targets' (one kind per alias). */
+  modelKind: ModelKind;
   /** Owning provider for a model; the alias namespace for an alias. */
   owner: string;
   contextWindow: number;
@@ -29,6 +31,7 @@ export function listModels(config: GatewayConfig, role?: string): ModelListEntry
     out.push({
       id: m.id,
       kind: 'model',
+      modelKind: m.kind,
       owner: m.provider,
       contextWindow: m.contextWindow,
       maxOutputTokens: m.maxOutputTokens,
@@ -42,6 +45,7 @@ export function listModels(config: GatewayConfig, role?: string): ModelListEntry
     aliases.push({
       id: a.id,
       kind: 'alias',
+      modelKind: targets.some((m) => m.kind === 'embedding') ? 'embedding' : 'chat',
       owner: a.namespace,
       contextWindow: Math.min(...targets.map((m) => m.contextWindow)),
       maxOutputTokens: minDefined(targets.map((m) => m.maxOutputTokens)),

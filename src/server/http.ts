@@ -151,6 +151,7 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
       rawBody: undefined,
       body: undefined,
       chat: undefined,
+      embeddings: undefined,
       principal: undefined,
       outputGuarded: undefined,
       resolution: undefined,

@@ -19,6 +19,10 @@ import { parseBody, parseCountBody } from '../pipeline/parse-body.js';
 import { render } from '../pipeline/render.js';
 import { retrieveModelReply } from '../pipeline/retrieve-model-reply.js';
 import { storedResponsePath, storedResponseReply } from '../pipeline/stored-response-reply.js';
+import { dispatchEmbeddings } from '../pipeline/dispatch.js';
+import { guardEmbeddingsInput } from '../pipeline/guard-input.js';
+import { embeddingsLimits } from '../pipeline/limits.js';
+import { parseEmbeddingsBody } from '../pipeline/parse-body.js';
 
 export interface Route {
   method: 'GET' | 'POST' | 'DELETE';
@@ -121,6 +125,22 @@ const DECLARED: ReadonlyArray<Omit<Route, 'label'>> = [
     path: MODEL_BY_ID,
     format: callerFormat,
     run: compose([observe, render, authenticate, retrieveModelReply]),
+  },
+  // The same guarantees for an embeddings request: its own reading, guardrails, limits and attempt.
+  {
+    method: 'POST',
+    path: '/v1/embeddings',
+    format: openaiChat,
+    run: compose([
+      observe,
+      render,
+      authenticate,
+      parseEmbeddingsBody,
+      authorise,
+      guardEmbeddingsInput,
+      embeddingsLimits,
+      dispatchEmbeddings,
+    ]),
   },
 ];
 

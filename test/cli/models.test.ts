@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startServe, type RunningServe } from '../../src/cli/commands/serve.js';
 import { silentLogger } from '../../src/observe/logger.js';
@@ -112,5 +115,48 @@ describe('gateway models --url (from a running gateway)', () => {
     const down = await cli(['models', '--url', 'http://127.0.0.1:9', '--key', PLAIN_KEY]);
     expect(down.code).toBe(1);
     expect(down.err[0]).toMatch(/^error: cannot reach http:\/\/127\.0\.0\.1:9\/v1\/models: /);
+  });
+});
+
+describe('gateway models: chat and embedding models', () => {
+  const file = join(mkdtempSync(join(tmpdir(), 'gw-models-')), 'gateway.yaml');
+  writeFileSync(
+    file,
+    'providers:\n' +
+      '  local:\n' +
+      '    api: mock\n' +
+      '    models:\n' +
+      '      echo: { context_window: 8192 }\n' +
+      '      embed: { context_window: 8191, kind: embedding, dimensions: 16 }\n' +
+      'aliases:\n' +
+      '  team/embed: { targets: [local/embed] }\n' +
+      'roles: { dev: { models: ["*"] } }\n' +
+      'keys: [{ id: k, key: models-kind-key-0001, role: dev }]\n',
+  );
+
+  test('the KIND column says chat or embedding, from the config and from a running gateway', async () => {
+    const rows = [
+      /^local\/echo\s+chat model\s+local\s+8192\s*$/,
+      /^local\/embed\s+embedding model\s+local\s+8191\s*$/,
+      /^team\/embed\s+embedding alias\s+team\s+8191\s+local\/embed$/,
+    ];
+    const local = await cli(['models', '-c', file]);
+    expect(local.code).toBe(0);
+    expect(local.out.slice(1)).toEqual(rows.map((r) => expect.stringMatching(r)));
+
+    const gw = await startServe({ config: file, host: '127.0.0.1', port: 0, logger: silentLogger }, capture().io);
+    try {
+      const remote = await cli(['models', '--url', gw.url, '--key', 'models-kind-key-0001']);
+      expect(remote.out.slice(1)).toEqual(rows.map((r) => expect.stringMatching(r)));
+      const json = await cli(['models', '--url', gw.url, '--key', 'models-kind-key-0001', '--json']);
+      const list = JSON.parse(json.out.join('\n')) as ModelListEntry[];
+      expect(list.map((m) => [m.id, m.kind, m.modelKind])).toEqual([
+        ['local/echo', 'model', 'chat'],
+        ['local/embed', 'model', 'embedding'],
+        ['team/embed', 'alias', 'embedding'],
+      ]);
+    } finally {
+      await gw.close(100);
+    }
   });
 });

@@ -12,6 +12,7 @@
  *   GET /v1/responses/{id}/input_items  its input items (list object; `order`, `after`, `limit`)
  *   POST /v1/messages                Anthropic Messages (x-api-key or Bearer, and anthropic-version required)
  *   POST /v1/messages/count_tokens   Anthropic token counting ({input_tokens})
+ *   POST /v1/embeddings              OpenAI embeddings (Bearer key required; answers embeddingsAnswer)
  *   anything else                    404 in the format the path suggests (an unknown response id: 404 too)
  *
  * API
@@ -51,6 +52,7 @@
  * custom_tool_call item, finish 'length' → an incomplete response (max_output_tokens).
  * Usage is never zero: input ≈ request characters / 4, output = words (+ 10 per tool call, + reasoning), unless
  * `usage` (per provider, settable on up.usage; `openai` serves both OpenAI APIs) or the content's usage says otherwise.
+ * Embeddings calls get fakeEmbedding vectors (upstream-wire.ts), unless a reply with a kind says otherwise.
  */
 
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
@@ -62,11 +64,14 @@ import {
   type Refusal,
   validateAnthropic,
   validateOpenAIChat,
+  validateOpenAIEmbeddings,
   validateOpenAIResponses,
 } from './upstream-rules.js';
 import {
   closingEvents,
+  embeddingsJson,
   encodeJson,
+  fakeEmbedding,
   encodeStream,
   errorBody,
   KEEP_ALIVE,
@@ -96,7 +101,8 @@ export interface UpstreamCall {
   format: WireFormat;
   /**
    * `responses`: POST /v1/responses; `count_tokens`: Anthropic's count_tokens or POST /v1/responses/input_tokens;
-   * `retrieve`, `delete`, `input_items`: GET / DELETE /v1/responses/{id}, GET /v1/responses/{id}/input_items.
+   * `retrieve`, `delete`, `input_items`: GET / DELETE /v1/responses/{id}, GET /v1/responses/{id}/input_items;
+   * `embeddings`: POST /v1/embeddings.
    */
   endpoint: Endpoint;
   /** performance.now() when the body had arrived. */
@@ -117,6 +123,7 @@ export type Endpoint =
   | 'retrieve'
   | 'delete'
   | 'input_items'
+  | 'embeddings'
   | 'other';
 
 export interface ToolCallSpec {
@@ -386,6 +393,7 @@ function endpointOf(method: string, path: string): Endpoint {
   if (route === 'POST /v1/messages') return 'messages';
   if (route === 'POST /v1/responses') return 'responses';
   if (route === 'POST /v1/messages/count_tokens' || route === 'POST /v1/responses/input_tokens') return 'count_tokens';
+  if (route === 'POST /v1/embeddings') return 'embeddings';
   const m = RESPONSE_PATH.exec(path);
   if (m?.[2] && method === 'GET') return 'input_items';
   if (m && !m[2] && method === 'GET') return 'retrieve';
@@ -430,6 +438,7 @@ function check(
   }
   if (accept.anyBody) return undefined;
   const extra = accept.unknownFields === true;
+  if (call.endpoint === 'embeddings') return validateOpenAIEmbeddings(call.body, extra);
   if (call.format === 'openai') return validateOpenAIChat(call.body, reasoning, extra);
   if (call.format === 'responses') {
     const kind = call.endpoint === 'count_tokens' ? 'input_tokens' : 'create';
@@ -606,6 +615,8 @@ function endpointAnswer(ctx: AnswerContext): unknown {
       return responses.delete(id) ? { id, object: 'response.deleted', deleted: true } : undefined;
     case 'input_items':
       return responses.inputItemList(id, new URL(call.url, 'http://fake').searchParams);
+    case 'embeddings':
+      return embeddingsAnswer(call.body, ctx.usage.openai?.prompt);
     default:
       throw new Error(`no default answer for ${call.method} ${call.path}`);
   }
@@ -619,6 +630,22 @@ const pickMeta = (r: Content): Content => ({
   ...(r.id ? { id: r.id } : {}),
   ...(r.model ? { model: r.model } : {}),
 });
+
+/**
+ * The fake's answer to a valid embeddings body: fakeEmbedding per input (of the `dimensions` asked),
+ * in the `encoding_format` asked; prompt tokens `promptTokens`, else about characters / 4 per text
+ * (at least 1) plus the length of each token list.
+ */
+export function embeddingsAnswer(body: any, promptTokens?: number): unknown {
+  const input = body.input;
+  const inputs: Array<string | number[]> =
+    typeof input === 'string' || typeof input[0] === 'number' ? [input] : (input as Array<string | number[]>);
+  const tokens =
+    promptTokens ??
+    inputs.reduce((n, x) => n + (typeof x === 'string' ? Math.max(1, Math.ceil(x.length / 4)) : x.length), 0);
+  const vectors = inputs.map((x) => fakeEmbedding(x, body.dimensions));
+  return embeddingsJson(body.model, vectors, tokens, body.encoding_format ?? 'float');
+}
 
 function estimateTokens(body: unknown): number {
   return Math.max(1, Math.ceil(JSON.stringify(body ?? '').length / 4));

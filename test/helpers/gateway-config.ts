@@ -13,7 +13,10 @@ export interface ModelSpec {
   context_window: number;
   max_output_tokens?: number;
   upstream_name?: string;
-  price?: { input: number; output: number; cache_read?: number; cache_write?: number };
+  kind?: 'chat' | 'embedding';
+  dimensions?: number;
+  /** `output` is required on chat models (embedding models have no output to price). */
+  price?: { input: number; output?: number; cache_read?: number; cache_write?: number };
   timeouts?: Obj | Yaml;
 }
 

@@ -5,6 +5,8 @@
  * validateAnthropic(body, headers, kind) return undefined or the refusal {message, param?, code?, status?}.
  * Shares no code with src/.
  *
+ * validateOpenAIEmbeddings(body) likewise for POST /v1/embeddings.
+ *
  * What is refused (facts from the openai 6.x and @anthropic-ai/sdk 1.x type definitions and API docs):
  *   OpenAI: a body that is not an object; missing model/messages; unknown top-level arguments
  *     ("Unrecognized request argument supplied"); roles other than system/developer/user/assistant/tool/function;
@@ -203,6 +205,55 @@ function invalidType(param: string, expected: string, v: unknown): Refusal {
 }
 function missing(param: string): Refusal {
   return { message: `Missing required parameter: '${param}'.`, param, code: 'missing_required_parameter' };
+}
+
+const EMBEDDINGS_FIELDS = new Set(['model', 'input', 'encoding_format', 'dimensions', 'user']);
+const MAX_EMBEDDING_INPUTS = 2048;
+const isTokenId = (v: unknown) => isInt(v) && v >= 0;
+
+/**
+ * POST /v1/embeddings as OpenAI checks it: model and input required; input a non-empty string, or
+ * a non-empty array of at most 2048 non-empty strings, of token ids (integers >= 0), or of
+ * non-empty token arrays; encoding_format float or base64; dimensions an integer >= 1; user a string.
+ */
+export function validateOpenAIEmbeddings(body: any, extraFields = false): Refusal | undefined {
+  if (!isObj(body)) return { message: 'Invalid body: expected a JSON object.', code: 'invalid_type' };
+  for (const k of Object.keys(body)) {
+    if (!EMBEDDINGS_FIELDS.has(k) && !extraFields)
+      return { message: `Unrecognized request argument supplied: ${k}`, param: null, code: null };
+  }
+  if (body.model === undefined) return { message: 'you must provide a model parameter', param: null, code: null };
+  if (typeof body.model !== 'string') return invalidType('model', 'a string', body.model);
+  if (body.input === undefined) return missing('input');
+  const badInput = (param: string): Refusal => ({
+    message: `'$.${param}' is invalid. Please check the API reference: https://platform.openai.com/docs/api-reference.`,
+    param: null,
+    code: null,
+  });
+  const input = body.input;
+  if (typeof input === 'string') {
+    if (input.length === 0) return badInput('input');
+  } else if (!Array.isArray(input) || input.length === 0 || input.length > MAX_EMBEDDING_INPUTS) {
+    return badInput('input');
+  } else {
+    const texts = typeof input[0] === 'string';
+    const tokens = typeof input[0] === 'number';
+    for (let i = 0; i < input.length; i++) {
+      const x = input[i];
+      const ok = texts
+        ? typeof x === 'string' && x.length > 0
+        : tokens
+          ? isTokenId(x)
+          : Array.isArray(x) && x.length > 0 && x.every(isTokenId);
+      if (!ok) return badInput(`input[${i}]`);
+    }
+  }
+  if (body.encoding_format !== undefined && !['float', 'base64'].includes(body.encoding_format))
+    return invalidValue(body.encoding_format, ['float', 'base64'], 'encoding_format');
+  if (body.dimensions !== undefined && !(isInt(body.dimensions) && body.dimensions >= 1))
+    return { message: `Invalid 'dimensions': must be an integer of at least 1.`, param: 'dimensions', code: null };
+  if (body.user !== undefined && typeof body.user !== 'string') return invalidType('user', 'a string', body.user);
+  return undefined;
 }
 
 /** `extraFields`: let unknown top-level fields through (a test quirk, never the API's behaviour). */

@@ -470,6 +470,41 @@ export function streamError(format: WireFormat, message: string, type?: string, 
   return `data: ${JSON.stringify({ error: { message, type: type ?? 'server_error', param: null, code: null } })}\n\n`;
 }
 
+/** The fake's vector size when a request names none. */
+export const FAKE_EMBEDDING_DIMENSIONS = 4;
+
+/**
+ * The fake's vector for one input (a text or token ids): a pure function of it, different for
+ * different inputs, of `dimensions` values.
+ */
+export function fakeEmbedding(input: string | number[], dimensions = FAKE_EMBEDDING_DIMENSIONS): number[] {
+  const codes = typeof input === 'string' ? [...input].map((ch) => ch.codePointAt(0)!) : input.map((t) => t + 1);
+  const seed = codes.reduce((h, c) => (h * 31 + c) % 1_000_003, codes.length);
+  // Quarters are exact in float32, so the base64 form decodes to these very numbers.
+  return Array.from({ length: dimensions }, (_, k) => (((seed * (k + 7)) % 41) - 20) / 4);
+}
+
+/** An OpenAI embeddings body: one vector per input, as numbers or as base64 of little-endian float32. */
+export function embeddingsJson(
+  model: string,
+  vectors: number[][],
+  promptTokens: number,
+  encoding: 'float' | 'base64' = 'float',
+): unknown {
+  const encode = (v: number[]) => {
+    if (encoding === 'float') return v;
+    const bytes = Buffer.alloc(v.length * 4);
+    for (const [i, x] of v.entries()) bytes.writeFloatLE(x, i * 4);
+    return bytes.toString('base64');
+  };
+  return {
+    object: 'list',
+    data: vectors.map((v, index) => ({ object: 'embedding', index, embedding: encode(v) })),
+    model,
+    usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
+  };
+}
+
 /** The header that carries each API's request id. */
 export function requestIdHeader(format: WireFormat, id: string): Record<string, string> {
   return format === 'anthropic' ? { 'request-id': id } : { 'x-request-id': id };

@@ -50,6 +50,7 @@ describe('GET /v1/models/{id}, OpenAI shape', () => {
       object: 'model',
       created: expect.any(Number),
       owned_by: 'team',
+      kind: 'chat',
       context_window: 8192,
       max_output_tokens: 4096,
       targets: ['up/gpt-test', 'local/echo'],

@@ -239,6 +239,63 @@ describe('strict upstream: OpenAI chat answers', () => {
   });
 });
 
+describe('strict upstream: OpenAI embeddings', () => {
+  const embeddings = (body: unknown, headers: Record<string, string> = { authorization: 'Bearer k' }) =>
+    fetch(`${up.url}/v1/embeddings`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
+  const m = 'text-embedding-3-small';
+  const cases: Array<[string, unknown, RegExp]> = [
+    ['no model', { input: 'x' }, /you must provide a model parameter/],
+    ['no input', { model: m }, /Missing required parameter: 'input'/],
+    ['an empty string', { model: m, input: '' }, /'\$\.input' is invalid/],
+    ['an empty array', { model: m, input: [] }, /'\$\.input' is invalid/],
+    ['2049 inputs', { model: m, input: Array(2049).fill('a') }, /'\$\.input' is invalid/],
+    ['an empty text', { model: m, input: ['a', ''] }, /'\$\.input\[1\]' is invalid/],
+    ['a negative token id', { model: m, input: [3, -1] }, /'\$\.input\[1\]' is invalid/],
+    ['an empty token array', { model: m, input: [[3], []] }, /'\$\.input\[1\]' is invalid/],
+    ['a text among token arrays', { model: m, input: [[3], 'a'] }, /'\$\.input\[1\]' is invalid/],
+    ['an unknown encoding', { model: m, input: 'x', encoding_format: 'int8' }, /Invalid value: 'int8'/],
+    ['zero dimensions', { model: m, input: 'x', dimensions: 0 }, /Invalid 'dimensions'/],
+    ['an unknown argument', { model: m, input: 'x', stream: true }, /Unrecognized request argument supplied: stream/],
+  ];
+  it.each(cases)('refuses %s', async (_, body, message) => {
+    const res = await embeddings(body);
+    expect(res.status).toBe(400);
+    expect((await res.json()).error.message).toMatch(message);
+  });
+
+  it('refuses a call without a key', async () => {
+    expect((await embeddings({ model: m, input: 'x' }, {})).status).toBe(401);
+  });
+
+  it('answers deterministic vectors, as numbers or base64, of the dimensions asked', async () => {
+    const floats = await (await embeddings({ model: m, input: ['abcdefgh', 'xy'], dimensions: 3 })).json();
+    expect(floats).toEqual({
+      object: 'list',
+      data: [
+        { object: 'embedding', index: 0, embedding: expect.any(Array) },
+        { object: 'embedding', index: 1, embedding: expect.any(Array) },
+      ],
+      model: m,
+      usage: { prompt_tokens: 2 + 1, total_tokens: 3 },
+    });
+    const tokens = await (await embeddings({ model: m, input: [[1, 2], [3]] })).json();
+    expect(tokens.usage.prompt_tokens).toBe(3);
+    expect(tokens.data.map((d: any) => d.embedding.length)).toEqual([4, 4]);
+    expect(floats.data.map((d: any) => d.embedding.length)).toEqual([3, 3]);
+    const again = await (await embeddings({ model: m, input: 'abcdefgh', dimensions: 3 })).json();
+    expect(again.data[0].embedding).toEqual(floats.data[0].embedding);
+    const b64 = await (
+      await embeddings({ model: m, input: 'abcdefgh', dimensions: 3, encoding_format: 'base64' })
+    ).json();
+    const bytes = Buffer.from(b64.data[0].embedding, 'base64');
+    expect([0, 1, 2].map((i) => bytes.readFloatLE(i * 4))).toEqual(floats.data[0].embedding);
+  });
+});
+
 describe('strict upstream: Anthropic messages refusals', () => {
   const tu = { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'f', input: {} }] };
   const cases: Array<[string, unknown, RegExp, Record<string, string>?]> = [

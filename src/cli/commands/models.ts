@@ -78,6 +78,7 @@ function modelsUrl(base: string): URL | undefined {
 interface RemoteModel {
   id?: unknown;
   owned_by?: unknown;
+  kind?: unknown;
   context_window?: unknown;
   max_output_tokens?: unknown;
   targets?: unknown;
@@ -120,6 +121,7 @@ async function fetchModels(base: string, key: string, io: CliIO): Promise<ModelL
     return {
       id: String(m.id),
       kind: targets ? 'alias' : 'model',
+      modelKind: m.kind === 'embedding' ? 'embedding' : 'chat',
       owner: String(m.owned_by ?? ''),
       contextWindow: typeof m.context_window === 'number' ? m.context_window : NaN,
       ...(typeof m.max_output_tokens === 'number' ? { maxOutputTokens: m.max_output_tokens } : {}),
@@ -142,7 +144,7 @@ export function printModels(entries: readonly ModelListEntry[], opts: Pick<Model
   const c = colors(io);
   const rows = entries.map((e) => [
     e.id,
-    e.kind,
+    `${e.modelKind} ${e.kind}`,
     e.available ? e.owner : `${e.owner} (unavailable)`,
     Number.isFinite(e.contextWindow) ? String(e.contextWindow) : '-',
     e.targets?.join(', ') ?? '',

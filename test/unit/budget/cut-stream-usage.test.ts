@@ -8,6 +8,7 @@ const model: ModelSpec = {
   provider: 'up',
   name: 'gpt-4o-mini',
   upstreamName: 'gpt-4o-mini',
+  kind: 'chat',
   contextWindow: 128_000,
   timeouts: { connectMs: 1000, firstByteMs: 1000, totalMs: 1000 },
 };

@@ -63,6 +63,7 @@ describe('loadConfig: valid full config', async () => {
       provider: 'openai',
       name: 'gpt-4o-mini',
       upstreamName: 'gpt-4o-mini-2024-07-18',
+      kind: 'chat',
       contextWindow: 128_000,
       maxOutputTokens: 16_384,
       price: { input: 0.15, output: 0.6, cacheRead: 0.075, cacheWrite: 0 },
@@ -217,5 +218,99 @@ describe('loadConfig: defaults and file handling', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gw-config-'));
     mkdirSync(join(dir, 'gateway.yaml'));
     await expect(loadConfig(join(dir, 'gateway.yaml'), {})).rejects.toThrow();
+  });
+});
+
+describe('loadConfig: model kind', () => {
+  const load = (models: string, aliases = '') =>
+    loadConfigText(
+      'providers:\n' +
+        '  oai: { api: openai, base_url: "http://127.0.0.1:9/v1", models: { gpt: { context_window: 100 } } }\n' +
+        `  local: { api: mock, models: { ${models} } }\n` +
+        aliases,
+      'f.yaml',
+      {},
+    );
+  const problems = (r: ReturnType<typeof load>) =>
+    r.issues.filter((i) => i.severity === 'error').map((i) => [i.line, i.col, i.path, i.message]);
+
+  it('takes embedding models on openai-responses providers too', () => {
+    const r = loadConfigText(
+      'providers:\n' +
+        '  resp:\n' +
+        '    api: openai-responses\n' +
+        '    base_url: "http://127.0.0.1:9/v1"\n' +
+        '    models: { e: { context_window: 1, kind: embedding } }\n',
+      'f.yaml',
+      {},
+    );
+    expect(r.issues).toEqual([]);
+    expect(r.config!.models.get('resp/e')!.kind).toBe('embedding');
+  });
+
+  it('is chat by default; an embedding model keeps its dimensions', () => {
+    const { config, issues } = load(
+      'echo: { context_window: 8192 }, embed: { context_window: 8192, kind: embedding, dimensions: 16 }',
+    );
+    expect(issues).toEqual([]);
+    expect(config!.models.get('oai/gpt')).toMatchObject({ kind: 'chat' });
+    expect(config!.models.get('oai/gpt')!.dimensions).toBeUndefined();
+    expect(config!.models.get('local/echo')!.kind).toBe('chat');
+    expect(config!.models.get('local/embed')).toMatchObject({ kind: 'embedding', dimensions: 16 });
+  });
+
+  it('prices an embedding model by input alone; a chat model needs an output price', () => {
+    const r = load('e: { context_window: 1, kind: embedding, price: { input: 0.02 } }');
+    expect(r.config!.models.get('local/e')!.price).toEqual({ input: 0.02, output: 0 });
+    expect(problems(load('c: { context_window: 1, price: { input: 1 } }'))).toEqual([
+      [3, 57, 'providers.local.models.c.price', 'missing required property "output"'],
+    ]);
+  });
+
+  it('refuses an unknown kind and a dimensions that is not a positive integer', () => {
+    const r = load('a: { context_window: 1, kind: vector }, b: { context_window: 1, kind: embedding, dimensions: 0 }');
+    expect(r.config).toBeUndefined();
+    expect(problems(r)).toEqual([
+      [3, 63, 'providers.local.models.a.kind', 'must be one of "chat", "embedding"'],
+      [3, 126, 'providers.local.models.b.dimensions', 'must be >= 1'],
+    ]);
+  });
+
+  it('refuses an embedding model on a provider kind with no embeddings endpoint, dimensions on a chat model', () => {
+    const r = loadConfigText(
+      'providers:\n' +
+        '  ant: { api: anthropic, models: { e: { context_window: 1, kind: embedding } } }\n' +
+        '  local: { api: mock, models: { c: { context_window: 1, dimensions: 8 } } }\n',
+      'f.yaml',
+      {},
+    );
+    expect(r.config).toBeUndefined();
+    expect(problems(r)).toEqual([
+      [
+        2,
+        66,
+        'providers.ant.models.e.kind',
+        'api "anthropic" has no embeddings endpoint: an embedding model needs api openai, openai-responses or mock',
+      ],
+      [3, 69, 'providers.local.models.c.dimensions', 'is for embedding models (kind: embedding)'],
+    ]);
+  });
+
+  it('refuses an alias that reaches both kinds, through its fallbacks too', () => {
+    const r = load(
+      'e: { context_window: 1, kind: embedding }, f: { context_window: 1, kind: embedding }',
+      'aliases:\n' +
+        '  team/embed: { targets: [local/e], fallbacks: [local/f] }\n' +
+        '  team/mixed: { targets: [local/e], fallbacks: [team/chat] }\n' +
+        '  team/chat: { targets: [oai/gpt] }\n',
+    );
+    expect(problems(r)).toEqual([
+      [
+        6,
+        3,
+        'aliases.team/mixed',
+        'reaches embedding models (local/e) and chat models (oai/gpt): an alias serves one kind',
+      ],
+    ]);
   });
 });

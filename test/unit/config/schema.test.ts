@@ -24,6 +24,17 @@ describe('schema/gateway.schema.json', () => {
     expect(typeof schemaValidator()).toBe('function');
   });
 
+  it('takes a model kind, chat or embedding, and a positive integer dimensions', () => {
+    const validate = schemaValidator();
+    const withModel = (model: object) => ({
+      providers: { l: { api: 'mock', models: { m: { context_window: 1, ...model } } } },
+    });
+    expect(validate(withModel({ kind: 'embedding', dimensions: 1536 }))).toBe(true);
+    expect(validate(withModel({ kind: 'chat' }))).toBe(true);
+    expect(validate(withModel({ kind: 'vector' }))).toBe(false);
+    expect(validate(withModel({ kind: 'embedding', dimensions: 1.5 }))).toBe(false);
+  });
+
   it('closes every object that declares properties (additionalProperties: false)', () => {
     const open = [...walk(loadSchema())]
       .filter(([at, s]) => s.properties !== undefined && !/\/(if|then|else)$/.test(at))

@@ -10,6 +10,7 @@ const model = {
   provider: 'local',
   name: 'echo',
   upstreamName: 'echo',
+  kind: 'chat' as const,
   contextWindow: 100,
   timeouts: { connectMs: 1000, firstByteMs: 1000, totalMs: 1000 },
 };

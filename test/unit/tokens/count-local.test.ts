@@ -20,6 +20,7 @@ function spec(upstreamName: string): ModelSpec {
     provider: 'p',
     name: upstreamName,
     upstreamName,
+    kind: 'chat',
     contextWindow: 128_000,
     timeouts: { connectMs: 1000, firstByteMs: 1000, totalMs: 1000 },
   };
