@@ -630,6 +630,8 @@ export interface ResponsesLookup {
 
 const RESPONSES_FIELDS = new Set([
   'background',
+  // Codex sends its session bookkeeping with every request (captured from codex 0.169).
+  'client_metadata',
   'context_management',
   'conversation',
   'include',

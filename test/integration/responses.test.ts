@@ -82,7 +82,7 @@ describe('POST /v1/responses to a Responses provider (pass-through)', () => {
     const text = await res.text();
     const messages = sseMessages(text);
     expect(responsesOrderViolations(messages)).toEqual([]);
-    const last = messages.at(-1)!.data as { type: string; response: { model: string } };
+    const last = JSON.parse(String(messages.at(-1)!.data)) as { type: string; response: { model: string } };
     expect(last.type).toBe('response.completed');
     expect(last.response.model).toBe('team/fast');
     expect(text).not.toContain('gpt-5-mini-up');

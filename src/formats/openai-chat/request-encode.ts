@@ -52,8 +52,9 @@ export function encodeOpenaiRequest(req: ChatRequest, target: EncodeTarget, drop
       },
     }));
   }
-  if (req.toolChoice) body.tool_choice = encodeToolChoice(req.toolChoice);
-  // OpenAI rejects parallel_tool_calls on a request without tools.
+  // OpenAI rejects tool_choice and parallel_tool_calls on a request without tools (Codex sends
+  // `tool_choice: auto` with `tools: []` when it compacts a conversation).
+  if (req.toolChoice && req.tools.length > 0) body.tool_choice = encodeToolChoice(req.toolChoice);
   if (req.parallelToolCalls !== undefined && req.tools.length > 0) body.parallel_tool_calls = req.parallelToolCalls;
   // Always a limit (a Responses caller may set none): the upstream cannot bill past what budgets
   // reserved. Never above the model's own limit (the reply cannot be longer anyway, and OpenAI
