@@ -51,7 +51,12 @@ describe('schema errors', () => {
         'providers',
         'invalid provider id "Local": use lowercase letters, digits, "_" and "-", starting with a letter or digit',
       ],
-      [10, 10, 'providers.openai.api', 'must be one of "openai", "anthropic", "mock" (did you mean "openai"?)'],
+      [
+        10,
+        10,
+        'providers.openai.api',
+        'must be one of "openai", "openai-responses", "anthropic", "mock" (did you mean "openai"?)',
+      ],
       [12, 30, 'providers.openai.models.gpt.context_window', 'must be >= 1'],
       [13, 3, 'providers.compat', 'missing required property "base_url" (required for api "openai")'],
       [19, 5, 'providers.mocky', 'property "base_url" is not allowed for api "mock"'],
