@@ -30,13 +30,16 @@ export const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'claude-code
 export const CC_KEY = 'claude-code-replay-key-0001';
 export const ANT_SECRET = 'sk-ant-cc-replay-provider-000222';
 export const OAI_SECRET = 'sk-oai-cc-replay-provider-000111';
+export const RESP_SECRET = 'sk-resp-cc-replay-provider-000333';
 /** An alias Claude Code's model discovery keeps (it lists only ids starting with claude or anthropic). */
 export const DISCOVERABLE_ALIAS = 'claude/sonnet';
 
-export type UpstreamFormat = 'anthropic' | 'openai';
+/** `responses`: an OpenAI Responses-only model (`api: openai-responses`). */
+export type UpstreamFormat = 'anthropic' | 'openai' | 'responses';
 export const TARGETS: Record<UpstreamFormat, { alias: string; concrete: string; upstreamModel: string }> = {
   anthropic: { alias: 'team/claude', concrete: 'ant/claude-sonnet-4-5', upstreamModel: 'claude-sonnet-4-5' },
   openai: { alias: 'team/gpt', concrete: 'oai/gpt-5-mini', upstreamModel: 'gpt-5-mini' },
+  responses: { alias: 'team/codex', concrete: 'resp/gpt-5-codex', upstreamModel: 'gpt-5-codex' },
 };
 
 export function replayConfigYaml(upstreamUrl: string): string {
@@ -58,9 +61,17 @@ providers:
     timeouts: { connect_ms: 2000, first_byte_ms: 5000, total_ms: 15000 }
     models:
       gpt-5-mini: { context_window: 400000, max_output_tokens: 128000 }
+  resp:
+    api: openai-responses
+    base_url: ${upstreamUrl}/v1
+    api_key: ${RESP_SECRET}
+    timeouts: { connect_ms: 2000, first_byte_ms: 5000, total_ms: 15000 }
+    models:
+      gpt-5-codex: { context_window: 400000, max_output_tokens: 128000 }
 aliases:
   team/claude: { targets: [ ant/claude-sonnet-4-5 ] }
   team/gpt: { targets: [ oai/gpt-5-mini ] }
+  team/codex: { targets: [ resp/gpt-5-codex ] }
   ${DISCOVERABLE_ALIAS}: { targets: [ ant/claude-sonnet-4-5 ] }
 roles:
   dev: { models: ["*"] }
@@ -155,14 +166,14 @@ export const PLAIN_REPLY = 'Hello from the strict upstream.';
  * otherwise PLAIN_REPLY. On Anthropic, thinking asked → a thinking block first.
  */
 export function claudeCodeReply(req: UpstreamCall): Content | undefined {
-  const msgs: any[] = Array.isArray(req.body?.messages) ? req.body.messages : [];
+  const msgs: any[] = Array.isArray(req.body?.messages) ? req.body.messages : responsesTurns(req.body?.input);
   const thinking =
     req.format === 'anthropic' && ['enabled', 'adaptive'].includes(req.body?.thinking?.type)
       ? 'Short answer wanted.'
       : undefined;
   const last = msgs.at(-1);
   const results =
-    req.format === 'openai'
+    req.format === 'openai' || req.format === 'responses'
       ? last?.role === 'tool'
         ? [textOf(last.content)]
         : []
@@ -182,6 +193,21 @@ export function claudeCodeReply(req: UpstreamCall): Content | undefined {
       toolCalls: [{ name: 'Read', args: { file_path: wanted[1] }, id: READ_CALL_ID }],
     };
   return { thinking, text: PLAIN_REPLY };
+}
+
+/** A Responses `input` as chat-like turns: messages with their text, tool outputs as `tool` turns. */
+function responsesTurns(input: unknown): any[] {
+  if (typeof input === 'string') return [{ role: 'user', content: input }];
+  if (!Array.isArray(input)) return [];
+  const out: any[] = [];
+  for (const it of input) {
+    if (it?.type === 'function_call_output') out.push({ role: 'tool', content: it.output });
+    else if (it?.role !== undefined) {
+      const parts = typeof it.content === 'string' ? [{ text: it.content }] : (it.content ?? []);
+      out.push({ role: it.role, content: parts.map((p: any) => p?.text ?? '').join('') });
+    }
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------- checks
@@ -242,15 +268,16 @@ export function expectPassThrough(got: UpstreamCall, c: Captured, sentRaw: strin
  * What reached an OpenAI upstream: a request it accepted, carrying every text and tool the caller sent (`sent`: the
  * body sent).
  */
-export function expectTranslated(got: UpstreamCall, sent: any): void {
-  expect(got.path).toBe('/v1/chat/completions');
+export function expectTranslated(got: UpstreamCall, sent: any, format: 'openai' | 'responses' = 'openai'): void {
+  const responses = format === 'responses';
+  expect(got.path).toBe(responses ? '/v1/responses' : '/v1/chat/completions');
   expect(got.status, got.error).toBe(200);
-  expect(got.body.model).toBe(TARGETS.openai.upstreamModel);
-  expect(got.headers.authorization).toBe(`Bearer ${OAI_SECRET}`);
+  expect(got.body.model).toBe(TARGETS[format].upstreamModel);
+  expect(got.headers.authorization).toBe(`Bearer ${responses ? RESP_SECRET : OAI_SECRET}`);
   expect(JSON.stringify(got.headers)).not.toContain(CC_KEY);
   expect(got.body.stream === true).toBe(sent.stream === true);
-  if (sent.stream === true) expect(got.body.stream_options).toMatchObject({ include_usage: true });
-  const upstreamText = JSON.stringify(got.body.messages);
+  if (sent.stream === true && !responses) expect(got.body.stream_options).toMatchObject({ include_usage: true });
+  const upstreamText = JSON.stringify(responses ? [got.body.instructions, got.body.input] : got.body.messages);
   for (const t of capturedTexts(sent))
     expect(upstreamText.includes(JSON.stringify(t).slice(1, -1)), `text reached the upstream: ${t.slice(0, 60)}…`).toBe(
       true,
@@ -261,7 +288,9 @@ export function expectTranslated(got: UpstreamCall, sent: any): void {
       upstreamText.includes(JSON.stringify(t).slice(1, -1)),
       `system text reached the upstream: ${t.slice(0, 60)}…`,
     ).toBe(true);
-  expect((got.body.tools ?? []).map((t: any) => t.function?.name)).toEqual((sent.tools ?? []).map((t: any) => t.name));
+  expect((got.body.tools ?? []).map((t: any) => (responses ? t.name : t.function?.name))).toEqual(
+    (sent.tools ?? []).map((t: any) => t.name),
+  );
 }
 
 // ---------------------------------------------------------------- one scenario
@@ -320,7 +349,7 @@ async function replayMessages(
     expect(got.status, got.error).toBe(200);
     expectPassThrough(got, c, sentRaw, model);
   } else {
-    expectTranslated(got, JSON.parse(sentRaw));
+    expectTranslated(got, JSON.parse(sentRaw), format);
   }
   // The scenario's answer reached Claude Code intact.
   const call = blocks.find((b) => b.type === 'tool_use');
@@ -356,6 +385,12 @@ async function replayCount({ gw, up }: ReplayContext, c: Captured, format: Upstr
     expect(up.received[0].path).toBe('/v1/messages/count_tokens');
     expect(up.received[0].status, up.received[0].error).toBe(200);
     expectPassThrough(up.received[0], c, sentRaw, model);
+  } else if (format === 'responses') {
+    // OpenAI's own counter, asked with the request translated.
+    expect(res.headers.get('x-gateway-token-count')).toBe('upstream');
+    expect(up.received).toHaveLength(1);
+    expect(up.received[0].path).toBe('/v1/responses/input_tokens');
+    expect(up.received[0].status, up.received[0].error).toBe(200);
   } else {
     expect(res.headers.get('x-gateway-token-count')).toMatch(/^local-/);
     expect(up.received).toEqual([]);
@@ -382,6 +417,8 @@ async function replayModels({ gw }: ReplayContext, c: Captured): Promise<void> {
       TARGETS.openai.alias,
       TARGETS.anthropic.concrete,
       TARGETS.openai.concrete,
+      TARGETS.responses.alias,
+      TARGETS.responses.concrete,
       DISCOVERABLE_ALIAS,
     ]),
   );

@@ -1,7 +1,7 @@
 /**
  * Claude Code's real requests (captured from the CLI, see claude-code-fixtures.ts) replayed through
  * the gateway to the strict upstream, on an Anthropic-format model (pass-through) and an
- * OpenAI-format one (translation): the caller gets a 200 and a well-formed stream or message, the
+ * OpenAI chat one and an OpenAI Responses-only one (translation): the caller gets a 200 and a well-formed stream or message, the
  * upstream gets what its API accepts.
  */
 import { afterAll, beforeAll, describe, it } from 'vitest';
@@ -28,7 +28,7 @@ afterAll(async () => {
   await up?.close();
 });
 
-const FORMATS: UpstreamFormat[] = ['anthropic', 'openai'];
+const FORMATS: UpstreamFormat[] = ['anthropic', 'openai', 'responses'];
 
 describe.each(loadScenarios())('Claude Code $version $name', ({ version, name, requests }) => {
   it.each(FORMATS.filter((f) => !PENDING.has(`${version}/${name}/${f}`)))(
