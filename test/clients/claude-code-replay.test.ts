@@ -1,8 +1,8 @@
 /**
  * Claude Code's real requests (captured from the CLI, see claude-code-fixtures.ts) replayed through
- * the gateway to the strict upstream, on an Anthropic-format model (pass-through) and an
- * OpenAI chat one and an OpenAI Responses-only one (translation): the caller gets a 200 and a well-formed stream or message, the
- * upstream gets what its API accepts.
+ * the gateway to the strict upstream, on an Anthropic-format model (pass-through), an OpenAI chat
+ * one and an OpenAI Responses-only one (translation): the caller gets a 200 and a well-formed
+ * stream or message, the upstream gets what its API accepts.
  */
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { RunningGateway } from '../helpers/start-gateway.js';
