@@ -99,6 +99,11 @@ export interface ChatRequest {
    * to another format refuses the request with a 400 naming them, never dropping them silently.
    */
   unmapped: string[];
+  /**
+   * Members of the caller's request that its format's response repeats back and that mean
+   * nothing to a model (Responses: `store`, `metadata`, `previous_response_id`).
+   */
+  echo?: Record<string, unknown>;
 }
 
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'error' | 'other';

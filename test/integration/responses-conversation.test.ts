@@ -60,6 +60,7 @@ describe('Responses conversation state (translated)', () => {
     const second = await create({ model: 'ant/m', input: 'What is my name?', previous_response_id: first.id });
     expect(second.id).toMatch(RESP_ID);
     expect(second.id).not.toBe(first.id);
+    expect([first.store, second.previous_response_id]).toEqual([true, first.id]);
     expect(upstreamTurns()).toEqual(['user: My name is Ada.', `assistant: ${answer}`, 'user: What is my name?']);
 
     // A chain: the third turn sees all five messages.
@@ -128,6 +129,7 @@ describe('Responses conversation state (translated)', () => {
   it('store: false keeps nothing', async () => {
     const r = await create({ model: 'local/echo', input: 'hi', store: false });
     expect(r.id).toMatch(RESP_ID);
+    expect(r.store).toBe(false);
     expect((await call(`/v1/responses/${r.id}`)).status).toBe(404);
     const next = await call('/v1/responses', { body: { model: 'local/echo', input: 'x', previous_response_id: r.id } });
     expect(next.status).toBe(400);

@@ -115,6 +115,12 @@ export function decodeResponsesRequest(body: unknown): ChatRequest {
     ...(responseFormat ? { responseFormat } : {}),
     unmapped: notes.unmapped,
     hints: notes.hints,
+    // Repeated in the response object; `store` defaults to true in the API.
+    echo: {
+      store: body.store ?? true,
+      metadata: body.metadata ?? {},
+      previous_response_id: body.previous_response_id ?? null,
+    },
   };
 }
 

@@ -68,11 +68,10 @@ export function responseObject(
     model: head.model,
     output,
     parallel_tool_calls: req.parallelToolCalls ?? true,
-    previous_response_id: null,
+    previous_response_id: req.echo?.previous_response_id ?? null,
     reasoning: { effort: req.reasoning?.effort ?? null, summary: null },
-    // A translated upstream is told not to store it; the caller's own `store` is a hint the
-    // canonical request does not keep.
-    store: false,
+    // What the caller asked (the gateway keeps a translated response: pipeline/conversation.ts).
+    store: req.echo?.store ?? true,
     temperature: req.temperature ?? 1,
     text: { format: textFormat(req.responseFormat) },
     tool_choice: toolChoice(req),
@@ -92,7 +91,7 @@ export function responseObject(
     truncation: 'disabled',
     usage: usage === undefined ? null : usageToResponses(usage),
     ...(req.user !== undefined ? { user: req.user } : {}),
-    metadata: {},
+    metadata: req.echo?.metadata ?? {},
   };
 }
 

@@ -31,6 +31,7 @@ describe('decodeResponsesRequest', () => {
       includeUsage: true,
       unmapped: [],
       hints: [],
+      echo: { store: true, metadata: {}, previous_response_id: null },
     });
   });
 

@@ -101,7 +101,7 @@ describe('encodeResponsesResponse', () => {
       parallel_tool_calls: true,
       previous_response_id: null,
       reasoning: { effort: 'high', summary: null },
-      store: false,
+      store: true,
       temperature: 0.2,
       text: { format: { type: 'text' } },
       tool_choice: 'auto',
