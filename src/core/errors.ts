@@ -19,6 +19,7 @@ export type ErrorCode =
   | 'response_not_found'
   | 'previous_response_not_found'
   | 'method_not_allowed'
+  | 'upgrade_not_supported'
   | 'no_available_provider'
   | 'provider_key_not_allowed'
   | 'provider_key_required'
@@ -71,6 +72,8 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, CatalogueEntry>> = {
   // A conversation reference in a request body (previous_response_id, item_reference): the request is wrong.
   previous_response_not_found: { status: 400, kind: 'invalid_request', retryable: false },
   method_not_allowed: { status: 405, kind: 'invalid_request', retryable: false },
+  // A WebSocket upgrade (Codex tries one on /v1/responses first): 426 makes it use HTTP at once.
+  upgrade_not_supported: { status: 426, kind: 'invalid_request', retryable: false },
   no_available_provider: { status: 503, kind: 'overloaded', retryable: true },
   provider_key_not_allowed: { status: 400, kind: 'invalid_request', retryable: false },
   provider_key_required: { status: 401, kind: 'authentication', retryable: false },

@@ -173,11 +173,16 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
       guardrailHits: [],
     };
     if (!route) {
-      const err = routes
-        ? new GatewayError('method_not_allowed', `${req.method} is not allowed on ${path}.`, {
-            headers: { allow: routes.map((r) => r.method).join(', ') },
-          })
-        : new GatewayError('route_not_found', `There is no route ${req.method} ${path}.`);
+      const err = isWebSocketUpgrade(req)
+        ? new GatewayError(
+            'upgrade_not_supported',
+            `WebSocket connections are not supported on ${path}: send the request over HTTP (POST).`,
+          )
+        : routes
+          ? new GatewayError('method_not_allowed', `${req.method} is not allowed on ${path}.`, {
+              headers: { allow: routes.map((r) => r.method).join(', ') },
+            })
+          : new GatewayError('route_not_found', `There is no route ${req.method} ${path}.`);
       leaveBodyUnread(req, REFUSED_DISCARD);
       writeError(ctx, err);
       return;
@@ -340,4 +345,9 @@ function serverOptions(config: GatewayConfig): ServerOptions {
     requestTimeout: requestTimeoutMs,
     connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(headersTimeoutMs / 4))),
   };
+}
+
+/** A WebSocket handshake (no route takes one: each is answered 426, so clients fall back to HTTP). */
+function isWebSocketUpgrade(req: IncomingMessage): boolean {
+  return req.method === 'GET' && (req.headers.upgrade ?? '').toLowerCase() === 'websocket';
 }

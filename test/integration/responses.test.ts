@@ -5,6 +5,7 @@
  * the conversation, the gateway records who owns each response id and where it lives, so
  * previous_response_id, GET and DELETE work for the owner and for nobody else.
  */
+import { request } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.js';
 import { gatewayYaml } from '../helpers/gateway-config.js';
@@ -150,5 +151,36 @@ describe('POST /v1/responses to a Responses provider (pass-through)', () => {
     expect(body).toEqual({ object: 'response.input_tokens', input_tokens: expect.any(Number) });
     expect(up.last()!.path).toBe('/v1/responses/input_tokens');
     expect(res.headers.get('x-gateway-token-count')).toBe('upstream');
+  });
+
+  it("a WebSocket upgrade (Codex's first try) is a 426, so the client falls back to HTTP at once", async () => {
+    // fetch refuses upgrade headers: a raw node:http request, as a WebSocket client sends it.
+    const { status, headers, body } = await new Promise<{ status: number; headers: any; body: string }>(
+      (resolve, reject) => {
+        const req = request(`${gw.url}/v1/responses`, {
+          headers: {
+            authorization: `Bearer ${KEY}`,
+            connection: 'Upgrade',
+            upgrade: 'websocket',
+            'sec-websocket-version': '13',
+            'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+          },
+        });
+        req.on('response', (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => {
+            text += c;
+          });
+          res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
+        });
+        req.on('upgrade', () => reject(new Error('the gateway must not switch protocols')));
+        req.on('error', reject);
+        req.end();
+      },
+    );
+    expect(status).toBe(426);
+    expect(headers['x-should-retry']).toBe('false');
+    expect(JSON.parse(body).error.code).toBe('upgrade_not_supported');
   });
 });
