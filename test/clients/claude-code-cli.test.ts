@@ -1,6 +1,6 @@
 /**
  * Opt-in: the real Claude Code CLI (`claude -p`) through the gateway to the strict upstream, on an
- * Anthropic-format and an OpenAI-format model, by alias and by concrete id, streams as the CLI
+ * Anthropic-format, an OpenAI chat and an OpenAI Responses-only model, by alias and by concrete id, streams as the CLI
  * always asks. Runs when a `claude` binary is found — CLAUDE_BIN, else `claude` on PATH — and is
  * skipped with a notice otherwise:
  *
@@ -111,7 +111,7 @@ function claude(args: string[], env: Record<string, string> = {}, opts: { noness
   });
 }
 
-const FORMATS: UpstreamFormat[] = ['anthropic', 'openai'];
+const FORMATS: UpstreamFormat[] = ['anthropic', 'openai', 'responses'];
 
 describe.skipIf(!CLAUDE)('claude -p through the gateway', () => {
   describe.each(FORMATS)('%s-format model', (format) => {
