@@ -9,32 +9,24 @@
  *   the stream instead. message_start's usage is complete (cache_creation included); its
  *   input_tokens is a local estimate when the upstream has not reported one yet.
  *
- * Interleaving (an OpenAI upstream may send parallel tool-call fragments interleaved, so its
- * tool-call blocks stay open until the end): blocks are emitted in the order they started. The block at
- * the head of that queue streams live; deltas for later blocks are buffered and written as one
- * delta when their turn comes. The head advances when its canonical block_stop arrives. So that
- * a block left open does not hold everything behind it, an open text or reasoning block is
- * closed early as soon as another block starts; a late delta for it opens a continuation block
- * of the same kind at the back of the queue (several text blocks are valid Anthropic output). A
- * tool_use block is never closed early, since its input cannot be split. Also:
+ * Interleaved canonical blocks go out one at a time in the order they started (../block-queue.ts:
+ * later blocks buffer until their turn, an open text or thinking block is closed early when
+ * another starts and continues in a new block, which is valid Anthropic output). Also:
  * - text and thinking blocks open lazily, so an empty text block is never emitted;
  * - a thinking block's signature is buffered and written once, just before its stop (the SDKs
  *   replace, rather than append, the signature on each signature_delta).
  * @see https://docs.anthropic.com/en/docs/build-with-claude/streaming#event-types
  */
 
-import { assertNever, type BlockDelta, type ChatRequest, type StreamEvent, type Usage } from '../../core/canonical.js';
+import { assertNever, type ChatRequest, type StreamEvent, type Usage } from '../../core/canonical.js';
 import { GatewayError } from '../../core/errors.js';
+import { BlockQueue, type QueuedBlock } from '../block-queue.js';
 import { anthropicStreamError } from './errors.js';
 import { anthropicMessageId } from './response.js';
 import { toAnthropicStopReason } from './stop-reason.js';
 import { deltaUsageToAnthropic, estimateInputTokens, usageToAnthropic } from './usage.js';
 
-type Kind = 'text' | 'reasoning' | 'tool_call';
-
-interface Block {
-  canon: number;
-  kind: Kind;
+interface Block extends QueuedBlock {
   id: string;
   name: string;
   /** Output index, once content_block_start has been written. */
@@ -42,30 +34,25 @@ interface Block {
   /** Text, thinking or partial JSON received but not yet written. */
   pending: string;
   signature: string;
-  /** No more deltas will come: canonical block_stop, closed early, or the message ended. */
-  closed: boolean;
 }
 
 function sse(type: string, payload: Record<string, unknown>): string {
   return `event: ${type}\ndata: ${JSON.stringify({ type, ...payload })}\n\n`;
 }
 
-const ACCEPTS: Record<Kind, ReadonlyArray<BlockDelta['kind']>> = {
-  text: ['text'],
-  reasoning: ['reasoning', 'signature'],
-  tool_call: ['tool_arguments'],
-};
-
 export class AnthropicStreamEncoder {
   done = false;
   private started = false;
   private nextOut = 0;
-  /** Blocks not yet fully written, in emission order; queue[0] is the one streaming. */
-  private readonly queue: Block[] = [];
-  /** Canonical index → the block its deltas go to. */
-  private readonly live = new Map<number, Block>();
-  /** Canonical indices closed early, whose late deltas open a continuation block. */
-  private readonly retired = new Map<number, Kind>();
+  private readonly queue = new BlockQueue<Block>((canon, kind) => ({
+    canon,
+    kind,
+    id: '',
+    name: '',
+    pending: '',
+    signature: '',
+    closed: false,
+  }));
 
   /** What message_start said about the input when the upstream had not reported it yet. */
   private estimatedInput: number | undefined;
@@ -86,43 +73,29 @@ export class AnthropicStreamEncoder {
         return this.started ? '' : this.start(ev.id, ev.model, ev.usage);
       case 'block_start': {
         const head = this.ensureStarted();
-        for (const b of this.queue) if (!b.closed && b.kind !== 'tool_call') this.retire(b);
-        this.retired.delete(ev.index);
         const bs = ev.block;
-        const b: Block = {
-          canon: ev.index,
-          kind: bs.kind,
-          id: bs.kind === 'tool_call' ? bs.id : '',
-          name: bs.kind === 'tool_call' ? bs.name : '',
-          pending: '',
-          signature: '',
-          closed: false,
-        };
-        const reused = this.live.get(ev.index);
-        if (reused) reused.closed = true; // an index started twice: the earlier block is over
-        this.queue.push(b);
-        this.live.set(ev.index, b);
+        const b = this.queue.start(ev.index, bs.kind);
+        if (bs.kind === 'tool_call') {
+          b.id = bs.id;
+          b.name = bs.name;
+        }
         return head + this.pump();
       }
       case 'block_delta': {
         const head = this.ensureStarted();
-        const b = this.target(ev.index, ev.delta.kind);
+        const b = this.queue.target(ev.index, ev.delta.kind);
         if (!b) return head;
         const d = ev.delta;
         if (d.kind === 'signature') b.signature += d.signature;
         else b.pending += d.kind === 'tool_arguments' ? d.json : d.text;
         return head + this.pump();
       }
-      case 'block_stop': {
-        const b = this.live.get(ev.index);
-        if (b) b.closed = true;
-        this.live.delete(ev.index);
-        this.retired.delete(ev.index);
+      case 'block_stop':
+        this.queue.stop(ev.index);
         return this.pump();
-      }
       case 'message_stop': {
         let out = this.ensureStarted();
-        for (const b of this.queue) b.closed = true;
+        this.queue.closeAll();
         out += this.pump();
         this.done = true;
         const stopSequence = ev.finish === 'stop' ? (ev.stopSequence ?? null) : null;
@@ -179,36 +152,12 @@ export class AnthropicStreamEncoder {
     return this.started ? '' : this.start('', this.fallbackModel, undefined);
   }
 
-  private retire(b: Block): void {
-    b.closed = true;
-    if (this.live.get(b.canon) === b) {
-      this.live.delete(b.canon);
-      this.retired.set(b.canon, b.kind);
-    }
-  }
-
-  /**
-   * The block a delta belongs to: its live block, or a continuation of one closed early. Mismatched
-   * kinds are ignored.
-   */
-  private target(canon: number, kind: BlockDelta['kind']): Block | undefined {
-    let b = this.live.get(canon);
-    if (!b) {
-      const k = this.retired.get(canon);
-      if (!k) return undefined;
-      b = { canon, kind: k, id: '', name: '', pending: '', signature: '', closed: false };
-      this.retired.delete(canon);
-      this.queue.push(b);
-      this.live.set(canon, b);
-    }
-    return ACCEPTS[b.kind].includes(kind) ? b : undefined;
-  }
-
   /** Write what the head block has, and move past every head block that is finished. */
   private pump(): string {
     let out = '';
-    while (this.queue.length > 0) {
-      const b = this.queue[0];
+    const queue = this.queue.blocks;
+    while (queue.length > 0) {
+      const b = queue[0];
       if (b.kind === 'tool_call') out += this.open(b);
       if (b.pending.length > 0) {
         out += this.open(b) + this.delta(b, b.pending);
@@ -220,7 +169,7 @@ export class AnthropicStreamEncoder {
           this.open(b) +
           sse('content_block_delta', { index: b.out, delta: { type: 'signature_delta', signature: b.signature } });
       if (b.out !== undefined) out += sse('content_block_stop', { index: b.out });
-      this.queue.shift();
+      queue.shift();
     }
     return out;
   }

@@ -15,17 +15,17 @@
  * reasoning.ts). A custom tool's input arrives from other formats as the JSON `{"input": …}`, so
  * it is held until the call is complete and written as one custom_tool_call_input.delta → .done.
  *
- * Canonical blocks may interleave (an OpenAI chat upstream's parallel tool calls stay open until
- * the end): items are written in the order their blocks started; the head item streams live and
- * later ones are held back until their turn, as the Anthropic encoder does. An open text or
- * reasoning block is closed early when another block starts, and a late delta for it opens a
- * continuation item of the same kind. Empty text and reasoning items are never written.
+ * Interleaved canonical blocks become one item at a time in the order they started
+ * (../block-queue.ts: later ones held back until their turn; an open text or reasoning block
+ * closed early when another starts, a late delta opening a continuation item of the same kind).
+ * Empty text and reasoning items are never written.
  * @see https://platform.openai.com/docs/api-reference/responses-streaming
  */
 
-import { assertNever, type BlockDelta, type ChatRequest, type StreamEvent } from '../../core/canonical.js';
+import { assertNever, type ChatRequest, type StreamEvent } from '../../core/canonical.js';
 import { GatewayError } from '../../core/errors.js';
 import type { Json } from '../../core/json.js';
+import { BlockQueue, type QueuedBlock } from '../block-queue.js';
 import { responsesStreamError } from './errors.js';
 import {
   customCallItem,
@@ -40,11 +40,7 @@ import { reasoningPartToItem } from './reasoning.js';
 import { type ResponseHead, responseObject, responsesId } from './response.js';
 import { toResponsesStatus } from './stop-reason.js';
 
-type Kind = 'text' | 'reasoning' | 'tool_call';
-
-interface Item {
-  canon: number;
-  kind: Kind;
+interface Item extends QueuedBlock {
   callId: string;
   name: string;
   custom: boolean;
@@ -57,27 +53,25 @@ interface Item {
   text: string;
   signature: string;
   summaryOpen: boolean;
-  /** No more deltas will come: canonical block_stop, closed early, or the message ended. */
-  closed: boolean;
 }
-
-const ACCEPTS: Record<Kind, ReadonlyArray<BlockDelta['kind']>> = {
-  text: ['text'],
-  reasoning: ['reasoning', 'signature'],
-  tool_call: ['tool_arguments'],
-};
 
 export class ResponsesStreamEncoder {
   done = false;
   private seq = 0;
   private head: ResponseHead | undefined;
   private nextOut = 0;
-  /** Items not yet fully written, in emission order; queue[0] is the one streaming. */
-  private readonly queue: Item[] = [];
-  /** Canonical index → the item its deltas go to. */
-  private readonly live = new Map<number, Item>();
-  /** Canonical indices closed early, whose late deltas open a continuation item. */
-  private readonly retired = new Map<number, Kind>();
+  private readonly queue = new BlockQueue<Item>((canon, kind) => ({
+    canon,
+    kind,
+    callId: '',
+    name: '',
+    custom: false,
+    pending: '',
+    text: '',
+    signature: '',
+    summaryOpen: false,
+    closed: false,
+  }));
   /** The finished output items, for the final response object. */
   private readonly output: Json[] = [];
 
@@ -90,12 +84,8 @@ export class ResponsesStreamEncoder {
         return this.head ? '' : this.start({ id: ev.id, model: ev.model || this.req.model, created: ev.created });
       case 'block_start': {
         const head = this.ensureStarted();
-        for (const b of this.queue) if (!b.closed && b.kind !== 'tool_call') this.retire(b);
-        this.retired.delete(ev.index);
-        const reused = this.live.get(ev.index);
-        if (reused) reused.closed = true; // an index started twice: the earlier block is over
         const bs = ev.block;
-        const b = this.item(ev.index, bs.kind);
+        const b = this.queue.start(ev.index, bs.kind);
         if (bs.kind === 'tool_call') {
           b.callId = bs.id;
           b.name = bs.name;
@@ -105,7 +95,7 @@ export class ResponsesStreamEncoder {
       }
       case 'block_delta': {
         const head = this.ensureStarted();
-        const b = this.target(ev.index, ev.delta.kind);
+        const b = this.queue.target(ev.index, ev.delta.kind);
         if (!b) return head;
         const d = ev.delta;
         if (d.kind === 'signature') b.signature += d.signature;
@@ -117,16 +107,12 @@ export class ResponsesStreamEncoder {
         }
         return head + this.pump();
       }
-      case 'block_stop': {
-        const b = this.live.get(ev.index);
-        if (b) b.closed = true;
-        this.live.delete(ev.index);
-        this.retired.delete(ev.index);
+      case 'block_stop':
+        this.queue.stop(ev.index);
         return this.pump();
-      }
       case 'message_stop': {
         let out = this.ensureStarted();
-        for (const b of this.queue) b.closed = true;
+        this.queue.closeAll();
         out += this.pump();
         this.done = true;
         const state = toResponsesStatus(ev.finish);
@@ -167,52 +153,12 @@ export class ResponsesStreamEncoder {
     return this.head ? '' : this.start({ id: '', model: this.req.model, created: Math.floor(Date.now() / 1000) });
   }
 
-  private item(canon: number, kind: Kind): Item {
-    const b: Item = {
-      canon,
-      kind,
-      callId: '',
-      name: '',
-      custom: false,
-      pending: '',
-      text: '',
-      signature: '',
-      summaryOpen: false,
-      closed: false,
-    };
-    this.queue.push(b);
-    this.live.set(canon, b);
-    return b;
-  }
-
-  private retire(b: Item): void {
-    b.closed = true;
-    if (this.live.get(b.canon) === b) {
-      this.live.delete(b.canon);
-      this.retired.set(b.canon, b.kind);
-    }
-  }
-
-  /**
-   * The item a delta belongs to: its live item, or a continuation of one closed early. Mismatched
-   * kinds are ignored.
-   */
-  private target(canon: number, kind: BlockDelta['kind']): Item | undefined {
-    let b = this.live.get(canon);
-    if (!b) {
-      const k = this.retired.get(canon);
-      if (!k) return undefined;
-      this.retired.delete(canon);
-      b = this.item(canon, k);
-    }
-    return ACCEPTS[b.kind].includes(kind) ? b : undefined;
-  }
-
   /** Write what the head item has, and finish every head item that is closed. */
   private pump(): string {
     let out = '';
-    while (this.queue.length > 0) {
-      const b = this.queue[0];
+    const queue = this.queue.blocks;
+    while (queue.length > 0) {
+      const b = queue[0];
       if (b.kind === 'tool_call' && !b.custom) out += this.open(b);
       if (b.pending.length > 0) {
         out += this.open(b) + this.delta(b, b.pending);
@@ -220,7 +166,7 @@ export class ResponsesStreamEncoder {
       }
       if (!b.closed) break;
       out += this.finish(b);
-      this.queue.shift();
+      queue.shift();
     }
     return out;
   }
