@@ -60,19 +60,8 @@ export function encodeOpenaiRequest(req: ChatRequest, target: EncodeTarget, drop
   // reserved. Never above the model's own limit (the reply cannot be longer anyway, and OpenAI
   // refuses it). Reasoning models take only `max_completion_tokens`; `max_tokens` is what every
   // OpenAI-compatible server knows.
-  body[reasons ? 'max_completion_tokens' : 'max_tokens'] = Math.min(
-    req.maxTokens ?? defaultOutputCap(target.maxOutputTokens),
-    target.maxOutputTokens ?? Infinity,
-  );
-  // Reasoning models sample at their own temperature and refuse another one.
-  if (req.temperature !== undefined) {
-    if (reasons && req.temperature !== 1) dropped.push('temperature');
-    else body.temperature = req.temperature;
-  }
-  if (req.topP !== undefined) {
-    if (reasons && req.topP !== 1) dropped.push('top_p');
-    else body.top_p = req.topP;
-  }
+  body[reasons ? 'max_completion_tokens' : 'max_tokens'] = outputLimit(req, target);
+  encodeSampling(body, req, reasons, dropped);
   if (req.stop !== undefined && req.stop.length > 0) body.stop = req.stop;
   if (req.user !== undefined) body.user = openaiUser(req.user);
   if (req.reasoning) {
@@ -215,4 +204,21 @@ function encodeAssistantTurn(m: ChatMessage, at: string, dropped: string[]): Jso
 
 function imageUrl(src: ImageSource): string {
   return src.kind === 'url' ? src.url : `data:${src.mediaType};base64,${src.data}`;
+}
+
+/** The output limit an OpenAI request always carries: the caller's, else the default cap; never above the model's. */
+export function outputLimit(req: ChatRequest, target: EncodeTarget): number {
+  return Math.min(req.maxTokens ?? defaultOutputCap(target.maxOutputTokens), target.maxOutputTokens ?? Infinity);
+}
+
+/** `temperature` and `top_p`: reasoning models sample at their own and refuse another value (dropped, listed). */
+export function encodeSampling(body: Json, req: ChatRequest, reasons: boolean, dropped: string[]): void {
+  if (req.temperature !== undefined) {
+    if (reasons && req.temperature !== 1) dropped.push('temperature');
+    else body.temperature = req.temperature;
+  }
+  if (req.topP !== undefined) {
+    if (reasons && req.topP !== 1) dropped.push('top_p');
+    else body.top_p = req.topP;
+  }
 }

@@ -15,8 +15,7 @@ import type { ChatMessage, ChatRequest, ContentPart, ResponseFormat, ToolChoice 
 import type { Json } from '../../core/json.js';
 import { invalid } from '../field-types.js';
 import { openaiModelReasons } from '../model-traits.js';
-import { openaiReasoningEffort, openaiUser } from '../openai-chat/request-encode.js';
-import { defaultOutputCap } from '../output-cap.js';
+import { encodeSampling, openaiReasoningEffort, openaiUser, outputLimit } from '../openai-chat/request-encode.js';
 import { isOpenaiStrictSchema } from '../structured-output.js';
 import type { EncodeTarget } from '../types.js';
 import { customInput, isCustomTool } from './output-items.js';
@@ -63,19 +62,8 @@ export function encodeResponsesRequest(req: ChatRequest, target: EncodeTarget, d
     }
   }
   // Always a limit, never above the model's own: the upstream cannot bill past what budgets reserved.
-  body.max_output_tokens = Math.min(
-    req.maxTokens ?? defaultOutputCap(target.maxOutputTokens),
-    target.maxOutputTokens ?? Infinity,
-  );
-  // Reasoning models sample at their own temperature and refuse another one.
-  if (req.temperature !== undefined) {
-    if (reasons && req.temperature !== 1) dropped.push('temperature');
-    else body.temperature = req.temperature;
-  }
-  if (req.topP !== undefined) {
-    if (reasons && req.topP !== 1) dropped.push('top_p');
-    else body.top_p = req.topP;
-  }
+  body.max_output_tokens = outputLimit(req, target);
+  encodeSampling(body, req, reasons, dropped);
   if (req.user !== undefined) body.user = openaiUser(req.user);
   body.store = false;
   if (reasons) body.include = ['reasoning.encrypted_content'];
