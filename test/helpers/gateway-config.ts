@@ -96,6 +96,13 @@ const anthropic = (url: string, api_key: string, timeouts: Obj, models: Record<s
   timeouts,
   models,
 });
+const responses = (url: string, api_key: string, timeouts: Obj, models: Record<string, ModelSpec>): ProviderSpec => ({
+  api: 'openai-responses',
+  url,
+  api_key,
+  timeouts,
+  models,
+});
 const mock = (models: Record<string, ModelSpec>): ProviderSpec => ({ api: 'mock', models });
 
 // ---------------------------------------------------------------- format tests
@@ -216,6 +223,7 @@ export const BROKE_KEY = 'client-suite-key-0003';
 /**
  *   team/gpt     → oai/gpt-4o-mini             (OpenAI-format upstream; oai/o4-mini a reasoning model)
  *   team/claude  → ant/claude-sonnet-4-5       (Anthropic-format upstream)
+ *   team/resp    → resp/gpt-5-mini             (OpenAI Responses upstream, a reasoning model)
  * Keys: CLIENT_KEY may use everything; LIMITED_KEY only team/gpt; BROKE_KEY has a budget too small
  * for any request.
  */
@@ -233,10 +241,14 @@ export function clientGateway(url: string): GatewaySpec {
       ant: anthropic(url, 'sk-ant-client-suite-000222', timeouts, {
         'claude-sonnet-4-5': { context_window: 200000, max_output_tokens: 64000, price },
       }),
+      resp: responses(url, 'sk-resp-client-suite-000333', timeouts, {
+        'gpt-5-mini': { context_window: 400000, max_output_tokens: 128000, price },
+      }),
     },
     aliases: {
       'team/gpt': { targets: ['oai/gpt-4o-mini'] },
       'team/claude': { targets: ['ant/claude-sonnet-4-5'] },
+      'team/resp': { targets: ['resp/gpt-5-mini'] },
     },
     roles: { all: { models: ['*'] }, limited: { models: ['team/gpt'] }, broke: { models: ['*'] } },
     keys: [
