@@ -10,8 +10,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, type ModelMessage, stepCountIs, streamText, tool } from 'ai';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { UpstreamCall } from '../helpers/fake-upstream.js';
-import { CLIENT_KEY, keepResponsesStreams, useClientRig, UPSTREAMS } from './client-gateway.js';
+import { CLIENT_KEY, keepResponsesStreams, upstreamTurns, useClientRig, UPSTREAMS } from './client-gateway.js';
 
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
 
@@ -29,26 +28,11 @@ const keepRequests: typeof fetch = (input, init) => {
 const modelOf = (name: string) =>
   createOpenAI({ baseURL: `${rig.gw.url}/v1`, apiKey: CLIENT_KEY, fetch: keepRequests })(name);
 
-function textOf(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return content.map((p: any) => (typeof p?.text === 'string' ? p.text : '')).join('');
-}
-
 /** The item id the SDK keeps on the text of an assistant message it got back (what it references later). */
 function itemIdOf(messages: ModelMessage[]): unknown {
   const content = messages[0]?.content;
   const part = Array.isArray(content) ? content[0] : undefined;
   return part?.type === 'text' ? part.providerOptions?.openai?.itemId : undefined;
-}
-
-/** The conversation an upstream call carried, as `role: text` lines (Responses: its input items as sent). */
-function upstreamTurns(call: UpstreamCall | undefined): string[] {
-  const body = call?.body;
-  const items: any[] = call?.format === 'responses' ? body.input : body.messages;
-  return items
-    .filter((m) => m.role !== 'system' && m.role !== 'developer')
-    .map((m) => (m.type === 'item_reference' ? `item_reference: ${m.id}` : `${m.role}: ${textOf(m.content)}`));
 }
 
 describe('the default provider call', () => {

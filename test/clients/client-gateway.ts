@@ -160,6 +160,16 @@ function toolResults(format: UpstreamCall['format'], msgs: any[]): string[] | un
 }
 
 /**
+ * The conversation an upstream call carried, as `role: text` lines without the system prompt; a
+ * Responses call's input items as sent (an item_reference as `item_reference: <id>`).
+ */
+export function upstreamTurns(call: UpstreamCall | undefined): string[] {
+  return conversationOf(call!)
+    .filter((m) => m.role !== 'system' && m.role !== 'developer')
+    .map((m) => (m.type === 'item_reference' ? `item_reference: ${m.id}` : `${m.role}: ${textOf(m.content)}`));
+}
+
+/**
  * The last chat request the upstream accepted carried `system` in its format's own place (Responses:
  * `instructions`, or a leading system / developer item as a Responses caller's own input has it).
  */
