@@ -96,7 +96,7 @@ async function writeSse(
     finished = true;
     const e = withoutSecrets(ctx, toGatewayError(err));
     ctx.error = e;
-    if (!res.destroyed) res.write(ctx.format.streamError(e));
+    if (!res.destroyed) res.write(ctx.format.streamError(e, ctx.relayed));
   } finally {
     uncork();
     // Client gone: close the source so the upstream call is aborted and its finally blocks run.
