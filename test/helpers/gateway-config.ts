@@ -190,10 +190,12 @@ export const SCRIPTED_KEY = 'scripted-gateway-key-0001';
 export const SCRIPTED_LIMITED_KEY = 'scripted-gateway-key-0002';
 export const OAI_SECRET = 'sk-oai-provider-secret-000111';
 export const ANT_SECRET = 'sk-ant-provider-secret-000222';
+export const RESP_SECRET = 'sk-resp-provider-secret-000333';
 
 /**
- * Two providers on the fake, one per wire format (`oai/m`, `ant/m`), plus the built-in mock
- * (`local/echo`). Role `all` may use everything; role `limited` only `local/*`.
+ * Three providers on the fake, one per wire format (`oai/m` OpenAI chat, `ant/m` Anthropic, `resp/m`
+ * OpenAI Responses), plus the built-in mock (`local/echo`). Role `all` may use everything; role
+ * `limited` only `local/*`.
  */
 export function scriptedGateway(url: string, opts: { bodyLimit?: string } = {}): GatewaySpec {
   const timeouts = { connect_ms: 2000, first_byte_ms: 3000, total_ms: 10000 };
@@ -204,6 +206,7 @@ export function scriptedGateway(url: string, opts: { bodyLimit?: string } = {}):
     providers: {
       oai: openai(url, OAI_SECRET, timeouts, m),
       ant: anthropic(url, ANT_SECRET, timeouts, m),
+      resp: responses(url, RESP_SECRET, timeouts, m),
       local: mock({ echo: { context_window: 8192 } }),
     },
     roles: { all: { models: ['*'] }, limited: { models: ['local/*'] } },
