@@ -312,8 +312,12 @@ export function pricedGateway(url: string, extra = ''): GatewaySpec {
 export const SEC_GW_KEY = 'sec-gateway-key-0001';
 export const SEC_OAI_KEY = 'team-openai-key-01';
 export const SEC_ANT_KEY = 'team-anthropic-key-01';
+export const SEC_RESP_KEY = 'team-responses-key-01';
 
-/** `oa/m` (OpenAI format, gpt-4o-mini) and `an/m` (Anthropic format, claude-test), both BYOK-optional. */
+/**
+ * `oa/m` (OpenAI chat format, gpt-4o-mini), `an/m` (Anthropic format, claude-test) and `rs/m` (OpenAI
+ * Responses format, gpt-4o-mini), all BYOK-optional.
+ */
 export function securityGateway(url: string, extra = '', failures = 3): GatewaySpec {
   const price = { input: 1, output: 2 };
   return {
@@ -336,6 +340,15 @@ export function securityGateway(url: string, extra = '', failures = 3): GatewayS
         byok: 'optional',
         models: {
           m: { context_window: 200000, max_output_tokens: 4096, upstream_name: 'claude-test', price },
+        },
+      },
+      rs: {
+        api: 'openai-responses',
+        url,
+        api_key: SEC_RESP_KEY,
+        byok: 'optional',
+        models: {
+          m: { context_window: 128000, max_output_tokens: 4096, upstream_name: 'gpt-4o-mini', price },
         },
       },
     },
