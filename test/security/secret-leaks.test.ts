@@ -7,6 +7,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lastUserText, type Reply } from '../helpers/fake-upstream.js';
+import { responsesOrderViolations, sseMessages } from '../helpers/responses-order.js';
 import {
   ALL_PAIRS,
   ANT_KEY,
@@ -114,6 +115,9 @@ describe('secrets never reach a caller or a log', () => {
           expect(text).toContain('[REDACTED]');
           expectClean(text);
           expectClean(JSON.stringify([...res.headers]));
+          // The error that replaced the key-bearing event keeps a Responses stream in order.
+          if (ep === 'responses' && res.headers.get('content-type')?.includes('text/event-stream'))
+            expect(responsesOrderViolations(sseMessages(text))).toEqual([]);
         },
       );
       it.each(ALL_PAIRS)(
