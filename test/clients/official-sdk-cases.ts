@@ -288,6 +288,7 @@ export const CASES = {
     const first = await client.responses.create({ model, input: 'My name is Ada.' });
     const second = await client.responses.create({ model, input: 'What is my name?', previous_response_id: first.id });
     expect(second.output_text).toBe('echo: What is my name?');
+    expect(second.previous_response_id).toBe(first.id);
     const call = up.accepted.at(-1);
     // A Responses upstream holds the conversation; any other one is sent all of it.
     if (call?.format === 'responses') {
