@@ -1,5 +1,6 @@
 import type { ChatRequest, ChatResponse, StreamEvent, Usage, WireFormatId } from '../core/canonical.js';
 import type { GatewayError } from '../core/errors.js';
+import type { RelayedOutput } from '../core/reply.js';
 import type { SseMessage } from '../sse/decode.js';
 
 /**
@@ -71,7 +72,10 @@ export interface WireFormat {
   encodeStream(events: AsyncIterable<StreamEvent>, req: ChatRequest): AsyncIterable<string>;
   /** Error body in this format (the status comes from the error). */
   renderError(err: GatewayError): unknown;
-  /** An error after the stream has been committed, as an in-stream SSE message. */
-  streamError(err: GatewayError): string;
+  /**
+   * An error after the stream has been committed, as an in-stream SSE message. `relayed`: the watch
+   * of a relayed stream (same format both sides), for a format whose events are numbered.
+   */
+  streamError(err: GatewayError, relayed?: RelayedOutput): string;
   passThrough: PassThrough;
 }

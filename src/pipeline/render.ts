@@ -1,3 +1,4 @@
+import type { StreamEvent } from '../core/canonical.js';
 import { toGatewayError, type GatewayError } from '../core/errors.js';
 import { withoutSecrets } from '../request/secrets.js';
 import { SSE_HEADERS, waitForDrain, writeJson } from '../http/write.js';
@@ -37,9 +38,27 @@ export const render: Stage = async (ctx, next) => {
     );
     return;
   }
-  if (reply.kind === 'events') await writeSse(ctx, ctx.format.encodeStream(reply.events, ctx.chat!));
+  if (reply.kind === 'events')
+    await writeSse(ctx, ctx.format.encodeStream(failureAsEvent(ctx, reply.events), ctx.chat!));
   else await writeSse(ctx, reply.chunks, reply.headers);
 };
+
+/**
+ * A canonical stream whose source fails (cut, malformed, ended early) ends with an `error` event
+ * instead of an exception, so the caller's encoder writes the in-stream error in its place in the
+ * stream (a Responses stream numbers it after the events before it). While the caller is there:
+ * once it has gone, the failure is left to writeSse.
+ */
+async function* failureAsEvent(ctx: RequestContext, events: AsyncIterable<StreamEvent>): AsyncGenerator<StreamEvent> {
+  try {
+    yield* events;
+  } catch (err) {
+    if (ctx.signal.aborted) throw err;
+    const e = withoutSecrets(ctx, toGatewayError(err));
+    ctx.error = e;
+    yield { type: 'error', error: e };
+  }
+}
 
 export function writeError(ctx: RequestContext, original: GatewayError): void {
   const err = withoutSecrets(ctx, original);
@@ -96,7 +115,7 @@ async function writeSse(
     finished = true;
     const e = withoutSecrets(ctx, toGatewayError(err));
     ctx.error = e;
-    if (!res.destroyed) res.write(ctx.format.streamError(e));
+    if (!res.destroyed) res.write(ctx.format.streamError(e, ctx.relayed));
   } finally {
     uncork();
     // Client gone: close the source so the upstream call is aborted and its finally blocks run.

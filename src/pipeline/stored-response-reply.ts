@@ -54,7 +54,7 @@ export const storedResponseReply: Stage = async (ctx) => {
 /**
  * A page of a gateway-held response's input items, as OpenAI lists them: newest first unless
  * `order=asc`, `limit` 1–100 (default 20), `after` an item id. Items without an id of their own
- * are named by their place.
+ * are named by their place; messages are listed with their content as parts (listedItem).
  */
 function inputItemsPage(responseId: string, input: unknown[], q: URLSearchParams): Record<string, unknown> {
   const limit = Number(q.get('limit') ?? 20);
@@ -67,7 +67,7 @@ function inputItemsPage(responseId: string, input: unknown[], q: URLSearchParams
   }
   const base = responseId.replace(/^resp_/, '');
   const items = input.map((item, i) => {
-    const o = (typeof item === 'object' && item !== null ? item : {}) as Record<string, unknown>;
+    const o = listedItem((typeof item === 'object' && item !== null ? item : {}) as Record<string, unknown>);
     return { ...o, id: typeof o.id === 'string' ? o.id : `item_${base}_in${i}` };
   });
   if (order === 'desc') items.reverse();
@@ -84,6 +84,17 @@ function inputItemsPage(responseId: string, input: unknown[], q: URLSearchParams
     last_id: data.at(-1)?.id ?? null,
     has_more: start + limit < items.length,
   };
+}
+
+/**
+ * A message input item as the API lists it (clients read `content` as a list of parts): with its
+ * `type`, and a string content as one text part (`output_text` for an assistant's, else `input_text`).
+ */
+function listedItem(o: Record<string, unknown>): Record<string, unknown> {
+  if (typeof o.role !== 'string' || (o.type !== undefined && o.type !== 'message')) return o;
+  if (typeof o.content !== 'string') return { ...o, type: 'message' };
+  const part = o.role === 'assistant' ? 'output_text' : 'input_text';
+  return { ...o, type: 'message', content: [{ type: part, text: o.content }] };
 }
 
 /** The same call made of the provider that holds the response; its answer passed on, renamed. */

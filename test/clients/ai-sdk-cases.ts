@@ -1,6 +1,7 @@
 /**
- * AI SDK pieces shared by test/clients/ai-sdk*.test.ts: the three providers pointed at the gateway,
- * and the structured-output cases, registered for whichever cells a test file runs.
+ * AI SDK pieces shared by test/clients/ai-sdk*.test.ts: the providers pointed at the gateway, and
+ * the structured-output cases, registered for whichever cells a test file runs. `openai` is
+ * @ai-sdk/openai's default, the provider called as a function: the Responses API (POST /v1/responses).
  */
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
@@ -8,13 +9,18 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { generateObject, generateText, Output, streamObject, streamText, type LanguageModel } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { CLIENT_KEY, RECIPE } from './client-gateway.js';
+import { CLIENT_KEY, keepResponsesStreams, RECIPE, type UpstreamFormat } from './client-gateway.js';
 
-export type ClientName = 'openai.chat' | 'openai-compatible' | 'anthropic';
+export type ClientName = 'openai' | 'openai.chat' | 'openai-compatible' | 'anthropic';
 
-/** A language model of one of the three providers; `baseURL` is the gateway's `/v1`. */
+/**
+ * A language model of one of the providers; `baseURL` is the gateway's `/v1`. The Responses model's
+ * streams are kept for the rig's order check.
+ */
 export function aiSdkModel(client: ClientName, baseURL: string, model: string, key = CLIENT_KEY): LanguageModel {
   switch (client) {
+    case 'openai':
+      return createOpenAI({ baseURL, apiKey: key, fetch: keepResponsesStreams })(model);
     case 'openai.chat':
       return createOpenAI({ baseURL, apiKey: key }).chat(model);
     case 'openai-compatible':
@@ -32,14 +38,15 @@ const RECIPE_PROMPT = 'a recipe please, as JSON';
 
 /**
  * A structured-output cell. The providers pick their mechanism from the model name and settings:
- * @ai-sdk/openai sends `response_format: json_schema` (strict); @ai-sdk/openai-compatible
+ * @ai-sdk/openai sends `response_format: json_schema` (strict), its Responses model `text.format:
+ * json_schema` (strict); @ai-sdk/openai-compatible
  * `json_object`; @ai-sdk/anthropic a forced `json` tool for a name it does not know (an alias) and
  * `output_config.format` for a Claude id or with OUTPUT_FORMAT.
  */
 export interface StructuredCell {
   client: ClientName;
   model: string;
-  upstream: 'openai' | 'anthropic';
+  upstream: UpstreamFormat;
   how: string;
   providerOptions?: Record<string, Record<string, string>>;
 }
@@ -93,9 +100,11 @@ export function describeStructuredOutput(baseURL: () => string, cells: Structure
 }
 
 /** What the upstream must have received for the reasoning setting to count as carried. */
-export function expectReasoningSent(body: any, upstream: 'openai' | 'anthropic'): void {
+export function expectReasoningSent(body: any, upstream: UpstreamFormat): void {
   if (upstream === 'openai') {
     expect(body.reasoning_effort).toEqual(expect.any(String));
+  } else if (upstream === 'responses') {
+    expect(body.reasoning?.effort).toEqual(expect.any(String));
   } else {
     expect(body.thinking?.type).toMatch(/^(enabled|adaptive)$/);
     if (body.thinking.type === 'enabled') expect(body.max_tokens).toBeGreaterThan(body.thinking.budget_tokens);
@@ -111,7 +120,7 @@ export function expectReasoningSent(body: any, upstream: 'openai' | 'anthropic')
 export interface ReasoningCell {
   client: ClientName;
   model: string;
-  upstream: 'openai' | 'anthropic';
+  upstream: UpstreamFormat;
   how: string;
   providerOptions: Record<string, Record<string, unknown>>;
   reasoningText: boolean;
@@ -160,7 +169,7 @@ export function describeReasoning(baseURL: () => string, lastBody: () => any, ce
 export function describeMidConversationSystem(
   baseURL: () => string,
   lastRequest: () => { body: any; headers: Record<string, unknown> } | undefined,
-  cells: Array<{ client: ClientName; model: string; upstream: 'openai' | 'anthropic' }>,
+  cells: Array<{ client: ClientName; model: string; upstream: UpstreamFormat }>,
 ): void {
   describe.each(cells)(
     'mid-conversation system message: $client → $upstream upstream ($model)',

@@ -1,8 +1,8 @@
 /**
- * The Vercel AI SDK (ai 6) against the gateway, through its three providers a gateway user would
- * pick: `@ai-sdk/openai` (`.chat()`, Chat Completions), `@ai-sdk/openai-compatible` and
- * `@ai-sdk/anthropic` (Messages), each on a model of an OpenAI-format and of an Anthropic-format
- * upstream. Same format is pass-through, the other is translation.
+ * The Vercel AI SDK (ai 6) against the gateway, through the providers a gateway user would pick:
+ * `@ai-sdk/openai` (its default, the Responses API, and `.chat()`, Chat Completions),
+ * `@ai-sdk/openai-compatible` and `@ai-sdk/anthropic` (Messages), each on a model of an OpenAI chat,
+ * an Anthropic and an OpenAI Responses upstream. Same format is pass-through, the others are translation.
  */
 import { APICallError, generateText, stepCountIs, streamText, tool } from 'ai';
 import { describe, expect, it } from 'vitest';
@@ -24,6 +24,8 @@ import {
   LIMITED_KEY,
   OAI_ALIAS,
   OAI_REASONING_MODEL,
+  RESP_ALIAS,
+  RESP_MODEL,
   useClientRig,
   UPSTREAMS,
 } from './client-gateway.js';
@@ -33,7 +35,7 @@ import {
 
 const rig = useClientRig();
 
-const CLIENTS: ClientName[] = ['openai.chat', 'openai-compatible', 'anthropic'];
+const CLIENTS: ClientName[] = ['openai', 'openai.chat', 'openai-compatible', 'anthropic'];
 const modelOf = (client: ClientName, model: string, key = CLIENT_KEY) =>
   aiSdkModel(client, `${rig.gw.url}/v1`, model, key);
 // Each upstream by alias and by concrete id: the client libraries switch behaviour on the model name.
@@ -165,6 +167,7 @@ describeStructuredOutput(
   [
     { client: 'openai.chat', model: OAI_ALIAS, upstream: 'openai', how: 'response_format json_schema' },
     { client: 'openai-compatible', model: OAI_ALIAS, upstream: 'openai', how: 'response_format json_object' },
+    { client: 'openai', model: RESP_ALIAS, upstream: 'responses', how: 'text.format json_schema' },
     { client: 'anthropic', model: OAI_ALIAS, upstream: 'openai', how: 'forced json tool' },
     { client: 'anthropic', model: ANT_ALIAS, upstream: 'anthropic', how: 'forced json tool' },
     {
@@ -194,6 +197,15 @@ describeReasoning(
       how: 'reasoningEffort',
       providerOptions: { openai: { reasoningEffort: 'low' } },
       reasoningText: false,
+    },
+    {
+      // A gateway name is no OpenAI model name: forceReasoning makes the SDK treat it as a reasoning model.
+      client: 'openai',
+      model: RESP_MODEL,
+      upstream: 'responses',
+      how: 'reasoningEffort, reasoningSummary',
+      providerOptions: { openai: { forceReasoning: true, reasoningEffort: 'low', reasoningSummary: 'auto' } },
+      reasoningText: true,
     },
     {
       client: 'openai.chat',
@@ -234,6 +246,7 @@ describeMidConversationSystem(
   () => `${rig.gw.url}/v1`,
   () => rig.up.accepted.at(-1),
   [
+    { client: 'openai', model: RESP_ALIAS, upstream: 'responses' },
     { client: 'openai.chat', model: OAI_ALIAS, upstream: 'openai' },
     { client: 'openai.chat', model: ANT_ALIAS, upstream: 'anthropic' },
     { client: 'openai-compatible', model: ANT_ALIAS, upstream: 'anthropic' },

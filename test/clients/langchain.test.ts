@@ -1,7 +1,7 @@
 /**
  * LangChain JS 1.5 (`@langchain/openai` ChatOpenAI on Chat Completions, `@langchain/anthropic`
- * ChatAnthropic on Messages) against the gateway, each on a model of an OpenAI-format and of an
- * Anthropic-format upstream. Same format is pass-through, the other is translation.
+ * ChatAnthropic on Messages) against the gateway, each on a model of an OpenAI chat, an Anthropic
+ * and an OpenAI Responses upstream. Same format is pass-through, the others are translation.
  */
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { type AIMessage, HumanMessage, SystemMessage, type BaseMessage } from '@langchain/core/messages';

@@ -46,7 +46,7 @@ beforeEach(() => {
   sent.length = 0;
 });
 
-const ALL_MODELS = ['ant/m', 'local/echo', 'oai/m'];
+const ALL_MODELS = ['ant/m', 'local/echo', 'oai/m', 'resp/m'];
 const hi: Anthropic.MessageParam[] = [{ role: 'user', content: 'hello there' }];
 
 function lastStream() {
@@ -121,7 +121,7 @@ describe('models.list (Anthropic shape)', () => {
     expect(ant.max_tokens).toBe(1000);
     expect(page.has_more).toBe(false);
     expect(page.first_id).toBe('ant/m');
-    expect(page.last_id).toBe('oai/m');
+    expect(page.last_id).toBe('resp/m');
   });
 
   it('pages with limit / after_id through the SDK’s auto-pagination', async () => {
@@ -142,7 +142,7 @@ describe('models.list (Anthropic shape)', () => {
     expect(p1).toMatchObject({ has_more: true, first_id: 'ant/m', last_id: 'local/echo' });
     expect(p1.data.map((m: { id: string }) => m.id)).toEqual(['ant/m', 'local/echo']);
     const p2 = await get(`?limit=2&after_id=${encodeURIComponent(p1.last_id)}`);
-    expect(p2).toMatchObject({ has_more: false, first_id: 'oai/m', last_id: 'oai/m' });
+    expect(p2).toMatchObject({ has_more: false, first_id: 'oai/m', last_id: 'resp/m' });
     const back = await get(`?limit=1&before_id=${encodeURIComponent('oai/m')}`);
     expect(back).toMatchObject({ has_more: true, first_id: 'local/echo', last_id: 'local/echo' });
   });

@@ -1,13 +1,15 @@
 /**
- * One scenario list, run for every cell of {OpenAI-format upstream, Anthropic-format upstream}
- * × {openai SDK on /v1/chat/completions, Anthropic SDK on /v1/messages} × {JSON, stream}.
- * Two cells per upstream are same-format pass-through, two are translations through the canonical
- * model. The upstream is test/helpers/fake-upstream.ts (set up as SCRIPTED), which renders both wire formats itself
- * and is scripted by the last user message, so every cell expects the same outcome.
+ * One scenario list, run for every cell of {OpenAI chat, Anthropic, OpenAI Responses upstream}
+ * × {openai SDK on /v1/chat/completions, Anthropic SDK on /v1/messages, openai SDK on /v1/responses}
+ * × {JSON, stream}. One caller per upstream is same-format pass-through, the other two are
+ * translations through the canonical model. The upstream is test/helpers/fake-upstream.ts (set up as
+ * SCRIPTED), which renders the three wire formats itself and is scripted by the last user message, so
+ * every cell expects the same outcome.
  *
  * Streams go through the SDKs' strict helpers (`chat.completions.stream().finalChatCompletion()`,
- * `messages.stream().finalMessage()`); the raw SSE behind each is kept and checked as well
- * (Anthropic: assertAnthropicStreamOrder; OpenAI: chunk shape, one finish_reason, [DONE] last).
+ * `messages.stream().finalMessage()`, `responses.stream().finalResponse()`); the raw SSE behind each
+ * is kept and checked as well (Anthropic: assertAnthropicStreamOrder; OpenAI chat: chunk shape, one
+ * finish_reason, [DONE] last; Responses: responsesOrderViolations).
  */
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
@@ -15,7 +17,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SseDecoder, type SseMessage } from '../../src/sse/decode.js';
 import { assertAnthropicStreamOrder } from '../helpers/anthropic-order.js';
 import { type FakeUpstream, SCRIPTED, startFakeUpstream, type UpstreamCall } from '../helpers/fake-upstream.js';
-import { ANT_SECRET, OAI_SECRET, SCRIPTED_KEY, scriptedGateway } from '../helpers/gateway-config.js';
+import { ANT_SECRET, OAI_SECRET, RESP_SECRET, SCRIPTED_KEY, scriptedGateway } from '../helpers/gateway-config.js';
+import { responsesOrderViolations } from '../helpers/responses-order.js';
 import { recordingFetch } from '../helpers/sse.js';
 import { configOf, startGateway, type RunningGateway } from '../helpers/start-gateway.js';
 
@@ -72,9 +75,12 @@ interface Outcome {
 
 type ErrorClass = abstract new (...args: any[]) => Error;
 
+type CallerId = 'openai' | 'anthropic' | 'responses';
+
 interface Caller {
-  id: 'openai' | 'anthropic';
+  id: CallerId;
   send(model: string, ask: Ask, stream: boolean): Promise<Outcome>;
+  /** The raw stop the caller sees: finish_reason, stop_reason, or a Responses status. */
   stopName: Record<Stop, string>;
   /** SDK error class expected for an upstream HTTP status before any stream. */
   errorClass: Record<number, ErrorClass>;
@@ -256,21 +262,104 @@ const anthropicCaller: Caller = {
   },
 };
 
-const CALLERS: Record<'openai' | 'anthropic', Caller> = { openai: openaiCaller, anthropic: anthropicCaller };
+type ResponseInputItem = OpenAI.Responses.ResponseInputItem;
+
+/** The conversation as Responses input items; JSON and stream use different spellings so both decoders get used. */
+function responsesInput(ask: Ask, stream: boolean): ResponseInputItem[] {
+  const input: ResponseInputItem[] = [];
+  for (const t of ask.turns) {
+    if (t.role === 'user')
+      input.push({ role: 'user', content: stream ? [{ type: 'input_text', text: t.text }] : t.text });
+    else if (t.role === 'tool')
+      for (const r of t.results) input.push({ type: 'function_call_output', call_id: r.id, output: r.text });
+    else if ('calls' in t) {
+      for (const c of t.calls)
+        input.push({ type: 'function_call', call_id: c.id, name: c.name, arguments: JSON.stringify(c.args) });
+    } else if (stream) {
+      input.push({ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: t.text }] } as never);
+    } else input.push({ role: 'assistant', content: t.text });
+  }
+  return input;
+}
+
+const responsesCaller: Caller = {
+  id: 'responses',
+  // A Responses answer has no stop reason: its status, and function_call items when it calls tools.
+  stopName: { stop: 'completed', length: 'incomplete', tool_calls: 'completed' },
+  errorClass: openaiCaller.errorClass,
+  apiError: OpenAI.APIError,
+  async send(model, ask, stream) {
+    const input = responsesInput(ask, stream);
+    // The system prompt as `instructions` in JSON mode and as a leading developer item when streaming.
+    if (ask.system && stream) input.unshift({ role: 'developer', content: ask.system });
+    const params = {
+      model,
+      input,
+      ...(ask.system && !stream ? { instructions: ask.system } : {}),
+      ...(ask.maxTokens === undefined ? {} : { max_output_tokens: ask.maxTokens }),
+      ...(ask.tools
+        ? {
+            tools: [
+              {
+                type: 'function' as const,
+                name: 'get_weather',
+                description: 'Current weather in a city',
+                parameters: WEATHER_SCHEMA,
+                strict: false,
+              },
+            ],
+          }
+        : {}),
+    };
+    const before = streams.length;
+    this.lastSse = undefined;
+    let res: OpenAI.Responses.Response;
+    try {
+      res = stream ? await openai.responses.stream(params).finalResponse() : await openai.responses.create(params);
+    } finally {
+      if (stream && streams.length > before) {
+        this.lastSse = decode(streams[before]);
+        expect(responsesOrderViolations(this.lastSse), streams[before]).toEqual([]);
+      }
+    }
+    if (stream) expect(this.lastSse, 'the raw stream was captured').toBeDefined();
+    expect(res.object).toBe('response');
+    expect(res.model).toBe(model);
+    const calls = res.output.flatMap((o) =>
+      o.type === 'function_call' ? [{ id: o.call_id, name: o.name, args: JSON.parse(o.arguments) as unknown }] : [],
+    );
+    if (res.status !== 'completed' && res.status !== 'incomplete') throw new Error(`unexpected status ${res.status}`);
+    if (res.status === 'incomplete') expect(res.incomplete_details?.reason).toBe('max_output_tokens');
+    const stop: Stop = res.status === 'incomplete' ? 'length' : calls.length > 0 ? 'tool_calls' : 'stop';
+    return { text: res.output_text, calls, stop, rawStop: res.status, usage: res.usage };
+  },
+};
+
+const CALLERS: Record<CallerId, Caller> = {
+  openai: openaiCaller,
+  anthropic: anthropicCaller,
+  responses: responsesCaller,
+};
 
 // ---------------------------------------------------------------- the matrix
 
 const KINDS = [
   { upstream: 'openai' as const, model: 'oai/m', path: '/v1/chat/completions', secret: OAI_SECRET },
   { upstream: 'anthropic' as const, model: 'ant/m', path: '/v1/messages', secret: ANT_SECRET },
+  { upstream: 'responses' as const, model: 'resp/m', path: '/v1/responses', secret: RESP_SECRET },
 ];
+const CALLER_LABEL: Record<CallerId, string> = {
+  openai: 'openai SDK chat',
+  anthropic: 'Anthropic SDK',
+  responses: 'openai SDK responses',
+};
 const MATRIX = KINDS.flatMap((k) =>
-  (['openai', 'anthropic'] as const).flatMap((caller) =>
+  (['openai', 'anthropic', 'responses'] as const).flatMap((caller) =>
     (['json', 'stream'] as const).map((mode) => ({
       ...k,
       caller,
       mode,
-      label: `${caller} SDK → ${k.upstream} upstream (${k.model}), ${mode}`,
+      label: `${CALLER_LABEL[caller]} → ${k.upstream} upstream (${k.model}), ${mode}`,
     })),
   ),
 );
@@ -285,15 +374,17 @@ interface Ctx {
   upstreamCalls(): UpstreamCall[];
 }
 
+const TEXT_PARTS = ['text', 'input_text', 'output_text'];
+
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.map((p: any) => (p?.type === 'text' ? p.text : '')).join('');
+  if (Array.isArray(content)) return content.map((p: any) => (TEXT_PARTS.includes(p?.type) ? p.text : '')).join('');
   return '';
 }
 
-/** The upstream request's messages minus any system ones, as [role, text]. */
-function upstreamTurns(_cell: Cell, body: any): Array<[string, string]> {
-  return (body.messages as any[])
+/** The upstream request's messages (Responses: input items) minus any system ones, as [role, text]. */
+function upstreamTurns(cell: Cell, body: any): Array<[string, string]> {
+  return ((cell.upstream === 'responses' ? body.input : body.messages) as any[])
     .filter((m) => m.role !== 'system' && m.role !== 'developer')
     .map((m) => [m.role, textOf(m.content)]);
 }
@@ -317,20 +408,29 @@ const SCENARIOS: Scenario[] = [
       const [u] = upstreamCalls();
       expect(u.body.model).toBe('m');
       expect(u.body.stream === true).toBe(stream);
-      expect(u.headers[cell.upstream === 'openai' ? 'authorization' : 'x-api-key']).toBe(
-        cell.upstream === 'openai' ? `Bearer ${cell.secret}` : cell.secret,
+      expect(u.headers[cell.upstream === 'anthropic' ? 'x-api-key' : 'authorization']).toBe(
+        cell.upstream === 'anthropic' ? cell.secret : `Bearer ${cell.secret}`,
       );
       // Anthropic requires max_tokens: an OpenAI caller that sent none gets the model's max_output_tokens.
-      if (caller.id === 'openai' && cell.upstream === 'anthropic') expect(u.body.max_tokens).toBe(1000);
+      if (caller.id !== 'anthropic' && cell.upstream === 'anthropic') expect(u.body.max_tokens).toBe(1000);
+      // A Responses upstream always gets a cap: the caller's (the Anthropic SDK's 500), else the model's.
+      if (cell.upstream === 'responses') expect(u.body.max_output_tokens).toBe(caller.id === 'anthropic' ? 500 : 1000);
     },
   },
   {
     name: 'system prompt lands in the upstream format’s own place',
-    async run({ cell, ask, upstreamCalls }) {
+    async run({ cell, caller, ask, upstreamCalls }) {
       const r = await ask({ system: 'be terse', turns: [{ role: 'user', text: 'hi' }] });
       expect(r.text).toBe('[sys:be terse] echo: hi');
       const [u] = upstreamCalls();
-      if (cell.upstream === 'openai') {
+      if (cell.upstream === 'responses') {
+        // Translated: `instructions`. A Responses caller's own spelling (an item or instructions) passes through.
+        const items = (u.body.input as any[]).filter((m) => m.role === 'system' || m.role === 'developer');
+        const placed = [...(u.body.instructions === undefined ? [] : [u.body.instructions])];
+        placed.push(...items.map((m) => textOf(m.content)));
+        expect(placed).toEqual(['be terse']);
+        if (caller.id !== 'responses') expect(u.body.instructions).toBe('be terse');
+      } else if (cell.upstream === 'openai') {
         const sys = (u.body.messages as any[]).filter((m) => m.role === 'system' || m.role === 'developer');
         expect(sys).toHaveLength(1);
         expect(sys[0].role).toBe('system');
@@ -377,7 +477,11 @@ const SCENARIOS: Scenario[] = [
       expect(r.calls[0].id).toEqual(expect.any(String));
       expect(r.calls[0].id.length).toBeGreaterThan(0);
       const [u] = upstreamCalls();
-      if (cell.upstream === 'openai') {
+      if (cell.upstream === 'responses') {
+        expect(u.body.tools).toEqual([
+          expect.objectContaining({ type: 'function', name: 'get_weather', parameters: WEATHER_SCHEMA }),
+        ]);
+      } else if (cell.upstream === 'openai') {
         expect(u.body.tools).toEqual([
           { type: 'function', function: expect.objectContaining({ name: 'get_weather', parameters: WEATHER_SCHEMA }) },
         ]);
@@ -416,7 +520,12 @@ const SCENARIOS: Scenario[] = [
       expect(r.text).toBe('tool said: sunny, 21C');
       expect(r.stop).toBe('stop');
       const second = upstreamCalls()[1].body;
-      if (cell.upstream === 'openai') {
+      if (cell.upstream === 'responses') {
+        const items = second.input as any[];
+        expect(items.at(-2)).toMatchObject({ type: 'function_call', name: 'get_weather' });
+        expect(JSON.parse(items.at(-2).arguments)).toEqual({ city: 'Paris' });
+        expect(items.at(-1)).toMatchObject({ type: 'function_call_output', call_id: items.at(-2).call_id });
+      } else if (cell.upstream === 'openai') {
         const msgs = second.messages as any[];
         expect(msgs.at(-2)).toMatchObject({
           role: 'assistant',
@@ -461,13 +570,16 @@ const SCENARIOS: Scenario[] = [
   {
     name: 'max tokens stop',
     async run({ cell, caller, ask, upstreamCalls }) {
-      const r = await ask({ maxTokens: 2, turns: [{ role: 'user', text: 'one two three four' }] });
-      expect(r.text).toBe('echo: one');
+      // 16: the least the Responses API takes; the echo is 21 words, its first 16 come back.
+      const words = Array.from({ length: 20 }, (_, i) => `w${i + 1}`);
+      const r = await ask({ maxTokens: 16, turns: [{ role: 'user', text: words.join(' ') }] });
+      expect(r.text).toBe(`echo: ${words.slice(0, 15).join(' ')}`);
       expect(r.stop).toBe('length');
       expect(r.rawStop).toBe(caller.stopName.length);
       const [u] = upstreamCalls();
-      if (cell.upstream === 'openai') expect(u.body.max_completion_tokens ?? u.body.max_tokens).toBe(2);
-      else expect(u.body.max_tokens).toBe(2);
+      if (cell.upstream === 'openai') expect(u.body.max_completion_tokens ?? u.body.max_tokens).toBe(16);
+      else if (cell.upstream === 'responses') expect(u.body.max_output_tokens).toBe(16);
+      else expect(u.body.max_tokens).toBe(16);
     },
   },
   {
@@ -479,6 +591,9 @@ const SCENARIOS: Scenario[] = [
         // Anthropic's 16 uncached + 4 cache reads = OpenAI's 20 prompt tokens, 4 of them cached.
         expect(r.usage).toMatchObject({ prompt_tokens: 20, completion_tokens: 4, total_tokens: 24 });
         expect(r.usage.prompt_tokens_details?.cached_tokens).toBe(4);
+      } else if (caller.id === 'responses') {
+        expect(r.usage).toMatchObject({ input_tokens: 20, output_tokens: 4, total_tokens: 24 });
+        expect(r.usage.input_tokens_details?.cached_tokens).toBe(4);
       } else {
         expect(r.usage).toMatchObject({ input_tokens: 16, output_tokens: 4, cache_read_input_tokens: 4 });
         expect(r.usage.cache_creation_input_tokens ?? 0).toBe(0);
@@ -526,6 +641,10 @@ const SCENARIOS: Scenario[] = [
           error: { type: cell.upstream === 'anthropic' ? 'overloaded_error' : 'api_error' },
         });
         expect(datas.some((d) => d.type === 'content_block_delta' && d.delta?.text === 'echo:')).toBe(true);
+      } else if (caller.id === 'responses') {
+        expect(sse!.at(-1)!.event).toBe('error');
+        expect(last.type).toBe('error');
+        expect(datas.some((d) => d.type === 'response.output_text.delta' && d.delta === 'echo:')).toBe(true);
       } else {
         expect(last.error).toEqual(expect.objectContaining({ message: expect.any(String) }));
         expect(datas.some((d) => d.choices?.[0]?.delta?.content === 'echo:')).toBe(true);

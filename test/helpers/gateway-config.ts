@@ -96,6 +96,13 @@ const anthropic = (url: string, api_key: string, timeouts: Obj, models: Record<s
   timeouts,
   models,
 });
+const responses = (url: string, api_key: string, timeouts: Obj, models: Record<string, ModelSpec>): ProviderSpec => ({
+  api: 'openai-responses',
+  url,
+  api_key,
+  timeouts,
+  models,
+});
 const mock = (models: Record<string, ModelSpec>): ProviderSpec => ({ api: 'mock', models });
 
 // ---------------------------------------------------------------- format tests
@@ -183,10 +190,12 @@ export const SCRIPTED_KEY = 'scripted-gateway-key-0001';
 export const SCRIPTED_LIMITED_KEY = 'scripted-gateway-key-0002';
 export const OAI_SECRET = 'sk-oai-provider-secret-000111';
 export const ANT_SECRET = 'sk-ant-provider-secret-000222';
+export const RESP_SECRET = 'sk-resp-provider-secret-000333';
 
 /**
- * Two providers on the fake, one per wire format (`oai/m`, `ant/m`), plus the built-in mock
- * (`local/echo`). Role `all` may use everything; role `limited` only `local/*`.
+ * Three providers on the fake, one per wire format (`oai/m` OpenAI chat, `ant/m` Anthropic, `resp/m`
+ * OpenAI Responses), plus the built-in mock (`local/echo`). Role `all` may use everything; role
+ * `limited` only `local/*`.
  */
 export function scriptedGateway(url: string, opts: { bodyLimit?: string } = {}): GatewaySpec {
   const timeouts = { connect_ms: 2000, first_byte_ms: 3000, total_ms: 10000 };
@@ -197,6 +206,7 @@ export function scriptedGateway(url: string, opts: { bodyLimit?: string } = {}):
     providers: {
       oai: openai(url, OAI_SECRET, timeouts, m),
       ant: anthropic(url, ANT_SECRET, timeouts, m),
+      resp: responses(url, RESP_SECRET, timeouts, m),
       local: mock({ echo: { context_window: 8192 } }),
     },
     roles: { all: { models: ['*'] }, limited: { models: ['local/*'] } },
@@ -216,6 +226,7 @@ export const BROKE_KEY = 'client-suite-key-0003';
 /**
  *   team/gpt     → oai/gpt-4o-mini             (OpenAI-format upstream; oai/o4-mini a reasoning model)
  *   team/claude  → ant/claude-sonnet-4-5       (Anthropic-format upstream)
+ *   team/resp    → resp/gpt-5-mini             (OpenAI Responses upstream, a reasoning model)
  * Keys: CLIENT_KEY may use everything; LIMITED_KEY only team/gpt; BROKE_KEY has a budget too small
  * for any request.
  */
@@ -233,10 +244,14 @@ export function clientGateway(url: string): GatewaySpec {
       ant: anthropic(url, 'sk-ant-client-suite-000222', timeouts, {
         'claude-sonnet-4-5': { context_window: 200000, max_output_tokens: 64000, price },
       }),
+      resp: responses(url, 'sk-resp-client-suite-000333', timeouts, {
+        'gpt-5-mini': { context_window: 400000, max_output_tokens: 128000, price },
+      }),
     },
     aliases: {
       'team/gpt': { targets: ['oai/gpt-4o-mini'] },
       'team/claude': { targets: ['ant/claude-sonnet-4-5'] },
+      'team/resp': { targets: ['resp/gpt-5-mini'] },
     },
     roles: { all: { models: ['*'] }, limited: { models: ['team/gpt'] }, broke: { models: ['*'] } },
     keys: [
@@ -297,8 +312,12 @@ export function pricedGateway(url: string, extra = ''): GatewaySpec {
 export const SEC_GW_KEY = 'sec-gateway-key-0001';
 export const SEC_OAI_KEY = 'team-openai-key-01';
 export const SEC_ANT_KEY = 'team-anthropic-key-01';
+export const SEC_RESP_KEY = 'team-responses-key-01';
 
-/** `oa/m` (OpenAI format, gpt-4o-mini) and `an/m` (Anthropic format, claude-test), both BYOK-optional. */
+/**
+ * `oa/m` (OpenAI chat format, gpt-4o-mini), `an/m` (Anthropic format, claude-test) and `rs/m` (OpenAI
+ * Responses format, gpt-4o-mini), all BYOK-optional.
+ */
 export function securityGateway(url: string, extra = '', failures = 3): GatewaySpec {
   const price = { input: 1, output: 2 };
   return {
@@ -321,6 +340,15 @@ export function securityGateway(url: string, extra = '', failures = 3): GatewayS
         byok: 'optional',
         models: {
           m: { context_window: 200000, max_output_tokens: 4096, upstream_name: 'claude-test', price },
+        },
+      },
+      rs: {
+        api: 'openai-responses',
+        url,
+        api_key: SEC_RESP_KEY,
+        byok: 'optional',
+        models: {
+          m: { context_window: 128000, max_output_tokens: 4096, upstream_name: 'gpt-4o-mini', price },
         },
       },
     },

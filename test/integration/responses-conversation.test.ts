@@ -144,12 +144,20 @@ describe('Responses conversation state (translated)', () => {
     const items = await (await call(`/v1/responses/${second.id}/input_items?order=asc`)).json();
     expect(items.object).toBe('list');
     expect(items.data.map((i: any) => i.type ?? i.role)).toHaveLength(3);
-    expect(items.data[0]).toMatchObject({ role: 'user', content: 'one' });
+    expect(items.data[0]).toMatchObject({
+      type: 'message',
+      role: 'user',
+      content: [{ type: 'input_text', text: 'one' }],
+    });
     expect(items.data[1].id).toBe(first.output[0].id);
     expect(items.has_more).toBe(false);
     const page = await (await call(`/v1/responses/${second.id}/input_items?limit=1`)).json();
     expect(page.data).toHaveLength(1);
-    expect(page.data[0]).toMatchObject({ role: 'user', content: 'two' });
+    expect(page.data[0]).toMatchObject({
+      type: 'message',
+      role: 'user',
+      content: [{ type: 'input_text', text: 'two' }],
+    });
     expect(page.has_more).toBe(true);
 
     const del = await call(`/v1/responses/${second.id}`, { method: 'DELETE' });

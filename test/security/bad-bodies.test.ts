@@ -11,7 +11,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { budgetCounterKey } from '../../src/budget/plan.js';
 import { jsonReply, PAIRS, post, startRig, type Endpoint, type Provider, type SecurityRig } from './harness.js';
 
-const UPSTREAM_MODEL: Record<Provider, string> = { oa: 'gpt-4o-mini', an: 'claude-test' };
+const UPSTREAM_MODEL: Record<Provider, string> = { oa: 'gpt-4o-mini', an: 'claude-test', rs: 'gpt-4o-mini' };
 
 let rig: SecurityRig;
 

@@ -5,18 +5,18 @@
 
 import { ulid } from 'ulid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lastUserText } from '../helpers/fake-upstream.js';
 import {
   abandonBeforeResponse,
   abandonStream,
-  anthropicStream,
+  ALL_PAIRS,
   jsonReply,
   bodyFor,
   eventually,
-  openaiStream,
-  PAIRS,
   post,
   requestLines,
   startRig,
+  streamFor,
   type SecurityRig,
 } from './harness.js';
 
@@ -38,16 +38,14 @@ describe('a caller leaving mid-stream', () => {
   beforeAll(async () => {
     // Slow streams: the caller is gone long before the upstream would finish.
     rig = await startRig((req) => {
-      if (JSON.stringify(req.body?.messages).includes('slow json')) return { kind: 'hang' };
+      if (lastUserText(req.body).includes('slow json')) return { kind: 'hang' };
       if (!req.body?.stream) return { kind: 'json', body: jsonReply(req.path, 'fine') };
-      return req.path.endsWith('/chat/completions')
-        ? { kind: 'sse', events: openaiStream(WORDS), delayMs: 50 }
-        : { kind: 'sse', events: anthropicStream(WORDS), delayMs: 50 };
+      return { kind: 'sse', events: streamFor(req.path, WORDS), delayMs: 50 };
     });
   });
   afterAll(() => rig.close());
 
-  it.each(PAIRS)(
+  it.each(ALL_PAIRS)(
     "%s caller → %s provider: three abandoned streams leave the model healthy, logged as the caller's doing",
     async (ep, provider) => {
       const ids = [ulid(), ulid(), ulid()];
@@ -65,7 +63,7 @@ describe('a caller leaving mid-stream', () => {
     },
   );
 
-  it.each(PAIRS)(
+  it.each(ALL_PAIRS)(
     '%s caller → %s provider: the upstream request is cancelled when the caller leaves',
     async (ep, provider) => {
       const calls = rig.up.received.length;
@@ -77,7 +75,7 @@ describe('a caller leaving mid-stream', () => {
     },
   );
 
-  it.each(PAIRS)('%s caller → %s provider: leaving before the response is a caller event', async (ep, provider) => {
+  it.each(ALL_PAIRS)('%s caller → %s provider: leaving before the response is a caller event', async (ep, provider) => {
     const ids = [ulid(), ulid(), ulid()];
     for (const id of ids)
       await abandonBeforeResponse(rig.gw.url, ep, bodyFor(ep, provider, { text: 'slow json' }), 100, id);
@@ -87,7 +85,7 @@ describe('a caller leaving mid-stream', () => {
     expect(rig.gw.gateway.runtime.breakers.cooling()).toEqual([]);
   });
 
-  it.each(PAIRS)(
+  it.each(ALL_PAIRS)(
     '%s caller → %s provider: an abandoned stream is billed for the output it relayed',
     async (ep, provider) => {
       const id = ulid();
@@ -110,7 +108,7 @@ describe("a failure with the caller's own key (BYOK)", () => {
         req.headers.authorization === 'Bearer callers-own-provider-key-1' ||
         req.headers['x-api-key'] === 'callers-own-provider-key-1';
       if (own) {
-        const status = Number(/fail (\d+)/.exec(JSON.stringify(req.body?.messages))?.[1] ?? 429);
+        const status = Number(/fail (\d+)/.exec(lastUserText(req.body))?.[1] ?? 429);
         return {
           kind: 'json',
           status,
@@ -119,14 +117,12 @@ describe("a failure with the caller's own key (BYOK)", () => {
         };
       }
       if (!req.body?.stream) return { kind: 'json', body: jsonReply(req.path, 'fine') };
-      return req.path.endsWith('/chat/completions')
-        ? { kind: 'sse', events: openaiStream(['ok']) }
-        : { kind: 'sse', events: anthropicStream(['ok']) };
+      return { kind: 'sse', events: streamFor(req.path, ['ok']) };
     });
   });
   afterAll(() => rig.close());
 
-  it.each(PAIRS)(
+  it.each(ALL_PAIRS)(
     '%s caller → %s provider: their 401/403/429 never cools the shared model or the gateway credential',
     async (ep, provider) => {
       for (const status of [429, 429, 429, 401, 403]) {

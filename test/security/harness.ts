@@ -1,7 +1,8 @@
 /**
- * A gateway with one OpenAI-format and one Anthropic-format provider on the same programmable
- * upstream (test/helpers/fake-upstream.ts), so every endpoint × provider pair (pass-through and
- * translated) can be driven with raw upstream bytes: cut streams, malformed events, echoed keys.
+ * A gateway with an OpenAI chat, an Anthropic and an OpenAI Responses provider on the same
+ * programmable upstream (test/helpers/fake-upstream.ts), so every endpoint × provider pair
+ * (pass-through and translated) can be driven with raw upstream bytes: cut streams, malformed events,
+ * echoed keys.
  */
 
 import { request } from 'node:http';
@@ -13,24 +14,40 @@ import {
   type Handler,
   startFakeUpstream,
 } from '../helpers/fake-upstream.js';
-import { SEC_ANT_KEY, SEC_GW_KEY, SEC_OAI_KEY, securityGateway } from '../helpers/gateway-config.js';
+import { SEC_ANT_KEY, SEC_GW_KEY, SEC_OAI_KEY, SEC_RESP_KEY, securityGateway } from '../helpers/gateway-config.js';
 import { configOf, startGateway, type RunningGateway } from '../helpers/start-gateway.js';
 
 export const GW_KEY = SEC_GW_KEY;
 export const OAI_KEY = SEC_OAI_KEY;
 export const ANT_KEY = SEC_ANT_KEY;
+export const RESP_KEY = SEC_RESP_KEY;
 
-export type Endpoint = 'openai' | 'anthropic';
-export const ENDPOINTS: Endpoint[] = ['openai', 'anthropic'];
-export const PROVIDERS = ['oa', 'an'] as const;
+/** The caller's endpoint: /v1/chat/completions, /v1/messages, /v1/responses. */
+export type Endpoint = 'openai' | 'anthropic' | 'responses';
+export const PROVIDERS = ['oa', 'an', 'rs'] as const;
 export type Provider = (typeof PROVIDERS)[number];
-/** The four caller × provider pairs: two pass-through, two translated. */
+/** The chat and messages caller × provider pairs: two pass-through, two translated. */
 export const PAIRS: Array<[Endpoint, Provider]> = [
   ['openai', 'oa'],
   ['openai', 'an'],
   ['anthropic', 'oa'],
   ['anthropic', 'an'],
 ];
+/** The pairs the Responses format takes part in, as caller or as provider: one pass-through, four translated. */
+export const RESPONSES_PAIRS: Array<[Endpoint, Provider]> = [
+  ['responses', 'rs'],
+  ['responses', 'oa'],
+  ['responses', 'an'],
+  ['openai', 'rs'],
+  ['anthropic', 'rs'],
+];
+/** Every endpoint × provider pair. */
+export const ALL_PAIRS: Array<[Endpoint, Provider]> = [...PAIRS, ...RESPONSES_PAIRS];
+
+/** The wire format an upstream path speaks. */
+export function formatOfPath(path: string): 'openai' | 'anthropic' | 'responses' {
+  return path.endsWith('/chat/completions') ? 'openai' : path.endsWith('/responses') ? 'responses' : 'anthropic';
+}
 
 export interface SecurityRig {
   gw: RunningGateway;
@@ -56,7 +73,7 @@ export async function startRig(
 }
 
 export function pathOf(ep: Endpoint): string {
-  return ep === 'openai' ? '/v1/chat/completions' : '/v1/messages';
+  return ep === 'openai' ? '/v1/chat/completions' : ep === 'responses' ? '/v1/responses' : '/v1/messages';
 }
 
 export function headersFor(ep: Endpoint, extra: Record<string, string> = {}): Record<string, string> {
@@ -68,13 +85,12 @@ export function headersFor(ep: Endpoint, extra: Record<string, string> = {}): Re
   };
 }
 
-export function bodyFor(_ep: Endpoint, provider: Provider, o: { stream?: boolean; text?: string } = {}): string {
-  return JSON.stringify({
-    model: `${provider}/m`,
-    max_tokens: 200,
-    ...(o.stream ? { stream: true } : {}),
-    messages: [{ role: 'user', content: o.text ?? 'hello' }],
-  });
+export function bodyFor(ep: Endpoint, provider: Provider, o: { stream?: boolean; text?: string } = {}): string {
+  const stream = o.stream ? { stream: true } : {};
+  const user = { role: 'user', content: o.text ?? 'hello' };
+  if (ep === 'responses')
+    return JSON.stringify({ model: `${provider}/m`, max_output_tokens: 200, ...stream, input: [user] });
+  return JSON.stringify({ model: `${provider}/m`, max_tokens: 200, ...stream, messages: [user] });
 }
 
 export function post(base: string, ep: Endpoint, body: string, extra: Record<string, string> = {}): Promise<Response> {
@@ -179,6 +195,22 @@ export function anthropicStream(words: string[], o: { stop?: boolean } = {}): st
   return o.stop === false ? all.slice(0, -3) : all;
 }
 
+/** `terminal: false`: without the closing response.completed. */
+export function responsesStream(words: string[], o: { terminal?: boolean } = {}): string[] {
+  const all = answerEvents('responses', reply(words, 'gpt-4o-mini'));
+  return o.terminal === false ? all.slice(0, -1) : all;
+}
+
+/** A complete stream in the upstream path's format. */
+export function streamFor(path: string, words: string[]): string[] {
+  const format = formatOfPath(path);
+  return format === 'openai'
+    ? openaiStream(words)
+    : format === 'responses'
+      ? responsesStream(words)
+      : anthropicStream(words);
+}
+
 const reply = (words: string[], model: string) => ({
   text: words,
   model,
@@ -187,18 +219,12 @@ const reply = (words: string[], model: string) => ({
 
 /** A handler answering each upstream path with a stream in its format. */
 export function streamingHandler(o: { words: string[]; delayMs?: number }): Handler {
-  return (req) => {
-    if (req.path.endsWith('/chat/completions'))
-      return { kind: 'sse', events: openaiStream(o.words), delayMs: o.delayMs };
-    return { kind: 'sse', events: anthropicStream(o.words), delayMs: o.delayMs };
-  };
+  return (req) => ({ kind: 'sse', events: streamFor(req.path, o.words), delayMs: o.delayMs });
 }
 
 /** A complete non-stream reply in the upstream path's format. */
 export function jsonReply(path: string, text: string) {
-  const openai = path.endsWith('/chat/completions');
+  const format = formatOfPath(path);
   const r = { text: [text], usage: { input: 10, output: 2 } };
-  return openai
-    ? answerBody('openai', { ...r, model: 'gpt-4o-mini' })
-    : answerBody('anthropic', { ...r, model: 'claude-test' });
+  return answerBody(format, { ...r, model: format === 'anthropic' ? 'claude-test' : 'gpt-4o-mini' });
 }

@@ -6,16 +6,20 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Reply } from '../helpers/fake-upstream.js';
+import { lastUserText, type Reply } from '../helpers/fake-upstream.js';
+import { responsesOrderViolations, sseMessages } from '../helpers/responses-order.js';
 import {
+  ALL_PAIRS,
   ANT_KEY,
   anthropicStream,
   bodyFor,
+  formatOfPath,
   GW_KEY,
   OAI_KEY,
   openaiStream,
-  PAIRS,
   post,
+  RESP_KEY,
+  responsesStream,
   startRig,
   type SecurityRig,
 } from './harness.js';
@@ -23,12 +27,24 @@ import {
 /** Keys of several shapes: the configured ones (not credential-shaped), the caller's own, the gateway key. */
 const BYOK_KEY = 'my-own-provider-credential-77';
 const SHAPED = 'AKIAIOSFODNN7EXAMPLE';
-const ALL = [OAI_KEY, ANT_KEY, BYOK_KEY, GW_KEY, SHAPED];
+const ALL = [OAI_KEY, ANT_KEY, RESP_KEY, BYOK_KEY, GW_KEY, SHAPED];
+
+/** A Responses `error` event (the documented flat members) numbered `sequence`. */
+function responsesError(message: string, sequence: number): string {
+  const data = { type: 'error', sequence_number: sequence, code: 'server_error', message, param: null };
+  return `event: error\ndata: ${JSON.stringify(data)}\n\n`;
+}
 
 /** The upstream echoes the key it was sent, every configured key, the gateway key and an AWS-shaped one. */
 function echoing(path: string, when: string, sent: string): Reply {
-  const ECHO = `upstream saw keys ${[sent, OAI_KEY, ANT_KEY, GW_KEY, SHAPED].join(' and ')} in this request`;
-  const openai = path.endsWith('/chat/completions');
+  const ECHO = `upstream saw keys ${[sent, OAI_KEY, ANT_KEY, RESP_KEY, GW_KEY, SHAPED].join(' and ')} in this request`;
+  const format = formatOfPath(path);
+  // Responses errors before the stream have the OpenAI body; in a stream they are `error` events.
+  const openai = format !== 'anthropic';
+  if (format === 'responses' && when !== 'before') {
+    const head = when === 'first-event' ? [] : responsesStream([' hi']).slice(0, 3);
+    return { kind: 'sse', events: [...head, responsesError(ECHO, head.length)] };
+  }
   if (when === 'before') {
     return openai
       ? { kind: 'json', status: 400, body: { error: { message: ECHO, type: 'invalid_request_error', code: null } } }
@@ -71,7 +87,7 @@ describe('secrets never reach a caller or a log', () => {
     rig = await startRig(
       (req) => {
         const sent = String(req.headers['x-api-key'] ?? req.headers.authorization ?? '').replace(/^Bearer /, '');
-        return echoing(req.path, JSON.stringify(req.body?.messages).match(/when:([a-z-]+)/)?.[1] ?? 'during', sent);
+        return echoing(req.path, /when:([a-z-]+)/.exec(lastUserText(req.body))?.[1] ?? 'during', sent);
       },
       { failures: 1000 },
     );
@@ -85,7 +101,7 @@ describe('secrets never reach a caller or a log', () => {
   };
   for (const when of ['before', 'first-event', 'during']) {
     for (const byok of [false, true]) {
-      it.each(PAIRS)(
+      it.each(ALL_PAIRS)(
         `%s caller → %s provider: keys echoed ${LABEL[when]}${byok ? ' (BYOK)' : ''}`,
         async (ep, provider) => {
           const headers: Record<string, string> = byok ? { 'x-provider-api-key': BYOK_KEY } : {};
@@ -99,9 +115,12 @@ describe('secrets never reach a caller or a log', () => {
           expect(text).toContain('[REDACTED]');
           expectClean(text);
           expectClean(JSON.stringify([...res.headers]));
+          // The error that replaced the key-bearing event keeps a Responses stream in order.
+          if (ep === 'responses' && res.headers.get('content-type')?.includes('text/event-stream'))
+            expect(responsesOrderViolations(sseMessages(text))).toEqual([]);
         },
       );
-      it.each(PAIRS)(
+      it.each(ALL_PAIRS)(
         `%s caller → %s provider: keys echoed in a non-stream error${byok ? ' (BYOK)' : ''}`,
         async (ep, provider) => {
           const headers: Record<string, string> = byok ? { 'x-provider-api-key': BYOK_KEY } : {};

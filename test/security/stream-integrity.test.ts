@@ -5,46 +5,65 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Reply } from '../helpers/fake-upstream.js';
+import { lastUserText, type Reply } from '../helpers/fake-upstream.js';
+import { responsesOrderViolations } from '../helpers/responses-order.js';
 import { readSse } from '../helpers/sse.js';
 import {
+  ALL_PAIRS,
   anthropicStream,
   bodyFor,
+  formatOfPath,
   openaiStream,
-  PAIRS,
   post,
+  responsesStream,
   startRig,
   type Endpoint,
   type SecurityRig,
 } from './harness.js';
 
+const WORDS = [' one', ' two', ' three'];
+/** Per upstream format: the whole stream, one without its terminator, a malformed event, the provider's error. */
+const STREAMS = {
+  openai: {
+    full: () => openaiStream(WORDS),
+    // Closed cleanly, but without [DONE] and finish_reason.
+    unterminated: () => openaiStream(WORDS, { finish: false, done: false }),
+    bad: 'data: {"choices":[{"delta":{"content":"x"}\n\n',
+    error:
+      'data: {"error":{"message":"The server had an error while processing your ' +
+      'request.","type":"server_error","code":null}}\n\n',
+  },
+  anthropic: {
+    full: () => anthropicStream(WORDS),
+    unterminated: () => anthropicStream(WORDS, { stop: false }),
+    bad: 'event: content_block_delta\ndata: {"type":"content_block_delta",\n\n',
+    error: 'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n',
+  },
+  responses: {
+    full: () => responsesStream(WORDS),
+    // Every item closed, but no response.completed.
+    unterminated: () => responsesStream(WORDS, { terminal: false }),
+    bad: 'event: response.output_text.delta\ndata: {"type":"response.output_text.delta",\n\n',
+    // After three events (0, 1, 2), as the API numbers them.
+    error:
+      'event: error\ndata: {"type":"error","sequence_number":3,"code":"server_error","message":"The server had ' +
+      'an error while processing your request.","param":null}\n\n',
+  },
+};
+
 /** The scenario is named by the caller's text; the upstream answers in its own path's format. */
 function scenario(path: string, text: string): Reply {
-  const openai = path.endsWith('/chat/completions');
-  const words = [' one', ' two', ' three'];
-  const full = openai ? openaiStream(words) : anthropicStream(words);
+  const s = STREAMS[formatOfPath(path)];
+  const full = s.full();
   switch (text) {
-    case 'not json': {
-      const bad = openai
-        ? 'data: {"choices":[{"delta":{"content":"x"}\n\n'
-        : 'event: content_block_delta\ndata: {"type":"content_block_delta",\n\n';
-      return { kind: 'sse', events: [...full.slice(0, 3), bad, ...full.slice(3)] };
-    }
+    case 'not json':
+      return { kind: 'sse', events: [...full.slice(0, 3), s.bad, ...full.slice(3)] };
     case 'no terminator':
-      // Closed cleanly, but without [DONE] / finish_reason, or without message_stop.
-      return {
-        kind: 'sse',
-        events: openai ? openaiStream(words, { finish: false, done: false }) : anthropicStream(words, { stop: false }),
-      };
+      return { kind: 'sse', events: s.unterminated() };
     case 'cut':
       return { kind: 'drop', events: full.slice(0, 3) };
-    case 'provider error': {
-      const err = openai
-        ? 'data: {"error":{"message":"The server had an error while processing your ' +
-          'request.","type":"server_error","code":null}}\n\n'
-        : 'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n';
-      return { kind: 'sse', events: [...full.slice(0, 3), err] };
-    }
+    case 'provider error':
+      return { kind: 'sse', events: [...full.slice(0, 3), s.error] };
     default:
       return { kind: 'sse', events: full };
   }
@@ -55,6 +74,15 @@ function lastIsGatewayError(
   events: Array<{ event?: string; data: string }>,
 ): { message: string; type: string } {
   const last = events.at(-1)!;
+  if (ep === 'responses') {
+    // Numbered after what came before it, and nothing after it: the stream is well-formed up to the error.
+    expect(responsesOrderViolations(events)).toEqual([]);
+    expect(events.some((e) => e.event === 'response.completed')).toBe(false);
+    expect(last.event).toBe('error');
+    const body = JSON.parse(last.data);
+    expect(body).toMatchObject({ type: 'error', code: expect.any(String), message: expect.any(String) });
+    return { message: body.message, type: body.code };
+  }
   if (ep === 'openai') {
     expect(events.some((e) => e.data === '[DONE]')).toBe(false);
     const body = JSON.parse(last.data);
@@ -75,25 +103,22 @@ function lastIsGatewayError(
 describe('same-format and translated streams are checked, not blindly relayed', () => {
   let rig: SecurityRig;
   beforeAll(async () => {
-    rig = await startRig(
-      (req) =>
-        scenario(
-          req.path,
-          String(req.body?.messages?.at(-1)?.content?.[0]?.text ?? req.body?.messages?.at(-1)?.content),
-        ),
-      { failures: 1000 },
-    );
+    rig = await startRig((req) => scenario(req.path, lastUserText(req.body)), { failures: 1000 });
   });
   afterAll(() => rig.close());
 
-  it.each(PAIRS)('%s caller → %s provider: a complete stream still arrives whole', async (ep, provider) => {
+  it.each(ALL_PAIRS)('%s caller → %s provider: a complete stream still arrives whole', async (ep, provider) => {
     const res = await post(rig.gw.url, ep, bodyFor(ep, provider, { stream: true, text: 'fine' }));
     const events = await readSse(res);
     if (ep === 'openai') expect(events.at(-1)!.data).toBe('[DONE]');
-    else expect(events.at(-1)!.event).toBe('message_stop');
+    else if (ep === 'anthropic') expect(events.at(-1)!.event).toBe('message_stop');
+    else {
+      expect(responsesOrderViolations(events)).toEqual([]);
+      expect(events.at(-1)!.event).toBe('response.completed');
+    }
   });
 
-  it.each(PAIRS)(
+  it.each(ALL_PAIRS)(
     "%s caller → %s provider: an event that is not JSON ends the stream with the gateway's error",
     async (ep, provider) => {
       const res = await post(rig.gw.url, ep, bodyFor(ep, provider, { stream: true, text: 'not json' }));
@@ -103,7 +128,7 @@ describe('same-format and translated streams are checked, not blindly relayed', 
     },
   );
 
-  it.each(PAIRS)(
+  it.each(ALL_PAIRS)(
     '%s caller → %s provider: a stream that ends without its terminator is an error, never a clean end',
     async (ep, provider) => {
       const res = await post(rig.gw.url, ep, bodyFor(ep, provider, { stream: true, text: 'no terminator' }));
@@ -113,13 +138,13 @@ describe('same-format and translated streams are checked, not blindly relayed', 
     },
   );
 
-  it.each(PAIRS)('%s caller → %s provider: a stream cut after content is an error', async (ep, provider) => {
+  it.each(ALL_PAIRS)('%s caller → %s provider: a stream cut after content is an error', async (ep, provider) => {
     const res = await post(rig.gw.url, ep, bodyFor(ep, provider, { stream: true, text: 'cut' }));
     expect(res.status).toBe(200);
     lastIsGatewayError(ep, await readSse(res));
   });
 
-  it.each(PAIRS)(
+  it.each(ALL_PAIRS)(
     "%s caller → %s provider: the provider's in-stream error is re-rendered as the gateway's",
     async (ep, provider) => {
       const res = await post(rig.gw.url, ep, bodyFor(ep, provider, { stream: true, text: 'provider error' }));

@@ -16,7 +16,7 @@ export {
   openaiErrorMessage as responsesErrorMessage,
 } from '../openai-chat/errors.js';
 
-/** `sequenceNumber`: the event's place in the stream (a relayed stream's own count is not known: 0). */
+/** `sequenceNumber`: the event's place in the stream (the number after the last event the caller got). */
 export function responsesStreamError(err: GatewayError, sequenceNumber = 0): string {
   const { error } = openaiErrorBody(err);
   const data = {

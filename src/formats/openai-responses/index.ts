@@ -6,6 +6,7 @@
 import type { WireFormat } from '../types.js';
 import { responsesErrorBody, responsesErrorMessage, responsesStreamError } from './errors.js';
 import { responsesPassThrough } from './pass-through.js';
+import { ResponsesStreamWatch } from './stream-watch.js';
 import { decodeResponsesRequest } from './request-decode.js';
 import { encodeResponsesRequest } from './request-encode.js';
 import { decodeResponsesResponse, encodeResponsesResponse } from './response.js';
@@ -21,6 +22,8 @@ export const openaiResponses: WireFormat = {
   decodeStream: decodeResponsesStream,
   encodeStream: encodeResponsesStream,
   renderError: responsesErrorBody,
-  streamError: (err) => responsesStreamError(err),
+  // A relayed stream's error continues the upstream's numbering (the SDKs and the order expect no gap).
+  streamError: (err, relayed) =>
+    responsesStreamError(err, relayed instanceof ResponsesStreamWatch ? relayed.nextSequenceNumber : 0),
   passThrough: { ...responsesPassThrough, errorMessage: responsesErrorMessage },
 };

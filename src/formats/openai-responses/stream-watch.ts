@@ -29,6 +29,8 @@ export class ResponsesStreamWatch implements StreamWatch {
   complete = false;
   usage: Usage | undefined;
   readonly output: string[] = [];
+  /** The `sequence_number` an event the gateway adds after the relayed ones must carry. */
+  nextSequenceNumber = 0;
 
   see(msg: SseMessage): undefined {
     if (msg.data.length === 0) return undefined;
@@ -51,6 +53,7 @@ export class ResponsesStreamWatch implements StreamWatch {
     } else if (type === 'response.output_item.added' && isObject(data.item) && typeof data.item.name === 'string') {
       this.output.push(data.item.name);
     }
+    if (Number.isSafeInteger(data.sequence_number)) this.nextSequenceNumber = (data.sequence_number as number) + 1;
     return undefined;
   }
 }

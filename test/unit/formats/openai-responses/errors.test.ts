@@ -8,6 +8,7 @@ import {
   upstreamFailure,
 } from '../../../../src/formats/openai-responses/errors.js';
 import { openaiResponses } from '../../../../src/formats/openai-responses/index.js';
+import { ResponsesStreamWatch } from '../../../../src/formats/openai-responses/stream-watch.js';
 import { parseSse } from './load-sse.js';
 
 describe('Responses errors', () => {
@@ -45,8 +46,15 @@ describe('Responses errors', () => {
         }),
       },
     ]);
-    // The format's own streamError (a relayed stream's count is unknown) numbers it 0.
-    expect(JSON.parse(parseSse(openaiResponses.streamError(err))[0].data).sequence_number).toBe(0);
+    // The format's own streamError numbers it after the last event a relayed stream passed on, else 0.
+    const numbered = (relayed?: ResponsesStreamWatch) =>
+      JSON.parse(parseSse(openaiResponses.streamError(err, relayed))[0].data).sequence_number;
+    expect(numbered()).toBe(0);
+    const watch = new ResponsesStreamWatch();
+    for (const n of [0, 1, 2])
+      watch.see({ data: JSON.stringify({ type: 'response.in_progress', sequence_number: n }) });
+    expect(numbered(watch)).toBe(3);
+    expect(numbered(new ResponsesStreamWatch())).toBe(0);
   });
 
   it('the message of an upstream error body', () => {

@@ -29,6 +29,7 @@ describe('ResponsesStreamWatch', () => {
     expect(watch.complete).toBe(true);
     expect(watch.usage).toEqual({ inputTokens: 288, outputTokens: 11, cacheReadTokens: 1024 });
     expect(watch.output).toEqual(['Hello', '!', ' How can I', ' help you today?']);
+    expect(watch.nextSequenceNumber).toBe(seen.length);
   });
 
   it('collects every kind of generated text: reasoning, function names and arguments, custom input', async () => {
@@ -68,6 +69,8 @@ describe('ResponsesStreamWatch', () => {
     const error = await watchFixture('error');
     expect(error.error).toMatchObject({ code: 'upstream_error', status: 429 });
     expect(error.watch.output).toEqual(['Partial']);
+    // The error event is the gateway's to re-render: numbered after the events passed on before it.
+    expect(error.watch.nextSequenceNumber).toBe(error.seen.length);
   });
 
   it('data that is not a JSON object is an upstream_error; an empty data line is nothing', () => {
