@@ -13,7 +13,8 @@
 import type { DocStore } from '../state/store.js';
 
 export type StoredResponse =
-  | { v: 1; held: 'gateway'; owner: string; input: unknown[]; response: Record<string, unknown> }
+  /** `input`: the whole conversation the model saw; from `ownFrom` on, this request's own items. */
+  | { v: 1; held: 'gateway'; owner: string; input: unknown[]; ownFrom: number; response: Record<string, unknown> }
   /** `model`: the name the caller used, which the provider's copy is renamed to when read. */
   | { v: 1; held: 'provider'; owner: string; provider: string; model: string };
 

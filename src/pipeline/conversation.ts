@@ -21,9 +21,11 @@ import type { Stage } from './compose.js';
 
 /** For POST /v1/responses: expand, then store what was answered. */
 export const conversation: Stage = async (ctx, next) => {
+  // The caller's own input items (references expand one for one), as input_items lists them.
+  const own = inputItems(ctx.body as Record<string, unknown>).length;
   await expand(ctx, false);
   await next();
-  await keepAnswer(ctx);
+  await keepAnswer(ctx, own);
 };
 
 /** For POST /v1/responses/input_tokens: the expanded conversation is what gets counted. */
@@ -48,7 +50,7 @@ async function expand(ctx: RequestContext, forCounting: boolean): Promise<void> 
  * Stores the answer as the caller gets it: a complete one before it is written (so the next turn
  * finds it), a stream just before its last event goes out.
  */
-async function keepAnswer(ctx: RequestContext): Promise<void> {
+async function keepAnswer(ctx: RequestContext, own: number): Promise<void> {
   const reply = ctx.reply;
   const chat = ctx.chat;
   if (!reply || !chat || ctx.error) return;
@@ -74,7 +76,7 @@ async function keepAnswer(ctx: RequestContext): Promise<void> {
   const hold = async (response: Parameters<typeof ctx.format.encodeResponse>[0]) => {
     if (!keep) return;
     const encoded = ctx.format.encodeResponse(response, chat) as Record<string, unknown>;
-    await save(id, { v: 1, held: 'gateway', owner, input, response: encoded });
+    await save(id, { v: 1, held: 'gateway', owner, input, ownFrom: input.length - own, response: encoded });
   };
   if (reply.kind === 'response') {
     const response = { ...reply.response, id };

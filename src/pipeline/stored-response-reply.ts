@@ -45,14 +45,19 @@ export const storedResponseReply: Stage = async (ctx) => {
     return;
   }
   if (sub === 'input_items') {
-    ctx.reply = { kind: 'json', status: 200, body: inputItemsPage(id, doc.input, new URLSearchParams(query)) };
+    ctx.reply = {
+      kind: 'json',
+      status: 200,
+      body: inputItemsPage(id, doc.input.slice(doc.ownFrom), new URLSearchParams(query)),
+    };
     return;
   }
   ctx.reply = { kind: 'json', status: 200, body: doc.response };
 };
 
 /**
- * A page of a gateway-held response's input items, as OpenAI lists them: newest first unless
+ * A page of a gateway-held response's input items (its request's own, references expanded, not
+ * those of the responses it continues), as OpenAI lists them: newest first unless
  * `order=asc`, `limit` 1–100 (default 20), `after` an item id. Items without an id of their own
  * are named by their place; messages are listed with their content as parts (listedItem).
  */

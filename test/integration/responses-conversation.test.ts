@@ -137,9 +137,21 @@ describe('Responses conversation state (translated)', () => {
 
   it('GET returns the response as it was answered; input_items lists the input; DELETE removes it', async () => {
     const first = await create({ model: 'ant/m', input: 'one' });
-    const second = await create({ model: 'ant/m', input: 'two', previous_response_id: first.id });
+    const second = await create({
+      model: 'ant/m',
+      input: [
+        { role: 'user', content: 'one' },
+        { type: 'item_reference', id: first.output[0].id },
+        { role: 'user', content: 'two' },
+      ],
+    });
     const got = await (await call(`/v1/responses/${second.id}`)).json();
     expect(got).toEqual(second);
+    // A continuation lists only its own input, as the API does.
+    const third = await create({ model: 'ant/m', input: 'three', previous_response_id: second.id });
+    const own = await (await call(`/v1/responses/${third.id}/input_items`)).json();
+    expect(own.data).toHaveLength(1);
+    expect(own.data[0].content).toEqual([{ type: 'input_text', text: 'three' }]);
 
     const items = await (await call(`/v1/responses/${second.id}/input_items?order=asc`)).json();
     expect(items.object).toBe('list');
