@@ -11,7 +11,7 @@ import { GatewayError } from '../core/errors.js';
 import { spliceTopLevel } from '../core/json-splice.js';
 import type { Reply } from '../core/reply.js';
 import { embeddingsBody, usageFromEmbeddingsBody } from '../formats/openai-embeddings/response.js';
-import { WIRE_FORMATS } from '../formats/registry.js';
+import { UPSTREAM_FORMATS } from '../formats/registry.js';
 import { renameModelIn } from '../formats/response-model.js';
 import { mockEmbeddings } from '../providers/mock-embeddings.js';
 import type { HttpProviderKind } from '../providers/types.js';
@@ -26,7 +26,7 @@ export async function attemptEmbeddingsHttp(
   kind: HttpProviderKind,
   apiKey: string | undefined,
 ): Promise<Reply> {
-  const format = WIRE_FORMATS[kind.speaks];
+  const format = UPSTREAM_FORMATS[kind.speaks];
   // check-config allows embedding models only on provider kinds that have the endpoint.
   if (!kind.embeddingsPath || !format)
     throw new GatewayError('internal_error', `Provider kind "${kind.api}" has no embeddings endpoint.`);

@@ -6,7 +6,7 @@
  */
 
 import { GatewayError } from '../core/errors.js';
-import { WIRE_FORMATS } from '../formats/registry.js';
+import { UPSTREAM_FORMATS } from '../formats/registry.js';
 import { translatorFor } from '../formats/translator.js';
 import type { Reply } from '../core/reply.js';
 import type { HttpProviderKind } from '../providers/types.js';
@@ -31,7 +31,7 @@ export async function attemptHttp(
   kind: HttpProviderKind,
   apiKey: string | undefined,
 ): Promise<Reply> {
-  const upstreamFormat = WIRE_FORMATS[kind.speaks];
+  const upstreamFormat = UPSTREAM_FORMATS[kind.speaks];
   if (!upstreamFormat) throw new GatewayError('internal_error', `No wire format "${kind.speaks}" is registered.`);
   const chat = ctx.chat;
   const translated = upstreamFormat.id !== ctx.format.id;
@@ -45,7 +45,12 @@ export async function attemptHttp(
   const body = translator.requestBody({ raw: ctx.rawBody, parsed: ctx.body, chat }, target, dropped);
   noteDropped(ctx, translated ? [...dropped, ...droppedBetas(ctx)] : NOTHING_DROPPED);
   const accept = chat.stream ? 'text/event-stream' : 'application/json';
-  const up = await sendUpstream(ctx, c, kind, { path: kind.chatPath, body, accept, apiKey });
+  const up = await sendUpstream(ctx, c, kind, {
+    path: kind.chatPath(c.model.upstreamName, chat.stream),
+    body,
+    accept,
+    apiKey,
+  });
   noteUpstreamRequestId(ctx, up);
   if (up.status >= 400) throw await upstreamErrorOf(up, c, upstreamFormat, apiKey);
 

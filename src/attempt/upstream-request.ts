@@ -8,7 +8,7 @@
 import type { Candidate } from '../routing/resolve-model.js';
 import type { AuthorisedContext } from '../request/context.js';
 import type { HttpProviderKind } from '../providers/types.js';
-import type { WireFormat } from '../formats/types.js';
+import type { UpstreamFormat } from '../formats/types.js';
 import { upstreamFailure, type UpstreamResponse } from '../upstream/client.js';
 import { upstreamHttpError } from '../upstream/http-error.js';
 import { GatewayError } from '../core/errors.js';
@@ -50,19 +50,26 @@ export function sendUpstream(
 export async function upstreamErrorOf(
   up: UpstreamResponse,
   c: Candidate,
-  format: WireFormat,
+  format: UpstreamFormat,
   apiKey: string | undefined,
 ): Promise<GatewayError> {
   const text = await up.body.text().catch(() => '');
   let message: string | undefined;
+  let bodyDelayMs: number | undefined;
   try {
-    message = format.passThrough.errorMessage(JSON.parse(text));
+    const parsed: unknown = JSON.parse(text);
+    message = format.errorMessage(parsed);
+    bodyDelayMs = format.retryDelayMs?.(parsed);
   } catch {
     message = undefined;
   }
+  const retryAfter = responseHeader(up, 'retry-after');
+  const headerMs = responseHeader(up, 'retry-after-ms');
+  // A delay the body gives (Gemini's RetryInfo) counts only when no header gives one.
+  const bodyMs = retryAfter === undefined && bodyDelayMs !== undefined ? String(bodyDelayMs) : undefined;
   return upstreamHttpError(c.provider, up.status, text, message, {
-    retryAfter: responseHeader(up, 'retry-after'),
-    retryAfterMs: responseHeader(up, 'retry-after-ms'),
+    retryAfter,
+    retryAfterMs: headerMs ?? bodyMs,
     secrets: [apiKey],
   });
 }

@@ -8,9 +8,9 @@ import { decodeSse } from '../sse/decode.js';
 import { replyFromEvents, replyFromResponse, withTransportErrors } from './canonical-reply.js';
 import { unwrapOutputToolEvents, unwrapOutputToolResponse } from './structured-output.js';
 import type { Translator } from './translator.js';
-import type { WireFormat } from './types.js';
+import type { UpstreamFormat } from './types.js';
 
-export function canonicalTranslator(upstream: WireFormat): Translator {
+export function canonicalTranslator(upstream: UpstreamFormat): Translator {
   return {
     requestBody: (req, target, dropped) =>
       Buffer.from(JSON.stringify(upstream.encodeRequest(req.chat, target, dropped))),

@@ -4,7 +4,7 @@
  * (budget/plan.ts) bound it with the very same numbers the encoders and pass-through send.
  */
 
-import type { ChatRequest, WireFormatId } from '../core/canonical.js';
+import type { ChatRequest, UpstreamFormatId, WireFormatId } from '../core/canonical.js';
 
 /** Output cap sent when neither the caller nor the model's `max_output_tokens` gives one. */
 export const DEFAULT_OUTPUT_CAP = 4096;
@@ -59,7 +59,7 @@ export function defaultOutputCap(maxOutputTokens: number | undefined): number {
 export function maxBilledOutputTokens(
   req: ChatRequest,
   caller: WireFormatId,
-  upstream: WireFormatId | undefined,
+  upstream: UpstreamFormatId | undefined,
   maxOutputTokens: number | undefined,
 ): number {
   if (upstream === 'anthropic-messages' && caller !== upstream) return anthropicMaxTokens(req, maxOutputTokens);

@@ -12,7 +12,7 @@ import type { Reply } from '../core/reply.js';
 import { canonicalTranslator } from './canonical-translator.js';
 import type { ReplyOptions } from './canonical-reply.js';
 import { passThroughTranslator } from './pass-through-translator.js';
-import type { EncodeTarget, WireFormat } from './types.js';
+import type { EncodeTarget, UpstreamFormat, WireFormat } from './types.js';
 
 /** The caller's request, as received and as read. */
 export interface CallerRequest {
@@ -41,7 +41,7 @@ export interface Translator {
  * `canonicalReply`: the reply must come back in canonical form (output guardrails read it), so
  * even a same-format answer is decoded; the request still goes up as the caller's bytes.
  */
-export function translatorFor(caller: WireFormat, upstream: WireFormat, canonicalReply: boolean): Translator {
+export function translatorFor(caller: WireFormat, upstream: UpstreamFormat, canonicalReply: boolean): Translator {
   // Translators hold no per-request state: one per pair, made once (nothing allocated per attempt).
   const key = `${caller.id}>${upstream.id}${caller.id === upstream.id && canonicalReply ? '+canonical' : ''}`;
   let t = made.get(key);

@@ -1,4 +1,11 @@
-import type { ChatRequest, ChatResponse, StreamEvent, Usage, WireFormatId } from '../core/canonical.js';
+import type {
+  ChatRequest,
+  ChatResponse,
+  StreamEvent,
+  UpstreamFormatId,
+  Usage,
+  WireFormatId,
+} from '../core/canonical.js';
 import type { GatewayError } from '../core/errors.js';
 import type { RelayedOutput } from '../core/reply.js';
 import type { SseMessage } from '../sse/decode.js';
@@ -51,11 +58,13 @@ export interface EncodeTarget {
   reasoning?: boolean;
 }
 
-/** The contract a wire format meets; one folder per format under src/formats/. */
-export interface WireFormat {
-  id: WireFormatId;
-  /** Ingress: caller's body → canonical; throws GatewayError('invalid_request') naming the field. */
-  decodeRequest(body: unknown, opts?: DecodeOptions): ChatRequest;
+/**
+ * What the gateway needs from a format it sends to upstreams: the request out, the answer back,
+ * what an error body says. Translators and provider kinds depend only on this; a format no caller
+ * speaks (Gemini) meets only this.
+ */
+export interface UpstreamFormat {
+  id: UpstreamFormatId;
   /**
    * Egress: canonical → body for an upstream that speaks this format; throws a 400 for what it
    * cannot carry. `dropped` receives the names of what it left out because it changes nothing
@@ -64,10 +73,21 @@ export interface WireFormat {
   encodeRequest(req: ChatRequest, target: EncodeTarget, dropped?: string[]): Record<string, unknown>;
   /** Upstream response body of this format → canonical. */
   decodeResponse(body: unknown): ChatResponse;
-  /** Canonical → the body this format's callers expect (`req`: the caller's request, as decoded). */
-  encodeResponse(res: ChatResponse, req: ChatRequest): unknown;
   /** Upstream SSE of this format → canonical events; an in-stream upstream error becomes an `error` event. */
   decodeStream(sse: AsyncIterable<SseMessage>): AsyncIterable<StreamEvent>;
+  /** The human message inside an upstream error body of this format. */
+  errorMessage(body: unknown): string | undefined;
+  /** How long an upstream error body asks the caller to wait, when it says so in the body (not a header). */
+  retryDelayMs?(body: unknown): number | undefined;
+}
+
+/** The contract a format that callers also speak meets; one folder per format under src/formats/. */
+export interface WireFormat extends UpstreamFormat {
+  id: WireFormatId;
+  /** Ingress: caller's body → canonical; throws GatewayError('invalid_request') naming the field. */
+  decodeRequest(body: unknown, opts?: DecodeOptions): ChatRequest;
+  /** Canonical → the body this format's callers expect (`req`: the caller's request, as decoded). */
+  encodeResponse(res: ChatResponse, req: ChatRequest): unknown;
   /** Canonical events → SSE text for this format's callers, obeying its event-order rules. */
   encodeStream(events: AsyncIterable<StreamEvent>, req: ChatRequest): AsyncIterable<string>;
   /** Error body in this format (the status comes from the error). */

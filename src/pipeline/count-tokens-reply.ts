@@ -1,8 +1,8 @@
-import type { ChatRequest, WireFormatId } from '../core/canonical.js';
+import type { ChatRequest, UpstreamFormatId, WireFormatId } from '../core/canonical.js';
 import { GatewayError } from '../core/errors.js';
 import { spliceTopLevel } from '../core/json-splice.js';
-import type { WireFormat } from '../formats/types.js';
-import { WIRE_FORMATS } from '../formats/registry.js';
+import type { UpstreamFormat } from '../formats/types.js';
+import { UPSTREAM_FORMATS } from '../formats/registry.js';
 import { HTTP_PROVIDERS } from '../providers/registry.js';
 import { countTokensLocal, refuseUncountable } from '../routing/count-tokens.js';
 import { sendUpstream, upstreamErrorOf } from '../attempt/upstream-request.js';
@@ -11,7 +11,7 @@ import type { Candidate } from '../routing/resolve-model.js';
 import { routedStage, type Stage } from './compose.js';
 
 /** Fields each counting endpoint accepts (generation settings are not among them). */
-const COUNT_FIELDS: Partial<Record<WireFormatId, readonly string[]>> = {
+const COUNT_FIELDS: Partial<Record<UpstreamFormatId, readonly string[]>> = {
   'anthropic-messages': ['model', 'messages', 'system', 'tools', 'tool_choice', 'thinking'],
   'openai-responses': [
     'model',
@@ -51,7 +51,7 @@ export const countTokensReply: Stage = routedStage(async (ctx) => {
   ctx.served = c;
   ctx.responseHeaders['x-gateway-model'] = c.model.id;
   const kind = c.provider.api === 'mock' ? undefined : HTTP_PROVIDERS[c.provider.api];
-  const upstreamFormat = kind && WIRE_FORMATS[kind.speaks];
+  const upstreamFormat = kind && UPSTREAM_FORMATS[kind.speaks];
   if (!kind?.countTokensPath || !upstreamFormat) {
     const count = countTokensLocal(ctx.config, c.model.id, chat);
     ctx.responseHeaders['x-gateway-token-count'] = count.exact ? 'local-exact' : 'local-approximate';
@@ -64,7 +64,7 @@ export const countTokensReply: Stage = routedStage(async (ctx) => {
       : encodedBody(chat, upstreamFormat, c);
   ctx.attempts += 1;
   const up = await sendUpstream(ctx, c, kind, {
-    path: kind.countTokensPath,
+    path: kind.countTokensPath(c.model.upstreamName),
     body,
     accept: 'application/json',
     apiKey: cred.apiKey,
@@ -91,7 +91,7 @@ function passThroughBody(raw: Buffer, model: string): Buffer {
 }
 
 /** Another format: re-encoded from the canonical request, only the counting fields going up. */
-function encodedBody(chat: ChatRequest, upstreamFormat: WireFormat, c: Candidate): Buffer {
+function encodedBody(chat: ChatRequest, upstreamFormat: UpstreamFormat, c: Candidate): Buffer {
   refuseUncountable(chat);
   const encoded = upstreamFormat.encodeRequest(
     { ...chat, stream: false },

@@ -7,9 +7,9 @@ import type { HttpProviderKind } from './types.js';
 export const openaiResponsesProvider: HttpProviderKind = {
   api: 'openai-responses',
   speaks: 'openai-responses',
-  chatPath: '/responses',
+  chatPath: () => '/responses',
   // OpenAI's own API: its embeddings endpoint sits next to /responses.
   embeddingsPath: '/embeddings',
   authHeaders: (apiKey): Record<string, string> => (apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
-  countTokensPath: '/responses/input_tokens',
+  countTokensPath: () => '/responses/input_tokens',
 };

@@ -4,7 +4,7 @@ import type { HttpProviderKind } from './types.js';
 export const openaiProvider: HttpProviderKind = {
   api: 'openai',
   speaks: 'openai-chat',
-  chatPath: '/chat/completions',
+  chatPath: () => '/chat/completions',
   embeddingsPath: '/embeddings',
   authHeaders: (apiKey): Record<string, string> => (apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
 };

@@ -1,18 +1,21 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ProviderApi } from '../config/types.js';
-import type { WireFormatId } from '../core/canonical.js';
+import type { UpstreamFormatId, WireFormatId } from '../core/canonical.js';
 
 /** A provider kind is data plus tiny functions; adding one is one file and a registry line. */
 export interface HttpProviderKind {
   api: Exclude<ProviderApi, 'mock'>;
-  speaks: WireFormatId;
-  /** Path of the chat endpoint, appended to the provider's base_url. */
-  chatPath: string;
+  speaks: UpstreamFormatId;
+  /**
+   * Path of the chat endpoint for one model, appended to the provider's base_url (a kind that
+   * names the model in the path, as Gemini does, has one per model and per stream or not).
+   */
+  chatPath(model: string, stream: boolean): string;
   authHeaders(apiKey: string | undefined): Record<string, string>;
   /** Caller headers this kind passes on (e.g. `anthropic-version`), given the caller's format. */
   forwardHeaders?(caller: IncomingHttpHeaders, callerFormat: WireFormatId): Record<string, string>;
-  /** Path of the token-counting endpoint, for kinds that have one. */
-  countTokensPath?: string;
+  /** Path of the token-counting endpoint for one model, for kinds that have one. */
+  countTokensPath?(model: string): string;
   /**
    * Path of an OpenAI-format embeddings endpoint, for kinds that have one (config/semantic.ts,
    * EMBEDDING_APIS, lists them for check-config).

@@ -4,7 +4,7 @@
  */
 
 import type { WireFormat } from '../types.js';
-import { anthropicErrorBody, anthropicStreamError } from './errors.js';
+import { anthropicErrorBody, anthropicErrorMessage, anthropicStreamError } from './errors.js';
 import { anthropicPassThrough } from './pass-through.js';
 import { decodeAnthropicRequest } from './request-decode.js';
 import { encodeAnthropicRequest } from './request-encode.js';
@@ -37,5 +37,6 @@ export const anthropicMessages: WireFormat = {
   encodeStream: encodeAnthropicStream,
   renderError: anthropicErrorBody,
   streamError: anthropicStreamError,
+  errorMessage: anthropicErrorMessage,
   passThrough: anthropicPassThrough,
 };

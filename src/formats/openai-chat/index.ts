@@ -18,5 +18,6 @@ export const openaiChat: WireFormat = {
   encodeStream: (events, req) => encodeOpenaiStream(events, { includeUsage: req.includeUsage }),
   renderError: openaiErrorBody,
   streamError: openaiStreamError,
+  errorMessage: openaiErrorMessage,
   passThrough: { ...openaiPassThrough, errorMessage: openaiErrorMessage },
 };

@@ -25,5 +25,6 @@ export const openaiResponses: WireFormat = {
   // A relayed stream's error continues the upstream's numbering (the SDKs and the order expect no gap).
   streamError: (err, relayed) =>
     responsesStreamError(err, relayed instanceof ResponsesStreamWatch ? relayed.nextSequenceNumber : 0),
+  errorMessage: responsesErrorMessage,
   passThrough: { ...responsesPassThrough, errorMessage: responsesErrorMessage },
 };
