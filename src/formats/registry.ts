@@ -1,5 +1,6 @@
 import type { UpstreamFormatId, WireFormatId } from '../core/canonical.js';
 import { anthropicMessages } from './anthropic-messages/index.js';
+import { gemini } from './gemini/index.js';
 import { openaiChat } from './openai-chat/index.js';
 import { openaiResponses } from './openai-responses/index.js';
 import type { UpstreamFormat, WireFormat } from './types.js';
@@ -13,4 +14,5 @@ export const WIRE_FORMATS: Readonly<Partial<Record<WireFormatId, WireFormat>>> =
 /** Every format an upstream may speak: the caller formats, and those only upstreams speak. */
 export const UPSTREAM_FORMATS: Readonly<Partial<Record<UpstreamFormatId, UpstreamFormat>>> = {
   ...WIRE_FORMATS,
+  gemini,
 };
