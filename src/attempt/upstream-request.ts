@@ -56,10 +56,12 @@ export async function upstreamErrorOf(
   const text = await up.body.text().catch(() => '');
   let message: string | undefined;
   let bodyDelayMs: number | undefined;
+  let status = up.status;
   try {
     const parsed: unknown = JSON.parse(text);
     message = format.errorMessage(parsed);
     bodyDelayMs = format.retryDelayMs?.(parsed);
+    status = format.errorStatus?.(status, parsed) ?? status;
   } catch {
     message = undefined;
   }
@@ -67,7 +69,7 @@ export async function upstreamErrorOf(
   const headerMs = responseHeader(up, 'retry-after-ms');
   // A delay the body gives (Gemini's RetryInfo) counts only when no header gives one.
   const bodyMs = retryAfter === undefined && bodyDelayMs !== undefined ? String(bodyDelayMs) : undefined;
-  return upstreamHttpError(c.provider, up.status, text, message, {
+  return upstreamHttpError(c.provider, status, text, message, {
     retryAfter,
     retryAfterMs: headerMs ?? bodyMs,
     secrets: [apiKey],

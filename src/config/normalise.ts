@@ -41,6 +41,7 @@ export const DEFAULTS = {
   timeouts: { connectMs: 10_000, firstByteMs: 60_000, totalMs: 600_000 },
   anthropicBaseUrl: 'https://api.anthropic.com',
   openaiResponsesBaseUrl: 'https://api.openai.com/v1',
+  geminiBaseUrl: 'https://generativelanguage.googleapis.com/v1beta',
   webhookTimeoutMs: 2000,
   webhookOnError: 'fail_closed',
   routing: {
@@ -138,7 +139,9 @@ function normaliseProvider(
       ? DEFAULTS.anthropicBaseUrl
       : api === 'openai-responses'
         ? DEFAULTS.openaiResponsesBaseUrl
-        : undefined);
+        : api === 'gemini'
+          ? DEFAULTS.geminiBaseUrl
+          : undefined);
   const reason = unavailable.get(id);
   const apiKey = reason === undefined ? str(p.api_key) : undefined;
   const mock = obj(p.mock) ?? {};

@@ -3,7 +3,7 @@
  * Produced by config/load.ts from YAML (validated by ajv, interpolated, cross-checked).
  */
 
-export type ProviderApi = 'openai' | 'openai-responses' | 'anthropic' | 'mock';
+export type ProviderApi = 'openai' | 'openai-responses' | 'anthropic' | 'gemini' | 'mock';
 
 /** What a model serves: chat (`/v1/chat/completions`, `/v1/messages`) or embeddings (`/v1/embeddings`). */
 export type ModelKind = 'chat' | 'embedding';

@@ -79,6 +79,16 @@ export interface UpstreamFormat {
   errorMessage(body: unknown): string | undefined;
   /** How long an upstream error body asks the caller to wait, when it says so in the body (not a header). */
   retryDelayMs?(body: unknown): number | undefined;
+  /** The status an error body means when the format's HTTP status says less (Gemini refuses a bad key with 400). */
+  errorStatus?(status: number, body: unknown): number;
+  /**
+   * A token-counting endpoint whose body and answer are not the format's `{input_tokens}` ones
+   * (Gemini's countTokens): the body made from an encoded request, and the count in its answer.
+   */
+  countTokens?: {
+    body(encoded: Record<string, unknown>, model: string): Record<string, unknown>;
+    inputTokens(answer: unknown): number | undefined;
+  };
 }
 
 /** The contract a format that callers also speak meets; one folder per format under src/formats/. */

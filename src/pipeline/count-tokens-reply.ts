@@ -70,16 +70,19 @@ export const countTokensReply: Stage = routedStage(async (ctx) => {
     apiKey: cred.apiKey,
   });
   if (up.status >= 400) throw await upstreamErrorOf(up, c, upstreamFormat, cred.apiKey);
-  let parsed: { input_tokens?: unknown } | undefined;
+  let parsed: unknown;
   try {
     parsed = JSON.parse(await up.body.text());
   } catch {
     parsed = undefined;
   }
-  if (typeof parsed?.input_tokens !== 'number')
+  const count = upstreamFormat.countTokens
+    ? upstreamFormat.countTokens.inputTokens(parsed)
+    : (parsed as { input_tokens?: unknown } | undefined)?.input_tokens;
+  if (typeof count !== 'number')
     throw new GatewayError('upstream_error', `Provider "${c.provider.id}" sent an invalid token count.`);
   ctx.responseHeaders['x-gateway-token-count'] = 'upstream';
-  ctx.reply = { kind: 'json', status: 200, body: countBody(ctx.format.id, parsed.input_tokens) };
+  ctx.reply = { kind: 'json', status: 200, body: countBody(ctx.format.id, count) };
 });
 
 /**
@@ -97,6 +100,8 @@ function encodedBody(chat: ChatRequest, upstreamFormat: UpstreamFormat, c: Candi
     { ...chat, stream: false },
     { model: c.model.upstreamName, maxOutputTokens: c.model.maxOutputTokens },
   );
+  if (upstreamFormat.countTokens)
+    return Buffer.from(JSON.stringify(upstreamFormat.countTokens.body(encoded, c.model.upstreamName)));
   const body: Record<string, unknown> = {};
   for (const f of COUNT_FIELDS[upstreamFormat.id] ?? []) if (encoded[f] !== undefined) body[f] = encoded[f];
   return Buffer.from(JSON.stringify(body));

@@ -21,8 +21,8 @@ export interface ModelSpec {
 }
 
 export interface ProviderSpec {
-  api: 'openai' | 'openai-responses' | 'anthropic' | 'mock';
-  /** The upstream's origin; OpenAI providers (both kinds) get `/v1` appended. Not for `mock`. */
+  api: 'openai' | 'openai-responses' | 'anthropic' | 'gemini' | 'mock';
+  /** The upstream's origin; OpenAI providers (both kinds) get `/v1` appended, Gemini `/v1beta`. Not for `mock`. */
   url?: string;
   /** null: no configured key. */
   api_key?: string | null;
@@ -44,6 +44,15 @@ export interface GatewaySpec {
   extra?: Yaml;
 }
 
+/** What each kind's `base_url` adds to the upstream's origin (the path its real API sits under). */
+const BASE_PATH: Record<ProviderSpec['api'], string> = {
+  openai: '/v1',
+  'openai-responses': '/v1',
+  anthropic: '',
+  gemini: '/v1beta',
+  mock: '',
+};
+
 /** An inline YAML string may omit its braces. */
 const flow = (v: Obj | Yaml): string =>
   typeof v !== 'string' ? JSON.stringify(v) : v.trim().startsWith('{') ? v : `{ ${v} }`;
@@ -55,7 +64,7 @@ export function gatewayYaml(spec: GatewaySpec): string {
   lines.push('providers:');
   for (const [id, p] of Object.entries(spec.providers)) {
     lines.push(`  ${id}:`, `    api: ${p.api}`);
-    if (p.url !== undefined) lines.push(`    base_url: ${p.api === 'anthropic' ? p.url : `${p.url}/v1`}`);
+    if (p.url !== undefined) lines.push(`    base_url: ${p.url}${BASE_PATH[p.api]}`);
     if (p.api_key !== undefined && p.api_key !== null) lines.push(`    api_key: ${JSON.stringify(p.api_key)}`);
     if (p.byok) lines.push(`    byok: ${p.byok}`);
     if (p.timeouts) lines.push(`    timeouts: ${flow(p.timeouts)}`);

@@ -28,6 +28,17 @@ export function geminiRetryDelayMs(body: unknown): number | undefined {
   return undefined;
 }
 
+/**
+ * Google answers an API key it does not accept with 400 INVALID_ARGUMENT (reason
+ * API_KEY_INVALID): that is a refused credential, 401, so the credential rules apply.
+ */
+export function geminiErrorStatus(status: number, body: unknown): number {
+  const e = isObject(body) && isObject(body.error) ? body.error : undefined;
+  if (status !== 400 || !Array.isArray(e?.details)) return status;
+  const refused = e.details.some((d) => isObject(d) && d.reason === 'API_KEY_INVALID');
+  return refused ? 401 : status;
+}
+
 /** An error object sent as a stream chunk → the catalogue error for its code (500 when it has none). */
 export function geminiStreamError(body: unknown): GatewayError {
   const e = isObject(body) && isObject(body.error) ? body.error : {};

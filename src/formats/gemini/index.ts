@@ -6,12 +6,14 @@
  */
 
 import type { UpstreamFormat } from '../types.js';
-import { geminiErrorMessage, geminiRetryDelayMs } from './errors.js';
+import { geminiCountTokens } from './count-tokens.js';
+import { geminiErrorMessage, geminiErrorStatus, geminiRetryDelayMs } from './errors.js';
 import { encodeGeminiRequest } from './request-encode.js';
 import { decodeGeminiResponse } from './response.js';
 import { decodeGeminiStream } from './stream-decode.js';
 
-export { geminiErrorMessage, geminiRetryDelayMs, geminiStreamError } from './errors.js';
+export { geminiCountTokens } from './count-tokens.js';
+export { geminiErrorMessage, geminiErrorStatus, geminiRetryDelayMs, geminiStreamError } from './errors.js';
 export { encodeGeminiRequest } from './request-encode.js';
 export { decodeGeminiResponse } from './response.js';
 export { decodeGeminiStream } from './stream-decode.js';
@@ -24,4 +26,6 @@ export const gemini: UpstreamFormat = {
   decodeStream: decodeGeminiStream,
   errorMessage: geminiErrorMessage,
   retryDelayMs: geminiRetryDelayMs,
+  errorStatus: geminiErrorStatus,
+  countTokens: geminiCountTokens,
 };

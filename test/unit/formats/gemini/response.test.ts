@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeGeminiResponse } from '../../../../src/formats/gemini/response.js';
-import { geminiErrorMessage, geminiRetryDelayMs } from '../../../../src/formats/gemini/errors.js';
+import { geminiCountTokens } from '../../../../src/formats/gemini/count-tokens.js';
+import { geminiErrorMessage, geminiErrorStatus, geminiRetryDelayMs } from '../../../../src/formats/gemini/errors.js';
 import { signatureFromToolCallId } from '../../../../src/formats/gemini/tool-ids.js';
 import { jsonFixture } from './load-sse.js';
 
@@ -61,5 +62,30 @@ describe('Gemini error bodies', () => {
     expect(geminiRetryDelayMs(body)).toBe(17200);
     expect(geminiRetryDelayMs({ error: { code: 500, message: 'x' } })).toBeUndefined();
     expect(geminiErrorMessage({ nope: 1 })).toBeUndefined();
+  });
+
+  it('a key Google refuses (400 API_KEY_INVALID) is a refused credential, 401; other 400s stay', () => {
+    const refused = {
+      error: {
+        code: 400,
+        status: 'INVALID_ARGUMENT',
+        message: 'API key not valid.',
+        details: [{ reason: 'API_KEY_INVALID' }],
+      },
+    };
+    expect(geminiErrorStatus(400, refused)).toBe(401);
+    expect(geminiErrorStatus(400, { error: { code: 400, message: 'bad schema' } })).toBe(400);
+    expect(geminiErrorStatus(429, body)).toBe(429);
+  });
+});
+
+describe('geminiCountTokens', () => {
+  it('wraps the counted fields in generateContentRequest and reads totalTokens', () => {
+    const encoded = { contents: [{ role: 'user', parts: [{ text: 'hi' }] }], generationConfig: { maxOutputTokens: 9 } };
+    expect(geminiCountTokens.body(encoded, 'gemini-2.5-flash')).toEqual({
+      generateContentRequest: { model: 'models/gemini-2.5-flash', contents: encoded.contents },
+    });
+    expect(geminiCountTokens.inputTokens({ totalTokens: 31 })).toBe(31);
+    expect(geminiCountTokens.inputTokens({ totalTokens: -1 })).toBeUndefined();
   });
 });
