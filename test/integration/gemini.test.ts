@@ -32,6 +32,7 @@ beforeAll(async () => {
       providers: {
         google: { api: 'gemini', url: up.url, api_key: GOOGLE_KEY, models },
         badkey: { api: 'gemini', url: up.url, api_key: 'AIza-not-the-key', models },
+        own: { api: 'gemini', url: up.url, api_key: null, byok: 'required', models },
       },
       roles: { dev: { models: ['*'] } },
       keys: [{ id: 'k', key: KEY, role: 'dev' }],
@@ -349,5 +350,43 @@ describe('errors and token counts', () => {
     });
     const contents = (call.body.generateContentRequest as { contents: unknown }).contents;
     expect(res.input_tokens).toBe(Math.ceil(JSON.stringify(contents).length / 4));
+  });
+
+  it("BYOK: the caller's own key goes up in x-goog-api-key", async () => {
+    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'x-provider-api-key': GOOGLE_KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'own/gemini-2.0-flash', messages: [{ role: 'user', content: 'mine' }] }),
+    });
+    expect(res.status).toBe(200);
+    expect((await res.json()).choices[0].message.content).toBe('You said: mine');
+    expect(up.received[0].headers['x-goog-api-key']).toBe(GOOGLE_KEY);
+    expect(up.received[0].path).toBe('/v1beta/models/gemini-2.0-flash:generateContent');
+  });
+});
+
+describe('the fake Gemini upstream refuses what Gemini refuses', () => {
+  const send = (body: unknown, headers: Record<string, string> = { 'x-goog-api-key': GOOGLE_KEY }) =>
+    fetch(`${up.url}/v1beta/models/gemini-2.0-flash:generateContent`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
+  const user = { role: 'user', parts: [{ text: 'hi' }] };
+
+  it('a missing key (403), an unknown field, a function response no call asked for (400)', async () => {
+    expect((await send({ contents: [user] }, {})).status).toBe(403);
+    const unknown = await send({ contents: [user], n: 2 });
+    expect(unknown.status).toBe(400);
+    expect((await unknown.json()).error.message).toBe(
+      `Invalid JSON payload received. Unknown name "n" at '': Cannot find field.`,
+    );
+    const orphan = await send({
+      contents: [user, { role: 'user', parts: [{ functionResponse: { name: 'f', response: { output: 'x' } } }] }],
+    });
+    expect(orphan.status).toBe(400);
+    expect((await orphan.json()).error.status).toBe('INVALID_ARGUMENT');
+    expect((await send({ contents: [user], generationConfig: { thinkingConfig: {} } })).status).toBe(400);
+    expect((await send({ contents: [user] })).status).toBe(200);
   });
 });
