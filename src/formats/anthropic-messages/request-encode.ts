@@ -14,6 +14,7 @@
  * @see https://docs.anthropic.com/en/api/messages
  */
 
+import { withoutGeminiSignatures } from '../gemini-tool-ids.js';
 import type { ChatRequest, ContentPart, ResponseFormat, ToolChoice } from '../../core/canonical.js';
 import { anthropicModelHasOutputFormat, anthropicModelThinks } from '../model-traits.js';
 import { anthropicMaxTokens, DEFAULT_OUTPUT_CAP, EFFORT_BUDGET_TOKENS, thinkingBudget } from '../output-cap.js';
@@ -30,10 +31,11 @@ export { EFFORT_BUDGET_TOKENS };
 const MIN_THINKING_BUDGET = 1024;
 
 export function encodeAnthropicRequest(
-  req: ChatRequest,
+  request: ChatRequest,
   target: EncodeTarget,
   dropped: string[] = [],
 ): Record<string, unknown> {
+  const req = withoutGeminiSignatures(request, dropped);
   if (req.unmapped.length > 0) {
     throw invalid(req.unmapped[0], `${req.unmapped.join(', ')} cannot be translated to the Anthropic messages format.`);
   }

@@ -18,7 +18,7 @@ import { defaultOutputCap, thinkingBudget } from '../output-cap.js';
 import type { EncodeTarget } from '../types.js';
 import { geminiModelTakesThinkingLevel, geminiModelThinks } from './model-traits.js';
 import { toGeminiSchema } from './schema.js';
-import { signatureFromToolCallId } from './tool-ids.js';
+import { signatureFromToolCallId } from '../gemini-tool-ids.js';
 
 type Turn = { role: 'user' | 'model'; parts: Json[] };
 

@@ -10,7 +10,7 @@ import { GatewayError } from '../../core/errors.js';
 import { randomId } from '../../core/ids.js';
 import { isObject, type Json } from '../../core/json.js';
 import { fromGeminiFinishReason } from './stop-reason.js';
-import { geminiToolCallId } from './tool-ids.js';
+import { geminiToolCallId } from '../gemini-tool-ids.js';
 import { usageFromGemini } from './usage.js';
 
 export function decodeGeminiResponse(body: unknown): ChatResponse {

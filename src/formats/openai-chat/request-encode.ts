@@ -6,6 +6,7 @@
  * @see https://platform.openai.com/docs/api-reference/chat/create
  */
 
+import { withoutGeminiSignatures } from '../gemini-tool-ids.js';
 import { createHash } from 'node:crypto';
 import type {
   ChatMessage,
@@ -32,7 +33,8 @@ export function openaiUser(user: string): string {
   return user.length > MAX_USER_LENGTH ? createHash('sha256').update(user).digest('hex') : user;
 }
 
-export function encodeOpenaiRequest(req: ChatRequest, target: EncodeTarget, dropped: string[] = []): Json {
+export function encodeOpenaiRequest(request: ChatRequest, target: EncodeTarget, dropped: string[] = []): Json {
+  const req = withoutGeminiSignatures(request, dropped);
   if (req.topK !== undefined) throw invalid('top_k', 'top_k cannot be sent to an OpenAI-format model.');
   if (req.unmapped.length > 0) {
     const names = req.unmapped.join(', ');

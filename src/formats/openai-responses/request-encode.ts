@@ -11,6 +11,7 @@
  * @see https://platform.openai.com/docs/api-reference/responses/create
  */
 
+import { withoutGeminiSignatures } from '../gemini-tool-ids.js';
 import type { ChatMessage, ChatRequest, ContentPart, ResponseFormat, ToolChoice } from '../../core/canonical.js';
 import type { Json } from '../../core/json.js';
 import { invalid } from '../field-types.js';
@@ -20,7 +21,8 @@ import { isOpenaiStrictSchema } from '../structured-output.js';
 import type { EncodeTarget } from '../types.js';
 import { customInput, isCustomTool } from './output-items.js';
 
-export function encodeResponsesRequest(req: ChatRequest, target: EncodeTarget, dropped: string[] = []): Json {
+export function encodeResponsesRequest(request: ChatRequest, target: EncodeTarget, dropped: string[] = []): Json {
+  const req = withoutGeminiSignatures(request, dropped);
   if (req.topK !== undefined) throw invalid('top_k', 'top_k cannot be sent to an OpenAI Responses model.');
   if (req.unmapped.length > 0) {
     const names = req.unmapped.join(', ');

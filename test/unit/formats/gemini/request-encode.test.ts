@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ChatRequest } from '../../../../src/core/canonical.js';
 import { encodeGeminiRequest } from '../../../../src/formats/gemini/request-encode.js';
 import { toGeminiSchema } from '../../../../src/formats/gemini/schema.js';
-import { geminiToolCallId } from '../../../../src/formats/gemini/tool-ids.js';
+import { geminiToolCallId } from '../../../../src/formats/gemini-tool-ids.js';
 
 const base = (over: Partial<ChatRequest> = {}): ChatRequest => ({
   model: 'g/flash',

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeGeminiResponse } from '../../../../src/formats/gemini/response.js';
 import { geminiCountTokens } from '../../../../src/formats/gemini/count-tokens.js';
 import { geminiErrorMessage, geminiErrorStatus, geminiRetryDelayMs } from '../../../../src/formats/gemini/errors.js';
-import { signatureFromToolCallId } from '../../../../src/formats/gemini/tool-ids.js';
+import { signatureFromToolCallId } from '../../../../src/formats/gemini-tool-ids.js';
 import { jsonFixture } from './load-sse.js';
 
 describe('decodeGeminiResponse', () => {

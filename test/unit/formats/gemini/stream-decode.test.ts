@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { StreamEvent } from '../../../../src/core/canonical.js';
 import { GatewayError } from '../../../../src/core/errors.js';
 import { decodeGeminiStream } from '../../../../src/formats/gemini/stream-decode.js';
-import { signatureFromToolCallId } from '../../../../src/formats/gemini/tool-ids.js';
+import { signatureFromToolCallId } from '../../../../src/formats/gemini-tool-ids.js';
 import type { SseMessage } from '../../../../src/sse/decode.js';
 import { collect, sseFixture } from './load-sse.js';
 
