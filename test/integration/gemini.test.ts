@@ -289,6 +289,40 @@ describe('openai SDK, responses → Gemini', () => {
   });
 });
 
+describe('conversation state and structured output', () => {
+  it('Responses previous_response_id: the stored function call keeps its signature for turn two', async () => {
+    up.setHandler(weatherLoop);
+    const tools: OpenAI.Responses.Tool[] = [{ type: 'function', strict: false, ...WEATHER_TOOL }];
+    const first = await openai.responses.create({ model: MODEL, input: 'Weather in Paris?', tools });
+    const fc = first.output.find((o) => o.type === 'function_call') as OpenAI.Responses.ResponseFunctionToolCall;
+    const second = await openai.responses.create({
+      model: MODEL,
+      previous_response_id: first.id,
+      input: [{ type: 'function_call_output', call_id: fc.call_id, output: '18C' }],
+      tools,
+    });
+    expect(second.output_text).toBe('It is {"name":"get_weather","response":{"output":"18C"}}');
+    const { issued, returned } = signatures();
+    expect(returned as string).toMatch(new RegExp(`^${issued}`));
+  });
+
+  it('chat response_format json_schema → responseMimeType and responseJsonSchema', async () => {
+    up.setHandler(() => ({ parts: [{ text: '{"city":"Paris"}' }] }));
+    const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
+    const res = await openai.chat.completions.create({
+      model: MODEL,
+      messages: [{ role: 'user', content: 'A city' }],
+      response_format: { type: 'json_schema', json_schema: { name: 'c', schema } },
+    });
+    expect(JSON.parse(res.choices[0].message.content!)).toEqual({ city: 'Paris' });
+    expect(up.received[0].body.generationConfig).toEqual({
+      maxOutputTokens: 8192,
+      responseMimeType: 'application/json',
+      responseJsonSchema: schema,
+    });
+  });
+});
+
 describe('errors and token counts', () => {
   it('RESOURCE_EXHAUSTED: 429 with retry-after from RetryInfo', async () => {
     up.setHandler(() => ({
