@@ -1,7 +1,8 @@
 /**
  * JSON Schema (what tools declare) → the OpenAPI 3.0 subset Gemini's `Schema` takes. What it
  * cannot carry is converted when the meaning survives (a `["string","null"]` type → `nullable`,
- * `const` → a one-value `enum`, `oneOf` → `anyOf`, local `$ref`s inlined) and otherwise left out,
+ * a string `const` → a one-value `enum`, `oneOf` → `anyOf`, local `$ref`s inlined; an object's
+ * empty `properties`, which Gemini refuses, are left out as saying nothing) and otherwise left out,
  * its keyword named in `dropped` (the model sees a looser schema, never a wrong one).
  * @see https://ai.google.dev/api/caching#Schema
  */
@@ -12,11 +13,9 @@ import { isObject, type Json } from '../../core/json.js';
 const TYPES = new Set(['string', 'number', 'integer', 'boolean', 'array', 'object']);
 /** Keywords copied as they are. */
 const KEPT = new Set([
-  'format',
   'title',
   'description',
   'nullable',
-  'enum',
   'maxItems',
   'minItems',
   'minProperties',
@@ -32,6 +31,12 @@ const KEPT = new Set([
 ]);
 /** Keywords that only name or document the schema: left out without a word. */
 const SILENT = new Set(['$schema', '$id', '$comment', '$defs', 'definitions', 'examples']);
+/** The `format`s Gemini takes, by type; any other is left out (Gemini refuses it). */
+const FORMATS: Record<string, readonly string[]> = {
+  string: ['enum', 'date-time'],
+  integer: ['int32', 'int64'],
+  number: ['float', 'double'],
+};
 /** Nesting the converter follows (refs inlined included) before it refuses the schema. */
 const MAX_DEPTH = 32;
 
@@ -61,15 +66,21 @@ export function toGeminiSchema(schema: Json, at: string, dropped: string[]): Jso
           out,
           convertType(v, () => note('type')),
         );
-      else if (k === 'const') out.enum = [v];
-      else if (k === 'properties' && isObject(v))
-        out.properties = Object.fromEntries(Object.entries(v).map(([name, p]) => [name, convert(p, depth + 1)]));
-      else if (k === 'required' && Array.isArray(v)) out.required = v;
+      else if (k === 'const' && typeof v === 'string') out.enum = [v];
+      else if (k === 'enum' && Array.isArray(v) && v.every((e) => typeof e === 'string')) out.enum = v;
+      else if (k === 'format' && typeof v === 'string' && FORMATS[String(s.type)]?.includes(v)) out.format = v;
+      else if (k === 'properties' && isObject(v)) {
+        const entries = Object.entries(v);
+        if (entries.length > 0)
+          out.properties = Object.fromEntries(entries.map(([n, p]) => [n, convert(p, depth + 1)]));
+      } else if (k === 'required' && Array.isArray(v)) out.required = v;
       else if (k === 'items' && isObject(v)) out.items = convert(v, depth + 1);
       else if ((k === 'anyOf' || k === 'oneOf') && Array.isArray(v)) out.anyOf = v.map((x) => convert(x, depth + 1));
       else if (KEPT.has(k)) out[k] = v;
       else if (!SILENT.has(k) && k !== '$ref') note(k);
     }
+    // Gemini's enums are strings, and say so.
+    if (out.enum !== undefined && out.type === undefined) out.type = 'STRING';
     return out;
   };
   return convert(schema, 0);

@@ -186,7 +186,7 @@ describe('encodeGeminiRequest', () => {
 });
 
 describe('toGeminiSchema', () => {
-  it('nullable types, const, oneOf, local refs inlined; the rest listed', () => {
+  it('nullable types, const, oneOf, local refs inlined, formats and enums Gemini takes; the rest listed', () => {
     const dropped: string[] = [];
     const out = toGeminiSchema(
       {
@@ -203,7 +203,9 @@ describe('toGeminiSchema', () => {
               { type: 'integer', exclusiveMinimum: 0 },
             ],
           },
-          tags: { type: 'array', items: { type: 'string' }, uniqueItems: true },
+          tags: { type: 'array', items: { type: 'string', format: 'uri' }, uniqueItems: true },
+          level: { type: 'integer', enum: [1, 2], format: 'int32' },
+          extra: { type: 'object', properties: {} },
         },
       },
       'tools[0].parameters',
@@ -214,12 +216,19 @@ describe('toGeminiSchema', () => {
       properties: {
         unit: { type: 'STRING', enum: ['C', 'F'] },
         note: { nullable: true, type: 'STRING', maxLength: 20 },
-        kind: { enum: ['weather'] },
+        kind: { enum: ['weather'], type: 'STRING' },
         at: { anyOf: [{ type: 'STRING', format: 'date-time' }, { type: 'INTEGER' }] },
         tags: { type: 'ARRAY', items: { type: 'STRING' } },
+        level: { type: 'INTEGER', format: 'int32' },
+        extra: { type: 'OBJECT' },
       },
     });
-    expect(dropped).toEqual(['tools.parameters.exclusiveMinimum', 'tools.parameters.uniqueItems']);
+    expect(dropped).toEqual([
+      'tools.parameters.exclusiveMinimum',
+      'tools.parameters.format',
+      'tools.parameters.uniqueItems',
+      'tools.parameters.enum',
+    ]);
   });
 
   it('refuses a ref it cannot inline and a schema that refers to itself', () => {
