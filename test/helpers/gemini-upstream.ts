@@ -19,6 +19,7 @@
  *   const up = await startGeminiUpstream({ apiKey })
  *   up.setHandler((call) => Answer | ErrorAnswer | undefined)   undefined: "You said: <last user text>"
  *   up.received                                                 every call: path, headers, body, model, stream
+ * An Answer streamed may be `cut` (no finish reason) or end with an `errorAfter` chunk.
  */
 
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
@@ -42,6 +43,10 @@ export interface Answer {
   parts: AnswerPart[];
   finishReason?: string;
   usage?: Obj;
+  /** A stream only: ends after the parts without a finish reason (a cut stream)… */
+  cut?: boolean;
+  /** …or sends this Google error object as a chunk after the parts. */
+  errorAfter?: Obj;
 }
 export interface ErrorAnswer {
   error: { status: number; body: Obj; headers?: Record<string, string> };
@@ -118,7 +123,9 @@ export async function startGeminiUpstream(opts: { apiKey: string }): Promise<Gem
       const rendered = render(out, body, call.model, `resp-${++answers}`, signatures);
       if (!stream) return sendJson(res, 200, rendered.whole);
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      for (const chunk of rendered.chunks) res.write(`data: ${JSON.stringify(chunk)}\r\n\r\n`);
+      const events = out.cut || out.errorAfter ? rendered.chunks.map(withoutFinish) : rendered.chunks;
+      if (out.errorAfter) events.push({ error: out.errorAfter });
+      for (const chunk of events) res.write(`data: ${JSON.stringify(chunk)}\r\n\r\n`);
       res.end();
     });
   });
@@ -132,6 +139,12 @@ export async function startGeminiUpstream(opts: { apiKey: string }): Promise<Gem
     },
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
+}
+
+function withoutFinish(chunk: Obj): Obj {
+  const [candidate] = chunk.candidates as Obj[];
+  const { finishReason: _, ...rest } = candidate;
+  return { ...chunk, candidates: [rest] };
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

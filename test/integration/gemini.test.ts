@@ -386,6 +386,39 @@ describe('errors and token counts', () => {
     expect(res.input_tokens).toBe(Math.ceil(JSON.stringify(contents).length / 4));
   });
 
+  it('a stream cut before its finish reason, or with an error chunk, ends with an in-stream error', async () => {
+    const streamed = async (path: string, body: unknown, headers: Record<string, string>) => {
+      const res = await fetch(`${gw.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      });
+      expect(res.status).toBe(200);
+      return res.text();
+    };
+    up.setHandler(() => ({ parts: [{ text: 'Half an ans' }], cut: true }));
+    const chat = await streamed(
+      '/v1/chat/completions',
+      { model: MODEL, stream: true, messages: [{ role: 'user', content: 'x' }] },
+      { authorization: `Bearer ${KEY}` },
+    );
+    expect(chat).toContain('"content":"Half an ans"');
+    expect(chat).toContain('The upstream stream ended early (no finish reason).');
+    expect(chat).not.toContain('"finish_reason":"stop"');
+    up.setHandler(() => ({
+      parts: [{ text: 'Hel' }],
+      errorAfter: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' },
+    }));
+    const messages = await streamed(
+      '/v1/messages',
+      { model: MODEL, max_tokens: 50, stream: true, messages: [{ role: 'user', content: 'x' }] },
+      { 'x-api-key': KEY, 'anthropic-version': '2023-06-01' },
+    );
+    expect(messages).toContain('event: error');
+    expect(messages).toContain('The model is overloaded. (UNAVAILABLE)');
+    expect(messages).not.toContain('event: message_stop');
+  });
+
   it("BYOK: the caller's own key goes up in x-goog-api-key", async () => {
     const res = await fetch(`${gw.url}/v1/chat/completions`, {
       method: 'POST',
