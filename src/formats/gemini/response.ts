@@ -65,11 +65,14 @@ export function answerId(body: Json): string {
   return typeof body.responseId === 'string' && body.responseId ? body.responseId : randomId('gemini-');
 }
 
+/** What a Gemini answer part can be, canonically. */
+type AnswerPart = Extract<ContentPart, { type: 'text' | 'reasoning' | 'tool_call' }>;
+
 /**
  * One part → canonical, or undefined for a part with nothing canonical (an empty text carrying
  * only a signature, executable code…). `calls`: the function calls before it in the answer.
  */
-export function decodePart(part: Json, calls: number, answer: string): ContentPart | undefined {
+export function decodePart(part: Json, calls: number, answer: string): AnswerPart | undefined {
   if (isObject(part.functionCall)) {
     const fc = part.functionCall;
     const name = typeof fc.name === 'string' ? fc.name : '';

@@ -42,7 +42,7 @@ export async function* decodeGeminiStream(sse: AsyncIterable<SseMessage>): Async
     const candidate = firstCandidate(chunk);
     for (const part of candidateParts(candidate)) {
       const p = decodePart(part, calls, id);
-      if (!p || p.type === 'image' || p.type === 'tool_result') continue;
+      if (!p) continue;
       if (p.type === 'tool_call') {
         if (open) yield { type: 'block_stop', index: open.index };
         open = undefined;
