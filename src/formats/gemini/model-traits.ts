@@ -9,7 +9,10 @@ export function geminiModelThinks(model: string, configured?: boolean): boolean 
   return /^gemini-(?:2\.5|[3-9])/.test(baseName(model));
 }
 
-/** Gemini 3 and later take a `thinkingLevel` (low, high) rather than a token budget. */
+/**
+ * Gemini 3 and later: they take a `thinkingLevel` (low, high) rather than a token budget, and
+ * structured output next to tools.
+ */
 export function geminiModelTakesThinkingLevel(model: string): boolean {
   return /^gemini-[3-9]/.test(baseName(model));
 }

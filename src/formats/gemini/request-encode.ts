@@ -30,6 +30,12 @@ export function encodeGeminiRequest(
   if (req.unmapped.length > 0)
     throw invalid(req.unmapped[0], `${req.unmapped.join(', ')} cannot be translated to the Gemini format.`);
   if ((req.n ?? 1) > 1) throw invalid('n', 'n above 1 cannot be sent to a Gemini model through the gateway.');
+  // Gemini before 3 refuses a JSON response type next to function declarations.
+  if (req.responseFormat && req.tools.length > 0 && !geminiModelTakesThinkingLevel(target.model))
+    throw invalid(
+      'response_format',
+      'Structured output cannot be combined with tools on Gemini models before Gemini 3.',
+    );
   dropped.push(...(req.hints ?? []));
   if (req.user !== undefined) dropped.push('user');
   const out: Json = { contents: encodeContents(req, dropped) };

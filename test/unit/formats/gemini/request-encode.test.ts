@@ -182,6 +182,15 @@ describe('encodeGeminiRequest', () => {
       'logprobs cannot be translated to the Gemini format.',
     ]);
     expect(refusal({ n: 2 })).toEqual(['n', 'n above 1 cannot be sent to a Gemini model through the gateway.']);
+    const withTools: Partial<ChatRequest> = {
+      tools: [{ name: 't', parameters: { type: 'object' } }],
+      responseFormat: { type: 'json_object' },
+    };
+    expect(refusal(withTools)).toEqual([
+      'response_format',
+      'Structured output cannot be combined with tools on Gemini models before Gemini 3.',
+    ]);
+    expect(() => encodeGeminiRequest(base(withTools), { model: 'gemini-3-pro-preview' })).not.toThrow();
   });
 });
 
