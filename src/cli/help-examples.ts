@@ -37,6 +37,11 @@ export const EXAMPLES: Readonly<Record<string, readonly Example[]>> = {
     ['gateway budgets', 'spend, limit and reset of each budget'],
     ['gateway budgets -c gateway.yaml --json', 'as JSON, from a given config'],
   ],
+  providers: [
+    ['gateway providers', 'credentials, reachability and latency of every provider'],
+    ['gateway providers --provider openai anthropic --timeout-ms 2000', 'some providers, a shorter time limit'],
+    ['gateway providers --probe --json', 'also one tiny request per model (costs tokens), as JSON for CI'],
+  ],
 };
 
 /** Appends the examples for `cmd` (by its name) to its --help: each comment on the line above. */
