@@ -8,10 +8,10 @@ import type { ModelSpec, ProviderConfig, Timeouts } from '../config/types.js';
 import { CancelSignal } from '../core/cancel.js';
 import { GatewayError } from '../core/errors.js';
 import { WIRE_FORMATS } from '../formats/registry.js';
+import { boundText, redactSecrets } from '../observe/redact.js';
 import { HTTP_PROVIDERS } from '../providers/registry.js';
 import type { HttpProviderKind } from '../providers/types.js';
 import type { UpstreamPool } from '../upstream/client.js';
-import { upstreamHttpError } from '../upstream/http-error.js';
 
 /** Where the provider's credential comes from; never the credential itself. */
 export type Credentials = 'configured' | 'caller' | 'missing' | 'none' | 'in-process';
@@ -209,7 +209,7 @@ async function send(
   }
 }
 
-/** `HTTP 404: <the provider's message>`, the message redacted and bounded as the gateway relays it. */
+/** `HTTP 404: <the provider's message>`, with any key in it redacted, as the gateway relays it. */
 function statusDetail(p: ProviderConfig, kind: HttpProviderKind, status: number, text: string): string {
   let message: string | undefined;
   try {
@@ -217,9 +217,7 @@ function statusDetail(p: ProviderConfig, kind: HttpProviderKind, status: number,
   } catch {
     message = undefined;
   }
-  const relayed = upstreamHttpError(p, status, text, message).message;
-  const said = relayed.replace(/^Provider "[^"]*" returned HTTP \d+:?\s*/, '');
-  return said ? `HTTP ${status}: ${said.slice(0, 200)}` : `HTTP ${status}`;
+  return message ? `HTTP ${status}: ${boundText(redactSecrets(message, [p.apiKey]), 200)}` : `HTTP ${status}`;
 }
 
 const TLS_CODE = /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY/;

@@ -6,7 +6,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import type { ProviderCheck } from '../../src/cli/provider-check.js';
+import { type ProviderCheck, transportFailure } from '../../src/cli/provider-check.js';
+import { GatewayError } from '../../src/core/errors.js';
 import { closedPortUrl, type Fleet, startFleet } from '../helpers/fake-upstream.js';
 import { cli } from './capture.js';
 
@@ -306,7 +307,7 @@ fine:
   test('a model the upstream refuses fails its provider, with the upstream message', async () => {
     fleet.up.oai.script(
       { kind: 'json', body: { object: 'list', data: [] } },
-      { kind: 'error', status: 404, message: 'The model `gpt-small` does not exist' },
+      { kind: 'error', status: 404, message: `The model \`gpt-small\` does not exist for key ${KEYS.OAI_KEY}` },
     );
     const file = configFile(`oai:
   api: openai
@@ -319,7 +320,26 @@ fine:
     const table = rows(r.out);
     expect(table.get('oai')?.slice(2, 3)).toEqual(['failed']);
     expect(table.get('oai')?.[4]).toBe('reachable, credentials accepted; a model probe failed');
-    expect(table.get('oai/gpt-small')?.[4]).toBe('HTTP 404: The model `gpt-small` does not exist');
+    expect(table.get('oai/gpt-small')?.[4]).toBe('HTTP 404: The model `gpt-small` does not exist for key [REDACTED]');
+    expectNoKey(r.all());
+  });
+});
+
+describe('transportFailure: each socket error in a word and plain words', () => {
+  const via = (code: string) => new GatewayError('upstream_unavailable', 'Could not reach', { cause: { code } });
+  test.each([
+    [via('ENOTFOUND'), 'dns', 'DNS lookup failed (ENOTFOUND)'],
+    [via('EAI_AGAIN'), 'dns', 'DNS lookup failed (EAI_AGAIN)'],
+    [via('ECONNREFUSED'), 'refused', 'connection refused'],
+    [new GatewayError('upstream_timeout', 'timed out'), 'timeout', 'no answer within 250 ms'],
+    [via('UND_ERR_CONNECT_TIMEOUT'), 'timeout', 'no answer within 250 ms'],
+    [via('DEPTH_ZERO_SELF_SIGNED_CERT'), 'tls', 'TLS failure (DEPTH_ZERO_SELF_SIGNED_CERT)'],
+    [via('ERR_TLS_CERT_ALTNAME_INVALID'), 'tls', 'TLS failure (ERR_TLS_CERT_ALTNAME_INVALID)'],
+    [via('ECONNRESET'), 'reset', 'connection closed by the server (ECONNRESET)'],
+    [via('EHOSTUNREACH'), 'network', 'network error (EHOSTUNREACH)'],
+    [new Error('odd'), 'network', 'network error'],
+  ])('%#: %s', (err, error, detail) => {
+    expect(transportFailure(err, 250)).toEqual({ error, detail });
   });
 });
 
