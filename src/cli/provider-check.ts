@@ -4,6 +4,7 @@
  * smallest generation request. Requests go through the gateway's own upstream client, so a
  * provider is reached the way `serve` reaches it. No key is ever part of a result.
  */
+import { STATUS_CODES } from 'node:http';
 import type { ModelSpec, ProviderConfig, Timeouts } from '../config/types.js';
 import { CancelSignal } from '../core/cancel.js';
 import { GatewayError } from '../core/errors.js';
@@ -209,7 +210,7 @@ async function send(
   }
 }
 
-/** `HTTP 404: <the provider's message>`, with any key in it redacted, as the gateway relays it. */
+/** `HTTP 404 Not Found: <the provider's message>`, with any key in it redacted, as the gateway relays it. */
 function statusDetail(p: ProviderConfig, kind: HttpProviderKind, status: number, text: string): string {
   let message: string | undefined;
   try {
@@ -217,7 +218,8 @@ function statusDetail(p: ProviderConfig, kind: HttpProviderKind, status: number,
   } catch {
     message = undefined;
   }
-  return message ? `HTTP ${status}: ${boundText(redactSecrets(message, [p.apiKey]), 200)}` : `HTTP ${status}`;
+  const head = STATUS_CODES[status] ? `HTTP ${status} ${STATUS_CODES[status]}` : `HTTP ${status}`;
+  return message ? `${head}: ${boundText(redactSecrets(message, [p.apiKey]), 200)}` : head;
 }
 
 const TLS_CODE = /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY/;

@@ -320,7 +320,9 @@ fine:
     const table = rows(r.out);
     expect(table.get('oai')?.slice(2, 3)).toEqual(['failed']);
     expect(table.get('oai')?.[4]).toBe('reachable, credentials accepted; a model probe failed');
-    expect(table.get('oai/gpt-small')?.[4]).toBe('HTTP 404: The model `gpt-small` does not exist for key [REDACTED]');
+    expect(table.get('oai/gpt-small')?.[4]).toBe(
+      'HTTP 404 Not Found: The model `gpt-small` does not exist for key [REDACTED]',
+    );
     expectNoKey(r.all());
   });
 });
