@@ -69,7 +69,7 @@ export async function checkProvider(p: ProviderConfig, opts: CheckOptions): Prom
   const base = { provider: p.id, kind: p.api };
   const models = [...p.models.values()];
   if (p.api === 'mock') {
-    const check: ProviderCheck = { ...base, status: 'ok', credentials: 'in-process', detail: 'in-process, always up' };
+    const check: ProviderCheck = { ...base, status: 'ok', credentials: 'in-process', detail: REACHABLE['in-process'] };
     if (opts.probe) check.models = models.map((m) => ({ model: m.id, status: 'ok', detail: 'in-process' }));
     return check;
   }
@@ -116,6 +116,14 @@ function credentialsOf(p: ProviderConfig): Credentials {
   return p.byok === 'never' ? 'none' : 'caller';
 }
 
+/** What a healthy endpoint means, by credentials (a missing key fails before this). */
+const REACHABLE: Record<Exclude<Credentials, 'missing'>, string> = {
+  configured: 'reachable, credentials accepted',
+  caller: 'reachable; callers bring their key',
+  none: 'reachable (no key configured)',
+  'in-process': 'in-process, always up',
+};
+
 /** The endpoint answered or not, read with what the provider's credentials are. */
 function endpointVerdict(
   p: ProviderConfig,
@@ -133,11 +141,10 @@ function endpointVerdict(
   if (credentials === 'caller' && r.error === 'credentials_rejected') {
     return { ...timing, status: 'ok', detail: `reachable (HTTP ${httpStatus} without a key); callers bring their key` };
   }
-  if (r.status === 'ok') {
-    const detail = credentials === 'caller' ? 'reachable; callers bring their key' : 'reachable, credentials accepted';
-    return { ...timing, status: 'ok', detail };
-  }
-  return { ...timing, status: 'failed', ...(r.error ? { error: r.error } : {}), detail: r.detail };
+  if (r.status === 'ok') return { ...timing, status: 'ok', detail: REACHABLE[credentials] };
+  const detail =
+    credentials === 'none' && r.error === 'credentials_rejected' ? `${r.detail}; no key is configured` : r.detail;
+  return { ...timing, status: 'failed', ...(r.error ? { error: r.error } : {}), detail };
 }
 
 async function probeModel(

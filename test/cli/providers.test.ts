@@ -202,16 +202,28 @@ describe('gateway providers: healthy upstreams', () => {
     expectNoKey(r.all());
   });
 
-  test('a byok: required provider answering 401 without a key is healthy; its models are not probed', async () => {
+  test('a byok: required provider answering 401 without a key is healthy; one without any key is not', async () => {
     const file = configFile(`mine:
   api: openai
   base_url: ${fleet.up.byok.url}/v1
   byok: required
   models:
+    m: { context_window: 8192 }
+keyless:
+  api: openai
+  base_url: ${fleet.up.byok.url}/v1
+  models:
     m: { context_window: 8192 }`);
     const r = await cli(['providers', '-c', file, '--probe', '--json'], { env });
-    expect(r.code, r.all()).toBe(0);
-    const [check] = (JSON.parse(r.out.join('\n')) as { providers: ProviderCheck[] }).providers;
+    expect(r.code, r.all()).toBe(1);
+    const [check, keyless] = (JSON.parse(r.out.join('\n')) as { providers: ProviderCheck[] }).providers;
+    expect(keyless).toMatchObject({
+      status: 'failed',
+      credentials: 'none',
+      error: 'credentials_rejected',
+      detail: 'credentials rejected (HTTP 401); no key is configured',
+      models: [{ model: 'keyless/m', status: 'skipped', detail: 'skipped: credentials rejected' }],
+    });
     expect(check).toMatchObject({
       status: 'ok',
       credentials: 'caller',
@@ -219,8 +231,11 @@ describe('gateway providers: healthy upstreams', () => {
       detail: 'reachable (HTTP 401 without a key); callers bring their key',
       models: [{ model: 'mine/m', status: 'skipped', detail: "skipped: needs a caller's key" }],
     });
-    expect(fleet.up.byok.calls.map((c) => `${c.method} ${c.path} ${c.status}`)).toEqual(['GET /v1/models 401']);
-    expect(fleet.up.byok.calls[0].headers.authorization).toBeUndefined();
+    expect(fleet.up.byok.calls.map((c) => `${c.method} ${c.path} ${c.status}`)).toEqual([
+      'GET /v1/models 401',
+      'GET /v1/models 401',
+    ]);
+    expect(fleet.up.byok.calls.map((c) => c.headers.authorization)).toEqual([undefined, undefined]);
   });
 });
 
