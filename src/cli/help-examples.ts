@@ -9,6 +9,7 @@ export const EXAMPLES: Readonly<Record<string, readonly Example[]>> = {
     ['gateway serve', 'start with $GATEWAY_CONFIG, ./gateway.yaml or ./gateway.example.yaml'],
     ['gateway check-config gateway.yaml', 'validate a config offline'],
     ['gateway models --role developer', 'what a role may use'],
+    ['gateway providers', 'is every provider reachable, and are its credentials accepted?'],
     ['gateway <command> --help', 'options and examples of one command'],
   ],
   serve: [
