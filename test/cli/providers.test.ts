@@ -342,6 +342,38 @@ fine:
   });
 });
 
+describe('gateway providers: colours', () => {
+  const file = () =>
+    configFile(`down:
+  api: openai
+  base_url: ${refused}/v1
+  api_key: \${OAI_KEY}
+  models:
+    m: { context_window: 8192 }
+local:
+  api: mock
+  models:
+    echo: { context_window: 8192 }`);
+
+  test('on a terminal: bold header, green healthy rows, red failed ones, dim skipped models', async () => {
+    const r = await cli(['providers', '-c', file(), '--probe'], { env, isTTY: true });
+    expect(r.code).toBe(1);
+    expect(r.out[0]).toMatch(/^\x1b\[1mPROVIDER .*DETAIL\x1b\[22m$/);
+    expect(r.out[1]).toMatch(/^\x1b\[31mdown .*connection refused\x1b\[39m$/);
+    expect(r.out[2]).toMatch(/^\x1b\[2m {2}down\/m .*skipped: endpoint unreachable\x1b\[22m$/);
+    expect(r.out[3]).toMatch(/^\x1b\[32mlocal .*in-process, always up\x1b\[39m$/);
+  });
+
+  test('no colour without a terminal, nor with NO_COLOR', async () => {
+    for (const opts of [{ env }, { env: { ...env, NO_COLOR: '1' }, isTTY: true }]) {
+      const r = await cli(['providers', '-c', file()], opts);
+      expect(r.code).toBe(1);
+      expect(r.out).toHaveLength(3);
+      expect(r.all()).not.toContain('\x1b');
+    }
+  });
+});
+
 describe('transportFailure: each socket error in a word and plain words', () => {
   const via = (code: string) => new GatewayError('upstream_unavailable', 'Could not reach', { cause: { code } });
   test.each([
