@@ -57,9 +57,7 @@ describe('bin/gateway.js', () => {
         file,
         [
           'providers:',
-          '  slow: { api: openai, base_url: "' +
-            up.url +
-            '/v1", api_key: k-123456789, models: { m: { context_window: 10 } } }',
+          `  slow: { api: openai, base_url: "${up.url}/v1", api_key: k-1234567, models: { m: { context_window: 9 } } }`,
           'roles: { all: { models: ["*"] } }',
           'keys: [{ id: k, key: "test-key-123456", role: all }]',
         ].join('\n'),
