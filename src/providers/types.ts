@@ -9,6 +9,16 @@ export interface HttpProviderKind {
   /** Path of the chat endpoint, appended to the provider's base_url. */
   chatPath: string;
   authHeaders(apiKey: string | undefined): Record<string, string>;
+  /**
+   * Path of a GET that costs no tokens (a model list), appended to base_url: `gateway providers`
+   * checks reachability and credentials with it.
+   */
+  healthPath: string;
+  /**
+   * The smallest generation request of this kind (one output token where the API allows it), for
+   * `gateway providers --probe`.
+   */
+  probeBody(model: string): Record<string, unknown>;
   /** Caller headers this kind passes on (e.g. `anthropic-version`), given the caller's format. */
   forwardHeaders?(caller: IncomingHttpHeaders, callerFormat: WireFormatId): Record<string, string>;
   /** Path of the token-counting endpoint, for kinds that have one. */
