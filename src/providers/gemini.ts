@@ -11,6 +11,11 @@ export const geminiProvider: HttpProviderKind = {
   speaks: 'gemini',
   chatPath: (model, stream) => `${modelPath(model)}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
   countTokensPath: (model) => `${modelPath(model)}:countTokens`,
+  healthPath: '/models',
+  probeBody: () => ({
+    contents: [{ role: 'user', parts: [{ text: 'ping' }] }],
+    generationConfig: { maxOutputTokens: 1 },
+  }),
   authHeaders: (apiKey): Record<string, string> => (apiKey ? { 'x-goog-api-key': apiKey } : {}),
 };
 
