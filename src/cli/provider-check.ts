@@ -199,7 +199,7 @@ async function send(
     const text = await up.body.text();
     const latencyMs = elapsed();
     if (up.status >= 200 && up.status < 300) return { status: 'ok', latencyMs, httpStatus: up.status, detail: 'ok' };
-    if (up.status === 401 || up.status === 403) {
+    if (up.status === 401 || up.status === 403 || refusedKey(kind, up.status, text)) {
       // The body is not shown: some providers echo part of the key they refused.
       const detail = `credentials rejected (HTTP ${up.status})`;
       return { status: 'failed', latencyMs, httpStatus: up.status, error: 'credentials_rejected', detail };
@@ -214,6 +214,18 @@ async function send(
   } catch (err) {
     const { error, detail } = transportFailure(err, timeoutMs);
     return { status: 'failed', latencyMs: elapsed(), error, detail };
+  }
+}
+
+/** An error body that says the key was refused under another status (Gemini's 400 API_KEY_INVALID). */
+function refusedKey(kind: HttpProviderKind, status: number, text: string): boolean {
+  const format = UPSTREAM_FORMATS[kind.speaks];
+  if (!format?.errorStatus) return false;
+  try {
+    const mapped = format.errorStatus(status, JSON.parse(text));
+    return mapped === 401 || mapped === 403;
+  } catch {
+    return false;
   }
 }
 

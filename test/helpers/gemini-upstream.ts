@@ -7,6 +7,7 @@
  *   POST /v1beta/models/{model}:streamGenerateContent?alt=sse  the same, one part per `data:` chunk,
  *                                                              the finish reason and usage on the last
  *   POST /v1beta/models/{model}:countTokens                    {totalTokens}: request characters / 4
+ *   GET /v1beta/models                                        a model list
  *   anything else                                             404 in Google's error shape
  * `x-goog-api-key` must be the configured key: missing → 403 PERMISSION_DENIED, another → 400
  * INVALID_ARGUMENT with reason API_KEY_INVALID (as Google answers).
@@ -96,6 +97,12 @@ export async function startGeminiUpstream(opts: { apiKey: string }): Promise<Gem
         return fail(400, 'INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.', [
           { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com' },
         ]);
+      if (req.method === 'GET' && url.pathname === '/v1beta/models') {
+        call.status = 200;
+        return sendJson(res, 200, {
+          models: [{ name: 'models/gemini-2.5-flash' }, { name: 'models/gemini-2.0-flash' }],
+        });
+      }
       if (req.method !== 'POST' || !m) return fail(404, 'NOT_FOUND', `Path ${url.pathname} was not found.`);
       if (stream && url.searchParams.get('alt') !== 'sse')
         return fail(400, 'INVALID_ARGUMENT', 'This fake answers streams only with alt=sse.');
