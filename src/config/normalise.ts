@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { arr, entries, keyDigest, obj, parseBodyLimit, splitId, str } from './raw-data.js';
 import type {
   AliasConfig,
+  AzureSettings,
   BudgetConfig,
   BudgetScope,
   CooldownPolicy,
@@ -41,6 +42,7 @@ export const DEFAULTS = {
   timeouts: { connectMs: 10_000, firstByteMs: 60_000, totalMs: 600_000 },
   anthropicBaseUrl: 'https://api.anthropic.com',
   openaiResponsesBaseUrl: 'https://api.openai.com/v1',
+  entraAuthorityHost: 'https://login.microsoftonline.com',
   webhookTimeoutMs: 2000,
   webhookOnError: 'fail_closed',
   routing: {
@@ -138,7 +140,9 @@ function normaliseProvider(
       ? DEFAULTS.anthropicBaseUrl
       : api === 'openai-responses'
         ? DEFAULTS.openaiResponsesBaseUrl
-        : undefined);
+        : api === 'azure-openai' && typeof p.resource === 'string'
+          ? `https://${p.resource}.openai.azure.com`
+          : undefined);
   const reason = unavailable.get(id);
   const apiKey = reason === undefined ? str(p.api_key) : undefined;
   const mock = obj(p.mock) ?? {};
@@ -156,7 +160,27 @@ function normaliseProvider(
     ...(api === 'mock'
       ? { mock: { latencyMs: num(mock.latency_ms, 0), chunkDelayMs: num(mock.chunk_delay_ms, 0) } }
       : {}),
+    ...(api === 'azure-openai' ? { azure: normaliseAzure(p) } : {}),
     models,
+  };
+}
+
+function normaliseAzure(p: Obj): AzureSettings {
+  const entra = obj(p.entra);
+  const apiVersion = str(p.api_version);
+  return {
+    style: p.style === 'v1' ? 'v1' : 'deployment',
+    ...(apiVersion !== undefined ? { apiVersion } : {}),
+    ...(entra
+      ? {
+          entra: {
+            tenantId: entra.tenant_id as string,
+            clientId: entra.client_id as string,
+            clientSecret: entra.client_secret as string,
+            authorityHost: (str(entra.authority_host) ?? DEFAULTS.entraAuthorityHost).replace(/\/+$/, ''),
+          },
+        }
+      : {}),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { ProviderApi } from '../config/types.js';
 import { anthropicProvider } from './anthropic.js';
+import { azureOpenaiProvider } from './azure-openai.js';
 import { openaiProvider } from './openai.js';
 import { openaiResponsesProvider } from './openai-responses.js';
 import type { HttpProviderKind } from './types.js';
@@ -9,4 +10,5 @@ export const HTTP_PROVIDERS: Readonly<Partial<Record<ProviderApi, HttpProviderKi
   openai: openaiProvider,
   'openai-responses': openaiResponsesProvider,
   anthropic: anthropicProvider,
+  'azure-openai': azureOpenaiProvider,
 };

@@ -1,16 +1,27 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { ProviderApi } from '../config/types.js';
+import type { ModelSpec, ProviderApi, ProviderConfig } from '../config/types.js';
 import type { WireFormatId } from '../core/canonical.js';
 
 /** A provider kind is data plus tiny functions; adding one is one file and a registry line. */
 export interface HttpProviderKind {
   api: Exclude<ProviderApi, 'mock'>;
   speaks: WireFormatId;
-  /** Path of the chat endpoint, appended to the provider's base_url. */
+  /** Path of the chat endpoint, appended to the provider's base_url (after `pathFor`). */
   chatPath: string;
-  authHeaders(apiKey: string | undefined): Record<string, string>;
+  /** How the credential is sent; a promise for kinds that fetch a token first (Azure with Entra ID). */
+  authHeaders(
+    apiKey: string | undefined,
+    provider: ProviderConfig,
+  ): Record<string, string> | Promise<Record<string, string>>;
   /** Caller headers this kind passes on (e.g. `anthropic-version`), given the caller's format. */
   forwardHeaders?(caller: IncomingHttpHeaders, callerFormat: WireFormatId): Record<string, string>;
+  /**
+   * Where one of this kind's paths lives for a model, for kinds whose URL names the model (Azure's
+   * deployments, its api-version); without it, the path as is.
+   */
+  pathFor?(path: string, provider: ProviderConfig, model: ModelSpec): string;
+  /** A clearer message for an upstream error body than its format's own, when the kind has one. */
+  errorMessage?(body: unknown): string | undefined;
   /** Path of the token-counting endpoint, for kinds that have one. */
   countTokensPath?: string;
   /**
@@ -18,4 +29,9 @@ export interface HttpProviderKind {
    * EMBEDDING_APIS, lists them for check-config).
    */
   embeddingsPath?: string;
+}
+
+/** The URL path (after base_url) of one of a kind's endpoints for a model. */
+export function upstreamPath(kind: HttpProviderKind, path: string, provider: ProviderConfig, model: ModelSpec): string {
+  return kind.pathFor ? kind.pathFor(path, provider, model) : path;
 }
