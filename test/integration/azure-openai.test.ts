@@ -284,6 +284,21 @@ describe('azure-openai: content filter', () => {
     const body = await res.json();
     expect(body.stop_reason).toBe('refusal');
     expect(body.content).toEqual([{ type: 'text', text: 'Partial' }]);
+
+    const responses = await post('/v1/responses', { model: 'az/gpt-4o', input: 'hello azure', store: false });
+    expect(responses.status).toBe(200);
+    const answer = await responses.json();
+    expect([answer.status, answer.incomplete_details]).toEqual(['incomplete', { reason: 'content_filter' }]);
+  });
+});
+
+describe('azure-openai: count_tokens', () => {
+  it('is counted locally: Azure has no token-counting endpoint', async () => {
+    const res = await post('/v1/messages/count_tokens', hello('az/gpt-4o'), messagesHeaders);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-gateway-token-count')).toMatch(/^local-/);
+    expect((await res.json()).input_tokens).toBeGreaterThan(0);
+    expect(azure.calls).toHaveLength(0);
   });
 });
 
