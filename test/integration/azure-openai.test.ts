@@ -1,3 +1,5 @@
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
 import { createServer as createNetServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AZURE_API_KEY, AZURE_API_VERSION, ENTRA, type FakeAzure, startFakeAzure } from '../helpers/fake-azure.js';
@@ -237,6 +239,38 @@ describe('azure-openai: translated callers', () => {
     const body = await res.json();
     expect(body.output[0].content[0].text).toBe('you said: hello azure');
     expect(azure.calls[0]!.path).toBe('/openai/deployments/prod-gpt4o/chat/completions');
+  });
+});
+
+describe('azure-openai: the official SDKs', () => {
+  const TOOL = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } as const;
+
+  it("the openai SDK's stream helper reads a passed-through Azure stream, tool call included", async () => {
+    inner.setHandler(() => undefined); // the strict default: a forced tool is called
+    const openai = new OpenAI({ apiKey: TEST_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+    const done = await openai.chat.completions
+      .stream({
+        model: 'az/gpt-4o',
+        messages: [{ role: 'user', content: 'weather?' }],
+        tools: [{ type: 'function', function: { name: 'get_weather', parameters: TOOL } }],
+        tool_choice: { type: 'function', function: { name: 'get_weather' } },
+      })
+      .finalChatCompletion();
+    const choice = done.choices[0]!;
+    expect(choice.finish_reason).toBe('tool_calls');
+    const call = choice.message.tool_calls![0]!;
+    expect(call.type === 'function' && call.function.name).toBe('get_weather');
+    expect(call.type === 'function' && Object.keys(JSON.parse(call.function.arguments))).toEqual(['city']);
+  });
+
+  it("the Anthropic SDK's stream helper gets a translated answer", async () => {
+    const anthropic = new Anthropic({ apiKey: TEST_KEY, baseURL: gw.url, maxRetries: 0 });
+    const message = await anthropic.messages
+      .stream({ model: 'azv1/gpt-4o', max_tokens: 100, messages: [{ role: 'user', content: 'hello azure' }] })
+      .finalMessage();
+    expect(message.content.map((b) => b.type === 'text' && b.text)).toEqual(['you said: hello azure']);
+    expect(message.stop_reason).toBe('end_turn');
+    expect(azure.calls.at(-1)!.path).toBe('/openai/v1/chat/completions');
   });
 });
 
