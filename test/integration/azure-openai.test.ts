@@ -50,6 +50,13 @@ providers:
     entra: ${entraBlock(ENTRA.secret, entra.url)}
     timeouts: ${TIMEOUTS}
     models: ${MODELS}
+  azold:
+    api: azure-openai
+    base_url: ${azure.url}
+    api_version: "2023-03-15-preview"
+    api_key: ${AZURE_API_KEY}
+    timeouts: ${TIMEOUTS}
+    models: ${MODELS}
   azwrongsecret:
     api: azure-openai
     base_url: ${entra.url}
@@ -166,6 +173,13 @@ describe('azure-openai: chat pass-through', () => {
     const body = await res.json();
     expect(body.error.code).toBe('upstream_error');
     expect(body.error.message).toContain('The API deployment for this resource does not exist');
+  });
+
+  it('an api-version Azure does not serve is the upstream 404, passed on', async () => {
+    const res = await post('/v1/chat/completions', hello('azold/gpt-4o'));
+    expect(res.status).toBe(404);
+    expect((await res.json()).error.message).toBe('Provider "azold" returned HTTP 404: Resource not found');
+    expect(azure.calls[0]!.apiVersion).toBe('2023-03-15-preview');
   });
 
   it('BYOK: the caller key goes in api-key', async () => {
