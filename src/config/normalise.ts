@@ -140,16 +140,18 @@ function normaliseProvider(
       ? DEFAULTS.anthropicBaseUrl
       : api === 'openai-responses'
         ? DEFAULTS.openaiResponsesBaseUrl
-        : api === 'azure-openai' && typeof p.resource === 'string'
+        : typeof p.resource === 'string'
           ? `https://${p.resource}.openai.azure.com`
           : undefined);
+  // Azure's Responses API is OpenAI's paths under /openai/v1 of the resource.
+  const azureV1 = api === 'azure-openai-responses' && baseUrl !== undefined ? '/openai/v1' : '';
   const reason = unavailable.get(id);
   const apiKey = reason === undefined ? str(p.api_key) : undefined;
   const mock = obj(p.mock) ?? {};
   return {
     id,
     api,
-    ...(baseUrl !== undefined ? { baseUrl: baseUrl.replace(/\/+$/, '') } : {}),
+    ...(baseUrl !== undefined ? { baseUrl: baseUrl.replace(/\/+$/, '') + azureV1 } : {}),
     ...(apiKey !== undefined ? { apiKey } : {}),
     available: reason === undefined,
     ...(reason !== undefined ? { unavailableReason: reason } : {}),
@@ -160,7 +162,7 @@ function normaliseProvider(
     ...(api === 'mock'
       ? { mock: { latencyMs: num(mock.latency_ms, 0), chunkDelayMs: num(mock.chunk_delay_ms, 0) } }
       : {}),
-    ...(api === 'azure-openai' ? { azure: normaliseAzure(p) } : {}),
+    ...(api === 'azure-openai' || api === 'azure-openai-responses' ? { azure: normaliseAzure(p) } : {}),
     models,
   };
 }

@@ -81,7 +81,8 @@ function checkProviders({ report }: Ctx, data: Obj): void {
     if (url !== undefined && !isHttpUrl(url)) {
       report('error', ['providers', pid, 'base_url'], 'must be an http:// or https:// URL');
     }
-    if (str(obj(p)?.api) === 'azure-openai') checkAzure(report, pid, obj(p) ?? {});
+    const api = str(obj(p)?.api);
+    if (api === 'azure-openai' || api === 'azure-openai-responses') checkAzure(report, pid, obj(p) ?? {});
     const entra = obj(obj(p)?.entra);
     const host = str(entra?.authority_host);
     if (host !== undefined && !isHttpUrl(host)) {
@@ -108,8 +109,8 @@ function checkAzure(report: Ctx['report'], pid: string, p: Obj): void {
 }
 
 /** Provider kinds with an embeddings endpoint (providers/<kind>.ts `embeddingsPath`; mock answers in-process). */
-const EMBEDDING_APIS = new Set(['openai', 'openai-responses', 'azure-openai', 'mock']);
-const EMBEDDING_API_LIST = 'openai, openai-responses, azure-openai or mock';
+const EMBEDDING_APIS = new Set(['openai', 'openai-responses', 'azure-openai', 'azure-openai-responses', 'mock']);
+const EMBEDDING_API_LIST = 'openai, openai-responses, azure-openai, azure-openai-responses or mock';
 
 /**
  * Embedding models only where the provider kind has an embeddings endpoint, `dimensions` only on

@@ -3,7 +3,13 @@
  * Produced by config/load.ts from YAML (validated by ajv, interpolated, cross-checked).
  */
 
-export type ProviderApi = 'openai' | 'openai-responses' | 'anthropic' | 'azure-openai' | 'mock';
+export type ProviderApi =
+  | 'openai'
+  | 'openai-responses'
+  | 'anthropic'
+  | 'azure-openai'
+  | 'azure-openai-responses'
+  | 'mock';
 
 /** What a model serves: chat (`/v1/chat/completions`, `/v1/messages`) or embeddings (`/v1/embeddings`). */
 export type ModelKind = 'chat' | 'embedding';
@@ -61,7 +67,10 @@ export interface MockSettings {
  * deployment style, in the body's `model` in the v1 style.
  */
 export interface AzureSettings {
-  /** `deployment`: `/openai/deployments/{deployment}/…?api-version=…`; `v1`: `/openai/v1/…`. */
+  /**
+   * `deployment`: `/openai/deployments/{deployment}/…?api-version=…`; `v1`: `/openai/v1/…` (always,
+   * for `azure-openai-responses`, whose base URL then ends in `/openai/v1`).
+   */
   style: 'deployment' | 'v1';
   /** Required in the deployment style, absent in v1. */
   apiVersion?: string;
@@ -94,7 +103,7 @@ export interface ProviderConfig {
   byok: 'never' | 'optional' | 'required';
   cooldown: CooldownPolicy;
   mock?: MockSettings;
-  /** `api: azure-openai` only. */
+  /** `api: azure-openai` and `azure-openai-responses` only. */
   azure?: AzureSettings;
   /** Keyed by model name (the part after `<provider>/`); GatewayConfig.models is keyed by id. */
   models: ReadonlyMap<string, ModelSpec>;

@@ -19,14 +19,19 @@ export const azureOpenaiProvider: HttpProviderKind = {
     const version = encodeURIComponent(azure?.apiVersion ?? '');
     return `/openai/deployments/${encodeURIComponent(model.upstreamName)}${path}?api-version=${version}`;
   },
-  authHeaders(apiKey: string | undefined, provider: ProviderConfig) {
-    const entra = provider.azure?.entra;
-    if (entra) return entraToken(provider, entra).then(bearer);
-    const headers: Record<string, string> = apiKey ? { 'api-key': apiKey } : {};
-    return headers;
-  },
+  authHeaders: azureAuthHeaders,
   errorMessage: contentFilterMessage,
 };
+
+/** The `api-key` header, or an Entra ID bearer token when the provider has `entra`. */
+export function azureAuthHeaders(
+  apiKey: string | undefined,
+  provider: ProviderConfig,
+): Record<string, string> | Promise<Record<string, string>> {
+  const entra = provider.azure?.entra;
+  if (entra) return entraToken(provider, entra).then(bearer);
+  return apiKey ? { 'api-key': apiKey } : {};
+}
 
 function bearer(token: string): Record<string, string> {
   return { authorization: `Bearer ${token}` };

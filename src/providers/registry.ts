@@ -1,6 +1,7 @@
 import type { ProviderApi } from '../config/types.js';
 import { anthropicProvider } from './anthropic.js';
 import { azureOpenaiProvider } from './azure-openai.js';
+import { azureOpenaiResponsesProvider } from './azure-openai-responses.js';
 import { openaiProvider } from './openai.js';
 import { openaiResponsesProvider } from './openai-responses.js';
 import type { HttpProviderKind } from './types.js';
@@ -11,4 +12,5 @@ export const HTTP_PROVIDERS: Readonly<Partial<Record<ProviderApi, HttpProviderKi
   'openai-responses': openaiResponsesProvider,
   anthropic: anthropicProvider,
   'azure-openai': azureOpenaiProvider,
+  'azure-openai-responses': azureOpenaiResponsesProvider,
 };

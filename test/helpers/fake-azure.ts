@@ -1,11 +1,14 @@
 /**
  * A strict Azure OpenAI front for the tests: a real HTTP server on 127.0.0.1 that checks what Azure
- * checks, then hands the OpenAI chat body to THE fake upstream (fake-upstream.ts: its strict chat
- * rules, answers, streams and tools) and relays its answer. Shares no code with src/.
+ * checks, then hands the OpenAI body (chat, embeddings, Responses) to THE fake upstream
+ * (fake-upstream.ts: its strict rules, answers, streams, tools and stored responses) and relays its
+ * answer. Shares no code with src/.
  *
  *   POST /openai/deployments/{d}/chat/completions?api-version=V   deployment style
  *   POST /openai/deployments/{d}/embeddings?api-version=V
  *   POST /openai/v1/chat/completions, /openai/v1/embeddings      v1 style: the deployment in `model`
+ *   POST /openai/v1/responses                                    the Responses API (v1 only), to the fake's
+ *   GET, DELETE /openai/v1/responses/{id}[/input_items]          its stored responses, relayed as they are
  *   POST /{tenant}/oauth2/v2.0/token                             Entra ID client credentials
  *
  * Refusals, as Azure words them: 401 a missing or wrong `api-key`, or a bearer token it did not
@@ -102,8 +105,15 @@ export async function startFakeAzure(inner: FakeUpstream, opts: FakeAzureOptions
       });
       return;
     }
+    const stored = /^\/openai\/v1(\/responses\/[^/]+(?:\/input_items)?)$/.exec(url.pathname);
+    if (stored && (req.method === 'GET' || req.method === 'DELETE') && v1VersionOk(call.apiVersion)) {
+      url.searchParams.delete('api-version');
+      const query = url.searchParams.size > 0 ? `?${url.searchParams}` : '';
+      await relay(res, call, `/v1${stored[1]}${query}`, undefined, req.method);
+      return;
+    }
     const deploymentPath = /^\/openai\/deployments\/([^/]+)\/(chat\/completions|embeddings)$/.exec(url.pathname);
-    const v1Path = /^\/openai\/v1\/(chat\/completions|embeddings)$/.exec(url.pathname);
+    const v1Path = /^\/openai\/v1\/(chat\/completions|embeddings|responses)$/.exec(url.pathname);
     let body: Record<string, unknown>;
     try {
       body = JSON.parse(rawBody);
@@ -113,7 +123,7 @@ export async function startFakeAzure(inner: FakeUpstream, opts: FakeAzureOptions
     }
     const versionOk = deploymentPath
       ? call.apiVersion !== null && SUPPORTED_VERSIONS.has(call.apiVersion)
-      : call.apiVersion === null || call.apiVersion === 'preview';
+      : v1VersionOk(call.apiVersion);
     if (!(deploymentPath || v1Path) || !versionOk) {
       send(404, { error: { code: '404', message: 'Resource not found' } });
       return;
@@ -132,11 +142,8 @@ export async function startFakeAzure(inner: FakeUpstream, opts: FakeAzureOptions
       send(400, contentFilterRefusal());
       return;
     }
-    const endpoint = (deploymentPath ?? v1Path)?.[2];
-    await relay(res, call, endpoint === 'embeddings' ? '/v1/embeddings' : '/v1/chat/completions', {
-      ...body,
-      model: call.deployment,
-    });
+    const endpoint = deploymentPath ? deploymentPath[2] : v1Path?.[1];
+    await relay(res, call, `/v1/${endpoint}`, { ...body, model: call.deployment });
   });
 
   function authorised(h: IncomingHttpHeaders): boolean {
@@ -168,25 +175,26 @@ export async function startFakeAzure(inner: FakeUpstream, opts: FakeAzureOptions
     json(res, 200, { token_type: 'Bearer', expires_in: lifetime, ext_expires_in: lifetime, access_token: token });
   }
 
-  /** The body to THE fake upstream, its answer back with Azure's filter annotations. */
-  async function relay(res: ServerResponse, call: AzureCall, path: string, body: unknown): Promise<void> {
+  /** The call to THE fake upstream, its answer back; a chat answer with Azure's filter annotations. */
+  async function relay(res: ServerResponse, call: AzureCall, path: string, body: unknown, method = 'POST') {
     const up = await fetch(`${inner.url}${path}`, {
-      method: 'POST',
+      method,
       headers: { authorization: 'Bearer inner', 'content-type': 'application/json' },
-      body: JSON.stringify(body),
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
     call.status = up.status;
     const type = up.headers.get('content-type') ?? 'application/json';
     const headers: Record<string, string> = { 'content-type': type };
     const retryAfter = up.headers.get('retry-after');
     if (retryAfter) headers['retry-after'] = retryAfter;
+    const chat = path === '/v1/chat/completions';
     if (!type.includes('text/event-stream')) {
       const text = await up.text();
-      res.writeHead(up.status, headers).end(up.status === 200 && path.endsWith('completions') ? annotate(text) : text);
+      res.writeHead(up.status, headers).end(up.status === 200 && chat ? annotate(text) : text);
       return;
     }
     res.writeHead(up.status, headers);
-    res.write(`data: ${JSON.stringify(PROMPT_FILTER_CHUNK)}\n\n`);
+    if (chat) res.write(`data: ${JSON.stringify(PROMPT_FILTER_CHUNK)}\n\n`);
     for await (const chunk of up.body ?? []) res.write(chunk);
     res.end();
   }
@@ -194,6 +202,11 @@ export async function startFakeAzure(inner: FakeUpstream, opts: FakeAzureOptions
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return state;
+}
+
+/** v1 takes no api-version, or `preview`. */
+function v1VersionOk(version: string | null): boolean {
+  return version === null || version === 'preview';
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {

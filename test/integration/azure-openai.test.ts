@@ -57,6 +57,18 @@ providers:
     api_key: ${AZURE_API_KEY}
     timeouts: ${TIMEOUTS}
     models: ${MODELS}
+  azresp:
+    api: azure-openai-responses
+    base_url: ${azure.url}
+    api_key: ${AZURE_API_KEY}
+    timeouts: ${TIMEOUTS}
+    models: ${MODELS}
+  azrespentra:
+    api: azure-openai-responses
+    base_url: ${entra.url}
+    entra: ${entraBlock(ENTRA.secret, entra.url)}
+    timeouts: ${TIMEOUTS}
+    models: ${MODELS}
   azwrongsecret:
     api: azure-openai
     base_url: ${entra.url}
@@ -337,6 +349,77 @@ describe('azure-openai: content filter', () => {
     expect(responses.status).toBe(200);
     const answer = await responses.json();
     expect([answer.status, answer.incomplete_details]).toEqual(['incomplete', { reason: 'content_filter' }]);
+  });
+});
+
+describe('azure-openai-responses: the Responses API under /openai/v1', () => {
+  beforeEach(() => inner.setHandler(() => undefined)); // the strict default answer: echo
+
+  it('a Responses caller passes through; its stored response is read and deleted at Azure', async () => {
+    const sent = '{"model":"azresp/gpt-4o","input":"hello azure","max_output_tokens":50}';
+    const res = await fetch(`${gw.url}/v1/responses`, { method: 'POST', headers: authHeaders(), body: sent });
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body.model).toBe('azresp/gpt-4o');
+    expect(body.output.at(-1).content[0].text).toBe('echo: hello azure');
+    const call = azure.calls[0]!;
+    expect([call.path, call.apiVersion, call.headers['api-key']]).toEqual([
+      '/openai/v1/responses',
+      null,
+      AZURE_API_KEY,
+    ]);
+    expect(call.rawBody).toBe(sent.replace('"azresp/gpt-4o"', '"prod-gpt4o"'));
+
+    const got = await fetch(`${gw.url}/v1/responses/${body.id}`, { headers: authHeaders() });
+    expect(got.status).toBe(200);
+    expect((await got.json()).id).toBe(body.id);
+    expect(azure.calls[1]!.path).toBe(`/openai/v1/responses/${body.id}`);
+    expect(azure.calls[1]!.headers['api-key']).toBe(AZURE_API_KEY);
+    const deleted = await fetch(`${gw.url}/v1/responses/${body.id}`, { method: 'DELETE', headers: authHeaders() });
+    expect(deleted.status).toBe(200);
+    expect((await deleted.json()).deleted).toBe(true);
+  });
+
+  it('a chat caller is translated into a Responses request', async () => {
+    const res = await post('/v1/chat/completions', hello('azresp/gpt-4o', { stream: true }));
+    expect(res.status).toBe(200);
+    const events = await readSse(res);
+    const text = events
+      .slice(0, -1)
+      .map((e) => JSON.parse(e.data).choices[0]?.delta?.content ?? '')
+      .join('');
+    expect(text).toBe('echo: hello azure');
+    const up = JSON.parse(azure.calls[0]!.rawBody);
+    expect([azure.calls[0]!.path, up.model, up.stream, up.store]).toEqual([
+      '/openai/v1/responses',
+      'prod-gpt4o',
+      true,
+      false,
+    ]);
+  });
+
+  it('a messages caller on an Entra provider sends the bearer token', async () => {
+    const res = await post('/v1/messages', hello('azrespentra/gpt-4o', { max_tokens: 50 }), messagesHeaders);
+    expect(res.status).toBe(200);
+    expect((await res.json()).content).toEqual([{ type: 'text', text: 'echo: hello azure' }]);
+    const call = entra.calls.at(-1)!;
+    expect(call.path).toBe('/openai/v1/responses');
+    expect(call.headers.authorization).toMatch(/^Bearer entra-token-\d+$/);
+  });
+
+  it('a filtered prompt is the 400 naming the filter', async () => {
+    const res = await post('/v1/responses', { model: 'azresp/gpt-4o', input: 'FORBIDDEN-TOPIC' });
+    expect(res.status).toBe(400);
+    expect((await res.json()).error.message).toBe(
+      `Provider "azresp" returned HTTP 400: Azure OpenAI's content filter refused the prompt: violence (high)`,
+    );
+  });
+
+  it('embeddings at /openai/v1/embeddings', async () => {
+    const res = await post('/v1/embeddings', { model: 'azresp/embed', input: 'some text' });
+    expect(res.status).toBe(200);
+    expect(azure.calls[0]!.path).toBe('/openai/v1/embeddings');
+    expect(JSON.parse(azure.calls[0]!.rawBody).model).toBe('prod-embed');
   });
 });
 

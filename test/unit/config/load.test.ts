@@ -310,7 +310,7 @@ describe('loadConfig: model kind', () => {
         66,
         'providers.ant.models.e.kind',
         'api "anthropic" has no embeddings endpoint: ' +
-          'an embedding model needs api openai, openai-responses, azure-openai or mock',
+          'an embedding model needs api openai, openai-responses, azure-openai, azure-openai-responses or mock',
       ],
       [3, 69, 'providers.local.models.c.dimensions', 'is for embedding models (kind: embedding)'],
     ]);
@@ -400,6 +400,25 @@ describe('loadConfigText: azure-openai providers', () => {
       ],
     ]);
     expect(r.config!.providers.get('az')!.available).toBe(false);
+  });
+
+  it("azure-openai-responses: the resource's /openai/v1, no style or api-version", () => {
+    const entra = 'entra: { tenant_id: t, client_id: c, client_secret: s }';
+    const r = load(`{ api: azure-openai-responses, resource: r, ${entra}, ${MODELS} }`);
+    expect(r.issues).toEqual([]);
+    const p = r.config!.providers.get('az')!;
+    expect(p.baseUrl).toBe('https://r.openai.azure.com/openai/v1');
+    expect(p.azure!.entra!.tenantId).toBe('t');
+    const url = 'base_url: "http://127.0.0.1:9/"';
+    const byUrl = load(`{ api: azure-openai-responses, ${url}, api_key: k, ${MODELS} }`);
+    expect(byUrl.config!.providers.get('az')!.baseUrl).toBe('http://127.0.0.1:9/openai/v1');
+    expect(issues(load(`{ api: azure-openai-responses, resource: r, api_version: v, style: v1, ${MODELS} }`))).toEqual([
+      ['error', 'providers.az', 'property "api_version" is not allowed for api "azure-openai-responses"'],
+      ['error', 'providers.az', 'property "style" is not allowed for api "azure-openai-responses"'],
+    ]);
+    expect(issues(load(`{ api: azure-openai-responses, ${MODELS} }`))).toEqual([
+      ['error', 'providers.az', 'needs base_url or resource (the Azure resource name)'],
+    ]);
   });
 
   it('takes embedding models', () => {
