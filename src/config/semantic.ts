@@ -96,8 +96,15 @@ function checkProviders({ report }: Ctx, data: Obj): void {
   }
 }
 
+/** An Azure resource name (a subdomain of openai.azure.com). */
+const AZURE_RESOURCE = /^[A-Za-z0-9][A-Za-z0-9-]{0,62}$/;
+
 /** An Azure OpenAI endpoint is given once (base_url or resource), and one way to sign in. */
 function checkAzure(report: Ctx['report'], pid: string, p: Obj): void {
+  const resource = str(p.resource);
+  if (resource !== undefined && !AZURE_RESOURCE.test(resource)) {
+    report('error', ['providers', pid, 'resource'], 'must be an Azure resource name (letters, digits and "-")');
+  }
   const url = p.base_url !== undefined;
   if (url === (p.resource !== undefined)) {
     const why = url ? 'give base_url or resource, not both' : 'needs base_url or resource (the Azure resource name)';

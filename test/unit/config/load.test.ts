@@ -377,6 +377,13 @@ describe('loadConfigText: azure-openai providers', () => {
     );
   });
 
+  it('refuses a resource that is not a resource name, after interpolation', () => {
+    const r = load(`{ api: azure-openai, resource: "\${RES}", style: v1, ${MODELS} }`, { RES: 'a.b/c' });
+    expect(issues(r)).toEqual([
+      ['error', 'providers.az.resource', 'must be an Azure resource name (letters, digits and "-")'],
+    ]);
+  });
+
   it('refuses Azure settings on other kinds', () => {
     expect(issues(load(`{ api: openai, base_url: "http://x/v1", resource: r, ${MODELS} }`))).toEqual([
       ['error', 'providers.az', 'property "resource" is not allowed for api "openai"'],
