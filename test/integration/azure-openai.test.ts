@@ -135,6 +135,49 @@ const hello = (model: string, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
+describe('the Azure fake refuses what Azure refuses', () => {
+  const direct = (path: string, headers: Record<string, string>, body: unknown = hello('prod-gpt4o')) =>
+    fetch(`${azure.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+  const key = { 'api-key': AZURE_API_KEY, 'content-type': 'application/json' };
+  const chatAt = '/openai/deployments/prod-gpt4o/chat/completions';
+
+  it('a missing or unsupported api-version, a wrong key, a bearer token, an unknown deployment', async () => {
+    expect((await direct(chatAt, key)).status).toBe(404);
+    expect((await direct(`${chatAt}?api-version=2023-05-15`, key)).status).toBe(404);
+    expect((await direct(`${chatAt}?api-version=${AZURE_API_VERSION}`, { ...key, 'api-key': 'wrong' })).status).toBe(
+      401,
+    );
+    const bearer = { authorization: `Bearer ${AZURE_API_KEY}`, 'content-type': 'application/json' };
+    expect((await direct(`${chatAt}?api-version=${AZURE_API_VERSION}`, bearer)).status).toBe(401);
+    const unknown = await direct(`/openai/deployments/nope/chat/completions?api-version=${AZURE_API_VERSION}`, key);
+    expect([unknown.status, (await unknown.json()).error.code]).toEqual([404, 'DeploymentNotFound']);
+    expect((await direct('/openai/v1/chat/completions?api-version=2024-10-21', key)).status).toBe(404);
+    expect((await direct(`${chatAt}?api-version=${AZURE_API_VERSION}`, key)).status).toBe(200);
+  });
+
+  it('an Entra front takes only the tokens it issued', async () => {
+    const at = `${entra.url}${chatAt}?api-version=${AZURE_API_VERSION}`;
+    const send = (authorization: string) =>
+      fetch(at, {
+        method: 'POST',
+        headers: { authorization, 'content-type': 'application/json' },
+        body: JSON.stringify(hello('prod-gpt4o')),
+      });
+    expect((await send('Bearer made-up-token')).status).toBe(401);
+    const form = new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: ENTRA.clientId,
+      client_secret: ENTRA.secret,
+      scope: 'https://cognitiveservices.azure.com/.default',
+    });
+    const token = await fetch(`${entra.url}/${ENTRA.tenant}/oauth2/v2.0/token`, { method: 'POST', body: form });
+    expect(token.status).toBe(200);
+    const { access_token, expires_in } = await token.json();
+    expect(expires_in).toBe(4);
+    expect((await send(`Bearer ${access_token}`)).status).toBe(200);
+  });
+});
+
 describe('azure-openai: chat pass-through', () => {
   it('deployment style: the deployment and api-version in the URL, the api-key header, the body as sent', async () => {
     const sent = '{"model":"az/gpt-4o","messages":[{"role":"user","content":"hello azure"}],"max_tokens":50}';
