@@ -55,11 +55,13 @@ export async function upstreamErrorOf(
   format: WireFormat,
   apiKey: string | undefined,
 ): Promise<GatewayError> {
+  const kind = HTTP_PROVIDERS[c.provider.api];
+  if (up.status === 401) kind?.credentialRejected?.(c.provider);
   const text = await up.body.text().catch(() => '');
   let message: string | undefined;
   try {
     const parsed: unknown = JSON.parse(text);
-    message = HTTP_PROVIDERS[c.provider.api]?.errorMessage?.(parsed) ?? format.passThrough.errorMessage(parsed);
+    message = kind?.errorMessage?.(parsed) ?? format.passThrough.errorMessage(parsed);
   } catch {
     message = undefined;
   }

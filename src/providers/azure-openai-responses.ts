@@ -1,4 +1,4 @@
-import { azureAuthHeaders, contentFilterMessage } from './azure-openai.js';
+import { azureAuthHeaders, contentFilterMessage, forgetAzureToken } from './azure-openai.js';
 import type { HttpProviderKind } from './types.js';
 
 /**
@@ -13,5 +13,6 @@ export const azureOpenaiResponsesProvider: HttpProviderKind = {
   chatPath: '/responses',
   embeddingsPath: '/embeddings',
   authHeaders: azureAuthHeaders,
+  credentialRejected: forgetAzureToken,
   errorMessage: contentFilterMessage,
 };

@@ -1,5 +1,5 @@
 import type { ProviderConfig } from '../config/types.js';
-import { entraToken } from './entra-token.js';
+import { entraToken, forgetEntraToken } from './entra-token.js';
 import type { HttpProviderKind } from './types.js';
 
 /**
@@ -20,8 +20,13 @@ export const azureOpenaiProvider: HttpProviderKind = {
     return `/openai/deployments/${encodeURIComponent(model.upstreamName)}${path}?api-version=${version}`;
   },
   authHeaders: azureAuthHeaders,
+  credentialRejected: forgetAzureToken,
   errorMessage: contentFilterMessage,
 };
+
+export function forgetAzureToken(provider: ProviderConfig): void {
+  if (provider.azure?.entra) forgetEntraToken(provider.azure.entra);
+}
 
 /** The `api-key` header, or an Entra ID bearer token when the provider has `entra`. */
 export function azureAuthHeaders(

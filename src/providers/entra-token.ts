@@ -1,13 +1,13 @@
 /**
  * Microsoft Entra ID access tokens for a service principal (OAuth 2.0 client credentials), for
  * Azure OpenAI. One cache per provider's credentials: a token is reused until shortly before it
- * expires, and concurrent requests share one fetch. A failed fetch is not cached (the next request
- * tries again) and is bounded by the provider's first-byte timeout. Neither the secret nor the
- * token is ever put in a message.
+ * expires, and concurrent requests share one fetch; a token Azure refuses is dropped, so the next
+ * request fetches another. A failed fetch is not cached and is bounded by the provider's first-byte
+ * timeout. Neither the secret nor the token is ever put in a message.
  */
 
 import type { EntraCredentials, ProviderConfig } from '../config/types.js';
-import { upstreamStatusError, type GatewayError } from '../core/errors.js';
+import { GatewayError, upstreamStatusError } from '../core/errors.js';
 
 const SCOPE = 'https://cognitiveservices.azure.com/.default';
 /** Refresh this long before expiry (or at half the lifetime of a shorter-lived token). */
@@ -26,6 +26,10 @@ class EntraTokenSource {
     private readonly provider: ProviderConfig,
     private readonly creds: EntraCredentials,
   ) {}
+
+  forget(): void {
+    this.token = undefined;
+  }
 
   get(): Promise<string> {
     if (this.token && Date.now() < this.token.refreshAt) return Promise.resolve(this.token.value);
@@ -57,14 +61,19 @@ class EntraTokenSource {
       });
       body = await res.json().catch(() => undefined);
     } catch (err) {
-      const why = (err as Error | null)?.name === 'TimeoutError' ? 'timed out' : 'could not be reached';
-      throw this.failure(`the token endpoint ${why}`);
+      const timedOut = (err as Error | null)?.name === 'TimeoutError';
+      const why = `the token endpoint ${timedOut ? 'timed out' : 'could not be reached'}`;
+      // Transient, as a provider that cannot be reached is: routing retries or moves on.
+      throw new GatewayError(timedOut ? 'upstream_timeout' : 'upstream_unavailable', this.failure(why), { cause: err });
     }
     const b = (body ?? {}) as { access_token?: unknown; expires_in?: unknown; error?: unknown };
     if (!res.ok || typeof b.access_token !== 'string' || b.access_token === '') {
       // `error` is an OAuth code such as invalid_client; the description may quote the request.
       const code = typeof b.error === 'string' && /^[a-z_]{1,64}$/.test(b.error) ? ` (${b.error})` : '';
-      throw this.failure(`the token endpoint answered HTTP ${res.status}${code}`);
+      const why = `the token endpoint answered HTTP ${res.status}${code}`;
+      if (res.status >= 500) throw new GatewayError('upstream_unavailable', this.failure(why));
+      // Refused credentials: routing treats it as the provider refusing the gateway's credential.
+      throw upstreamStatusError(this.failure(why), 401);
     }
     const lifetimeMs = Math.max(0, Number(b.expires_in) || 0) * 1000;
     this.token = {
@@ -74,10 +83,9 @@ class EntraTokenSource {
     return b.access_token;
   }
 
-  /** A credential failure: the routing loop treats it as the provider refusing the gateway's credential. */
-  private failure(why: string): GatewayError {
+  private failure(why: string): string {
     const whose = `Provider "${this.provider.id}" could not get a Microsoft Entra ID token`;
-    return upstreamStatusError(`${whose} for tenant "${this.creds.tenantId}": ${why}.`, 401);
+    return `${whose} for tenant "${this.creds.tenantId}": ${why}.`;
   }
 }
 
@@ -92,4 +100,9 @@ export function entraToken(provider: ProviderConfig, creds: EntraCredentials): P
     sources.set(creds, source);
   }
   return source.get();
+}
+
+/** Azure refused the token (revoked, or the clock skewed): the next request fetches a new one. */
+export function forgetEntraToken(creds: EntraCredentials): void {
+  sources.get(creds)?.forget();
 }

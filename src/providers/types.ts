@@ -20,6 +20,8 @@ export interface HttpProviderKind {
    * deployments, its api-version); without it, the path as is.
    */
   pathFor?(path: string, provider: ProviderConfig, model: ModelSpec): string;
+  /** The provider refused the credential sent (401): a kind that holds a token drops it. */
+  credentialRejected?(provider: ProviderConfig): void;
   /** A clearer message for an upstream error body than its format's own, when the kind has one. */
   errorMessage?(body: unknown): string | undefined;
   /** Path of the token-counting endpoint, for kinds that have one. */

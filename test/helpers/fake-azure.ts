@@ -60,6 +60,8 @@ export interface FakeAzure {
   /** Tokens issued, newest last. */
   tokens: string[];
   tokenFailure: boolean;
+  /** Refuses every token issued so far, as Azure does a revoked or expired one. */
+  revokeTokens(): void;
   close(): Promise<void>;
 }
 
@@ -71,6 +73,7 @@ export async function startFakeAzure(inner: FakeUpstream, opts: FakeAzureOptions
     tokenFetches: 0,
     tokens: [],
     tokenFailure: false,
+    revokeTokens: () => issued.clear(),
     close: () => new Promise<void>((done) => server.close(() => done())),
   };
 

@@ -49,6 +49,7 @@ providers:
     api_version: "${AZURE_API_VERSION}"
     entra: ${entraBlock(ENTRA.secret, entra.url)}
     timeouts: ${TIMEOUTS}
+    cooldown: { cooldown_ms: 1 }
     models: ${MODELS}
   azold:
     api: azure-openai
@@ -509,6 +510,21 @@ describe('azure-openai: Entra ID', () => {
     expect(entra.tokens.at(-1)).not.toBe(first);
   });
 
+  it('a token Azure refuses is dropped: the next request fetches a new one', async () => {
+    expect((await post('/v1/chat/completions', hello('azentra/gpt-4o'))).status).toBe(200);
+    const before = entra.tokenFetches;
+    entra.revokeTokens();
+    const refused = await post('/v1/chat/completions', hello('azentra/gpt-4o'));
+    expect(refused.status).toBe(502);
+    expect(entra.tokenFetches).toBe(before);
+    // The refusal opened the credential's circuit (1 ms here): the next request is its probe.
+    await new Promise((r) => setTimeout(r, 5));
+    const again = await post('/v1/chat/completions', hello('azentra/gpt-4o'));
+    expect(again.status).toBe(200);
+    expect(entra.tokenFetches).toBe(before + 1);
+    expect(entra.calls.at(-1)!.headers.authorization).toBe(`Bearer ${entra.tokens.at(-1)}`);
+  });
+
   it('a refused token request is a clear credential error that names no secret', async () => {
     const res = await post('/v1/chat/completions', hello('azwrongsecret/gpt-4o'));
     expect(res.status).toBe(502);
@@ -527,7 +543,7 @@ describe('azure-openai: Entra ID', () => {
     const started = performance.now();
     const res = await post('/v1/chat/completions', hello('azhang/gpt-4o'));
     expect(performance.now() - started).toBeLessThan(3000);
-    expect(res.status).toBe(502);
+    expect(res.status).toBe(504);
     expect((await res.json()).error.message).toBe(
       'model "azhang/gpt-4o" could not be served (1 attempt). Last failure: ' +
         'Provider "azhang" could not get a Microsoft Entra ID token for tenant "tenant-1": ' +
