@@ -9,6 +9,7 @@ export const EXAMPLES: Readonly<Record<string, readonly Example[]>> = {
     ['gateway serve', 'start with $GATEWAY_CONFIG, ./gateway.yaml or ./gateway.example.yaml'],
     ['gateway check-config gateway.yaml', 'validate a config offline'],
     ['gateway models --role developer', 'what a role may use'],
+    ['gateway providers', 'is every provider reachable, and are its credentials accepted?'],
     ['gateway <command> --help', 'options and examples of one command'],
   ],
   serve: [
@@ -36,6 +37,11 @@ export const EXAMPLES: Readonly<Record<string, readonly Example[]>> = {
   budgets: [
     ['gateway budgets', 'spend, limit and reset of each budget'],
     ['gateway budgets -c gateway.yaml --json', 'as JSON, from a given config'],
+  ],
+  providers: [
+    ['gateway providers', 'credentials, reachability and latency of every provider'],
+    ['gateway providers --provider openai anthropic --timeout-ms 2000', 'some providers, a shorter time limit'],
+    ['gateway providers --probe --json', 'also one tiny request per model (costs tokens), as JSON for CI'],
   ],
 };
 

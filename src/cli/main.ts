@@ -5,6 +5,7 @@ import { budgetsCommand } from './commands/budgets.js';
 import { checkConfigCommand } from './commands/check-config.js';
 import { countTokensCommand } from './commands/count-tokens.js';
 import { modelsCommand } from './commands/models.js';
+import { providersCommand } from './commands/providers.js';
 import { serveCommand } from './commands/serve.js';
 import { CliExit, ExitCode } from './exit-codes.js';
 import { withExamples } from './help-examples.js';
@@ -41,6 +42,7 @@ export function createProgram(io: CliIO): Command {
     modelsCommand(io),
     countTokensCommand(io),
     budgetsCommand(io),
+    providersCommand(io),
   ]) {
     withExamples(cmd.exitOverride().configureOutput(output));
     if (cmd !== program) program.addCommand(cmd);

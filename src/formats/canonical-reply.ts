@@ -8,6 +8,7 @@
 import type { ChatRequest, ChatResponse, StreamEvent, Usage } from '../core/canonical.js';
 import type { GatewayError } from '../core/errors.js';
 import { foldStream } from '../core/fold-stream.js';
+import { mapIterable } from '../core/map-iterable.js';
 import { primeStream, rejectErrorFirst } from '../core/prime-stream.js';
 import type { RelayedOutput, Reply } from '../core/reply.js';
 
@@ -36,16 +37,16 @@ export function mergeUsage(prev: Usage | undefined, next: Partial<Usage>): Usage
   return out;
 }
 
-async function* tapUsage(events: AsyncIterable<StreamEvent>, o: ReplyOptions): AsyncGenerator<StreamEvent> {
+function tapUsage(events: AsyncIterable<StreamEvent>, o: ReplyOptions): AsyncIterable<StreamEvent> {
   const relayed = { output: [] as string[], complete: false };
   const sink = o.sink;
   sink.relayed = relayed;
-  for await (const ev of events) {
+  return mapIterable(events, (ev): StreamEvent => {
     if (ev.type === 'message_start') {
       if (ev.usage) sink.usage = mergeUsage(sink.usage, ev.usage);
-      yield { ...ev, model: o.modelName };
-      continue;
-    } else if (ev.type === 'block_delta') {
+      return { ...ev, model: o.modelName };
+    }
+    if (ev.type === 'block_delta') {
       const d = ev.delta;
       if (d.kind === 'text' || d.kind === 'reasoning') relayed.output.push(d.text);
       else if (d.kind === 'tool_arguments') relayed.output.push(d.json);
@@ -54,11 +55,10 @@ async function* tapUsage(events: AsyncIterable<StreamEvent>, o: ReplyOptions): A
       relayed.complete = true;
     } else if (ev.type === 'error') {
       // The caller's encoder writes it as an in-stream error: secrets are removed here, by value.
-      yield { type: 'error', error: o.redact(ev.error) };
-      continue;
+      return { type: 'error', error: o.redact(ev.error) };
     }
-    yield ev;
-  }
+    return ev;
+  });
 }
 
 /** Canonical events → a stream reply (primed: its first event has arrived), or a folded response. */
@@ -73,13 +73,9 @@ export function replyFromResponse(res: ChatResponse, o: ReplyOptions): Extract<R
 }
 
 /** The upstream body with read failures turned into catalogue errors (`transportError`). */
-export async function* withTransportErrors(
+export function withTransportErrors(
   body: AsyncIterable<Buffer>,
   transportError: (err: unknown) => GatewayError,
-): AsyncGenerator<Buffer> {
-  try {
-    for await (const chunk of body) yield chunk;
-  } catch (err) {
-    throw transportError(err);
-  }
+): AsyncIterable<Buffer> {
+  return mapIterable(body, (chunk) => chunk, transportError);
 }

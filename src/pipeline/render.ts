@@ -47,17 +47,27 @@ export const render: Stage = async (ctx, next) => {
  * A canonical stream whose source fails (cut, malformed, ended early) ends with an `error` event
  * instead of an exception, so the caller's encoder writes the in-stream error in its place in the
  * stream (a Responses stream numbers it after the events before it). While the caller is there:
- * once it has gone, the failure is left to writeSse.
+ * once it has gone, the failure is left to writeSse. A plain iterator, not an async generator: no
+ * extra await and resume per event on every translated stream.
  */
-async function* failureAsEvent(ctx: RequestContext, events: AsyncIterable<StreamEvent>): AsyncGenerator<StreamEvent> {
-  try {
-    yield* events;
-  } catch (err) {
-    if (ctx.signal.aborted) throw err;
-    const e = withoutSecrets(ctx, toGatewayError(err));
-    ctx.error = e;
-    yield { type: 'error', error: e };
-  }
+function failureAsEvent(ctx: RequestContext, events: AsyncIterable<StreamEvent>): AsyncIterable<StreamEvent> {
+  return {
+    [Symbol.asyncIterator]() {
+      const it = events[Symbol.asyncIterator]();
+      let failed = false;
+      const asEvent = (err: unknown): IteratorResult<StreamEvent> => {
+        if (ctx.signal.aborted) throw err;
+        failed = true;
+        const e = withoutSecrets(ctx, toGatewayError(err));
+        ctx.error = e;
+        return { done: false, value: { type: 'error', error: e } };
+      };
+      return {
+        next: () => (failed ? Promise.resolve({ done: true, value: undefined }) : it.next().catch(asEvent)),
+        return: (v?: unknown) => it.return?.(v) ?? Promise.resolve({ done: true, value: undefined }),
+      };
+    },
+  };
 }
 
 export function writeError(ctx: RequestContext, original: GatewayError): void {

@@ -9,6 +9,8 @@ export const anthropicProvider: HttpProviderKind = {
   speaks: 'anthropic-messages',
   chatPath: '/v1/messages',
   countTokensPath: '/v1/messages/count_tokens',
+  healthPath: '/v1/models',
+  probeBody: (model) => ({ model, max_tokens: 1, messages: [{ role: 'user', content: 'ping' }] }),
   authHeaders: (apiKey): Record<string, string> => (apiKey ? { 'x-api-key': apiKey } : {}),
   forwardHeaders(caller, callerFormat) {
     const version = callerFormat === 'anthropic-messages' ? caller['anthropic-version'] : undefined;

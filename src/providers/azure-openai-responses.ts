@@ -12,6 +12,9 @@ export const azureOpenaiResponsesProvider: HttpProviderKind = {
   speaks: 'openai-responses',
   chatPath: '/responses',
   embeddingsPath: '/embeddings',
+  healthPath: '/models',
+  // As for openai-responses: 16 is the smallest max_output_tokens the API accepts.
+  probeBody: (model) => ({ model, input: 'ping', max_output_tokens: 16, store: false }),
   authHeaders: azureAuthHeaders,
   credentialRejected: forgetAzureToken,
   errorMessage: contentFilterMessage,

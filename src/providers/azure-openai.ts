@@ -13,11 +13,15 @@ export const azureOpenaiProvider: HttpProviderKind = {
   speaks: 'openai-chat',
   chatPath: '/chat/completions',
   embeddingsPath: '/embeddings',
+  // The models list is the resource's (`/openai/models`); a deployment's endpoints are under its name.
+  healthPath: '/models',
+  probeBody: (model) => ({ model, messages: [{ role: 'user', content: 'ping' }], max_completion_tokens: 1 }),
   pathFor(path, provider, model) {
     const azure = provider.azure;
     if (azure?.style === 'v1') return `/openai/v1${path}`;
-    const version = encodeURIComponent(azure?.apiVersion ?? '');
-    return `/openai/deployments/${encodeURIComponent(model.upstreamName)}${path}?api-version=${version}`;
+    const version = `api-version=${encodeURIComponent(azure?.apiVersion ?? '')}`;
+    if (!model) return `/openai${path}?${version}`;
+    return `/openai/deployments/${encodeURIComponent(model.upstreamName)}${path}?${version}`;
   },
   authHeaders: azureAuthHeaders,
   credentialRejected: forgetAzureToken,

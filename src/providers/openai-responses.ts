@@ -12,4 +12,7 @@ export const openaiResponsesProvider: HttpProviderKind = {
   embeddingsPath: '/embeddings',
   authHeaders: (apiKey): Record<string, string> => (apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
   countTokensPath: '/responses/input_tokens',
+  healthPath: '/models',
+  // 16 is the smallest max_output_tokens the API accepts; store: false leaves nothing behind.
+  probeBody: (model) => ({ model, input: 'ping', max_output_tokens: 16, store: false }),
 };

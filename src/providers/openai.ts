@@ -6,5 +6,8 @@ export const openaiProvider: HttpProviderKind = {
   speaks: 'openai-chat',
   chatPath: '/chat/completions',
   embeddingsPath: '/embeddings',
+  healthPath: '/models',
+  // max_completion_tokens, as pass-through sends: reasoning models refuse max_tokens.
+  probeBody: (model) => ({ model, messages: [{ role: 'user', content: 'ping' }], max_completion_tokens: 1 }),
   authHeaders: (apiKey): Record<string, string> => (apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
 };

@@ -13,13 +13,23 @@ export interface HttpProviderKind {
     apiKey: string | undefined,
     provider: ProviderConfig,
   ): Record<string, string> | Promise<Record<string, string>>;
+  /**
+   * Path of a GET that costs no tokens (a model list), appended to base_url (after `pathFor`):
+   * `gateway providers` checks reachability and credentials with it.
+   */
+  healthPath: string;
+  /**
+   * The smallest generation request of this kind (one output token where the API allows it), for
+   * `gateway providers --probe`.
+   */
+  probeBody(model: string): Record<string, unknown>;
   /** Caller headers this kind passes on (e.g. `anthropic-version`), given the caller's format. */
   forwardHeaders?(caller: IncomingHttpHeaders, callerFormat: WireFormatId): Record<string, string>;
   /**
-   * Where one of this kind's paths lives for a model, for kinds whose URL names the model (Azure's
-   * deployments, its api-version); without it, the path as is.
+   * Where one of this kind's paths lives, for kinds whose URL names the model (Azure's deployments,
+   * its api-version); without a model, a path of the resource (the model list). Without it, as is.
    */
-  pathFor?(path: string, provider: ProviderConfig, model: ModelSpec): string;
+  pathFor?(path: string, provider: ProviderConfig, model?: ModelSpec): string;
   /** The provider refused the credential sent (401): a kind that holds a token drops it. */
   credentialRejected?(provider: ProviderConfig): void;
   /** A clearer message for an upstream error body than its format's own, when the kind has one. */
@@ -33,7 +43,12 @@ export interface HttpProviderKind {
   embeddingsPath?: string;
 }
 
-/** The URL path (after base_url) of one of a kind's endpoints for a model. */
-export function upstreamPath(kind: HttpProviderKind, path: string, provider: ProviderConfig, model: ModelSpec): string {
+/** The URL path (after base_url) of one of a kind's endpoints, for a model or for the resource. */
+export function upstreamPath(
+  kind: HttpProviderKind,
+  path: string,
+  provider: ProviderConfig,
+  model?: ModelSpec,
+): string {
   return kind.pathFor ? kind.pathFor(path, provider, model) : path;
 }

@@ -1,9 +1,11 @@
 /** The real executable, built: what users run. stdout is a pipe here, so output must be plain. */
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, test } from 'vitest';
+import { startFakeUpstream } from '../helpers/fake-upstream.js';
 import { INVALID, ROOT, VALID } from './capture.js';
 
 const exec = promisify(execFile);
@@ -13,7 +15,11 @@ async function gateway(args: string[]): Promise<{ code: number; stdout: string; 
   delete env.OPENAI_API_KEY;
   delete env.GATEWAY_CONFIG;
   try {
-    const { stdout, stderr } = await exec(process.execPath, ['bin/gateway.js', ...args], { cwd: ROOT, env });
+    const { stdout, stderr } = await exec(process.execPath, ['bin/gateway.js', ...args], {
+      cwd: ROOT,
+      env,
+      timeout: 20_000,
+    });
     return { code: 0, stdout, stderr };
   } catch (e) {
     const err = e as { code: number; stdout: string; stderr: string };
@@ -41,5 +47,29 @@ describe('bin/gateway.js', () => {
     expect(r.code).toBe(2);
     expect(r.stdout).not.toContain('\u001b[');
     expect(r.stdout.split('\n')[0]).toBe(`${INVALID}:3:9  server.port: must be <= 65535`);
+  });
+
+  test('providers ends on its own within the time limit when an upstream never answers, and exits 1', async () => {
+    const up = await startFakeUpstream({ handler: { kind: 'hang' } });
+    try {
+      const file = join(mkdtempSync(join(tmpdir(), 'gw-bin-')), 'gateway.yaml');
+      writeFileSync(
+        file,
+        [
+          'providers:',
+          `  slow: { api: openai, base_url: "${up.url}/v1", api_key: k-1234567, models: { m: { context_window: 9 } } }`,
+          'roles: { all: { models: ["*"] } }',
+          'keys: [{ id: k, key: "test-key-123456", role: all }]',
+        ].join('\n'),
+      );
+      const started = Date.now();
+      const r = await gateway(['providers', '-c', file, '--json', '--timeout-ms', '300']);
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(r.code).toBe(1);
+      expect(JSON.parse(r.stdout).providers[0]).toMatchObject({ provider: 'slow', status: 'failed', error: 'timeout' });
+      expect(up.calls.map((c) => `${c.method} ${c.path}`)).toEqual(['GET /v1/models']);
+    } finally {
+      await up.close();
+    }
   });
 });

@@ -4,7 +4,7 @@ import { EXAMPLES } from '../../src/cli/help-examples.js';
 import { createProgram } from '../../src/cli/main.js';
 import { capture, cli } from './capture.js';
 
-const COMMANDS = ['serve', 'check-config', 'models', 'count-tokens', 'budgets'];
+const COMMANDS = ['serve', 'check-config', 'models', 'count-tokens', 'budgets', 'providers'];
 
 describe('--help', () => {
   test.each(COMMANDS)('%s --help exits 0 and ends with its examples', async (name) => {

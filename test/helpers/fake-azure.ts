@@ -9,6 +9,7 @@
  *   POST /openai/v1/chat/completions, /openai/v1/embeddings      v1 style: the deployment in `model`
  *   POST /openai/v1/responses                                    the Responses API (v1 only), to the fake's
  *   GET, DELETE /openai/v1/responses/{id}[/input_items]          its stored responses, relayed as they are
+ *   GET /openai/models?api-version=V, GET /openai/v1/models      the models list (the deployments' names)
  *   POST /{tenant}/oauth2/v2.0/token                             Entra ID client credentials
  *
  * Refusals, as Azure words them: 401 a missing or wrong `api-key`, or a bearer token it did not
@@ -106,6 +107,15 @@ export async function startFakeAzure(inner: FakeUpstream, opts: FakeAzureOptions
           message: 'Access denied due to invalid subscription key or wrong API endpoint.',
         },
       });
+      return;
+    }
+    if (req.method === 'GET' && (url.pathname === '/openai/models' || url.pathname === '/openai/v1/models')) {
+      const versionOk =
+        url.pathname === '/openai/v1/models'
+          ? v1VersionOk(call.apiVersion)
+          : call.apiVersion !== null && SUPPORTED_VERSIONS.has(call.apiVersion);
+      if (!versionOk) send(404, { error: { code: '404', message: 'Resource not found' } });
+      else send(200, { object: 'list', data: opts.deployments.map((id) => ({ id, object: 'model' })) });
       return;
     }
     const stored = /^\/openai\/v1(\/responses\/[^/]+(?:\/input_items)?)$/.exec(url.pathname);

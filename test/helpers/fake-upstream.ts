@@ -13,6 +13,8 @@
  *   POST /v1/messages                Anthropic Messages (x-api-key or Bearer, and anthropic-version required)
  *   POST /v1/messages/count_tokens   Anthropic token counting ({input_tokens})
  *   POST /v1/embeddings              OpenAI embeddings (Bearer key required; answers embeddingsAnswer)
+ *   GET /v1/models                   the model list (modelListBody): Anthropic's when the call carries
+ *                                    anthropic-version (its key and version required), else OpenAI's (Bearer key)
  *   anything else                    404 in the format the path suggests (an unknown response id: 404 too)
  *
  * API
@@ -72,6 +74,7 @@ import {
   embeddingsJson,
   encodeJson,
   fakeEmbedding,
+  modelListBody,
   encodeStream,
   errorBody,
   KEEP_ALIVE,
@@ -102,7 +105,7 @@ export interface UpstreamCall {
   /**
    * `responses`: POST /v1/responses; `count_tokens`: Anthropic's count_tokens or POST /v1/responses/input_tokens;
    * `retrieve`, `delete`, `input_items`: GET / DELETE /v1/responses/{id}, GET /v1/responses/{id}/input_items;
-   * `embeddings`: POST /v1/embeddings.
+   * `embeddings`: POST /v1/embeddings; `models`: GET /v1/models.
    */
   endpoint: Endpoint;
   /** performance.now() when the body had arrived. */
@@ -124,6 +127,7 @@ export type Endpoint =
   | 'delete'
   | 'input_items'
   | 'embeddings'
+  | 'models'
   | 'other';
 
 export interface ToolCallSpec {
@@ -278,11 +282,14 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
     const rawBody = Buffer.concat(parts).toString('utf8');
     const url = req.url ?? '';
     const path = url.split('?')[0]!;
-    const format: WireFormat = path.startsWith('/v1/messages')
-      ? 'anthropic'
-      : path.startsWith('/v1/responses')
-        ? 'responses'
-        : 'openai';
+    // Both APIs list models at /v1/models; only Anthropic's callers send anthropic-version.
+    const anthropicList = path === '/v1/models' && req.headers['anthropic-version'] !== undefined;
+    const format: WireFormat =
+      path.startsWith('/v1/messages') || anthropicList
+        ? 'anthropic'
+        : path.startsWith('/v1/responses')
+          ? 'responses'
+          : 'openai';
     let body: any;
     let parsed = true;
     try {
@@ -394,6 +401,7 @@ function endpointOf(method: string, path: string): Endpoint {
   if (route === 'POST /v1/responses') return 'responses';
   if (route === 'POST /v1/messages/count_tokens' || route === 'POST /v1/responses/input_tokens') return 'count_tokens';
   if (route === 'POST /v1/embeddings') return 'embeddings';
+  if (route === 'GET /v1/models') return 'models';
   const m = RESPONSE_PATH.exec(path);
   if (m?.[2] && method === 'GET') return 'input_items';
   if (m && !m[2] && method === 'GET') return 'retrieve';
@@ -423,6 +431,7 @@ function check(
     const auth = authRefusal(call.format, call.headers);
     if (auth) return auth;
   }
+  if (call.endpoint === 'models') return undefined;
   if (['retrieve', 'delete', 'input_items'].includes(call.endpoint)) {
     const id = responseIdOf(call.path);
     return responses.get(id) ? undefined : responseNotFound(id);
@@ -617,6 +626,8 @@ function endpointAnswer(ctx: AnswerContext): unknown {
       return responses.inputItemList(id, new URL(call.url, 'http://fake').searchParams);
     case 'embeddings':
       return embeddingsAnswer(call.body, ctx.usage.openai?.prompt);
+    case 'models':
+      return modelListBody(call.format);
     default:
       throw new Error(`no default answer for ${call.method} ${call.path}`);
   }

@@ -510,5 +510,23 @@ export function requestIdHeader(format: WireFormat, id: string): Record<string, 
   return format === 'anthropic' ? { 'request-id': id } : { 'x-request-id': id };
 }
 
+/** The models the fake lists on GET /v1/models. */
+export const LISTED_MODELS = ['fake-model'];
+
+/** `GET /v1/models`: OpenAI's list object, or Anthropic's page (`data`, `has_more`, `first_id`, `last_id`). */
+export function modelListBody(format: WireFormat): unknown {
+  if (format === 'anthropic') {
+    const data = LISTED_MODELS.map((id) => ({
+      type: 'model',
+      id,
+      display_name: id,
+      created_at: '2025-01-01T00:00:00Z',
+    }));
+    return { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null };
+  }
+  const data = LISTED_MODELS.map((id) => ({ id, object: 'model', created: 1735689600, owned_by: 'fake' }));
+  return { object: 'list', data };
+}
+
 /** An SSE comment, as proxies and the APIs send to keep a connection alive. */
 export const KEEP_ALIVE = ': keep-alive\n\n';

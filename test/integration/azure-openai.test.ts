@@ -3,6 +3,9 @@ import OpenAI from 'openai';
 import { createServer as createNetServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AZURE_API_KEY, AZURE_API_VERSION, ENTRA, type FakeAzure, startFakeAzure } from '../helpers/fake-azure.js';
+import { checkProvider } from '../../src/cli/provider-check.js';
+import type { GatewayConfig } from '../../src/config/types.js';
+import { UpstreamPool } from '../../src/upstream/client.js';
 import { type FakeUpstream, startFakeUpstream, youSaid } from '../helpers/fake-upstream.js';
 import { TEST_KEY } from '../helpers/gateway-config.js';
 import { readSse } from '../helpers/sse.js';
@@ -19,6 +22,7 @@ let azure: FakeAzure;
 let entra: FakeAzure;
 let hanging: Server;
 const sockets = new Set<Socket>();
+let config: GatewayConfig;
 let gw: RunningGateway;
 
 function configYaml(): string {
@@ -106,7 +110,8 @@ beforeAll(async () => {
   });
   hanging = createNetServer((s) => sockets.add(s));
   await new Promise<void>((r) => hanging.listen(0, '127.0.0.1', r));
-  gw = await startGateway(loadTestConfig(configYaml()));
+  config = loadTestConfig(configYaml());
+  gw = await startGateway(config);
 });
 afterAll(async () => {
   await gw.close();
@@ -464,6 +469,54 @@ describe('azure-openai-responses: the Responses API under /openai/v1', () => {
     expect(res.status).toBe(200);
     expect(azure.calls[0]!.path).toBe('/openai/v1/embeddings');
     expect(JSON.parse(azure.calls[0]!.rawBody).model).toBe('prod-embed');
+  });
+});
+
+describe('gateway providers on Azure', () => {
+  const check = async (id: string) => {
+    const pool = new UpstreamPool();
+    try {
+      const p = config.providers.get(id)!;
+      return await checkProvider(p, { timeoutMs: 2000, probe: true, pool, limit: (task) => task() });
+    } finally {
+      await pool.close();
+    }
+  };
+
+  it('checks the models list and probes each model at its deployment, with the api-key', async () => {
+    const r = await check('az');
+    expect([r.status, r.credentials, r.endpoint, r.detail]).toEqual([
+      'failed',
+      'configured',
+      `${azure.url}/openai/models`,
+      'reachable, credentials accepted; a model probe failed',
+    ]);
+    expect(r.models!.map((m) => [m.model, m.status])).toEqual([
+      ['az/gpt-4o', 'ok'],
+      ['az/undeployed', 'failed'],
+      ['az/embed', 'ok'],
+    ]);
+    expect(azure.calls.map((c) => [c.path, c.apiVersion])).toEqual([
+      ['/openai/models', AZURE_API_VERSION],
+      ['/openai/deployments/prod-gpt4o/chat/completions', AZURE_API_VERSION],
+      ['/openai/deployments/not-deployed/chat/completions', AZURE_API_VERSION],
+      ['/openai/deployments/prod-embed/embeddings', AZURE_API_VERSION],
+    ]);
+  });
+
+  it('signs in with Entra ID, and says so when the token request is refused', async () => {
+    const ok = await check('azresp');
+    expect([ok.status, ok.endpoint]).toEqual(['failed', `${azure.url}/openai/v1/models`]);
+    expect(ok.models!.find((m) => m.model === 'azresp/gpt-4o')!.status).toBe('ok');
+    const bad = await check('azwrongsecret');
+    expect([bad.status, bad.credentials, bad.error, bad.detail]).toEqual([
+      'failed',
+      'configured',
+      'credentials_rejected',
+      'Provider "azwrongsecret" could not get a Microsoft Entra ID token for tenant "tenant-1": ' +
+        'the token endpoint answered HTTP 401 (invalid_client).',
+    ]);
+    expect(JSON.stringify(bad)).not.toContain('not-the-secret');
   });
 });
 
