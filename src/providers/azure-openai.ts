@@ -28,6 +28,7 @@ export const azureOpenaiProvider: HttpProviderKind = {
   errorMessage: contentFilterMessage,
 };
 
+/** Azure answered 401: an Entra ID token it refused is not sent again. */
 export function forgetAzureToken(provider: ProviderConfig): void {
   if (provider.azure?.entra) forgetEntraToken(provider.azure.entra);
 }
