@@ -46,7 +46,7 @@ export async function attemptHttp(
   noteDropped(ctx, translated ? [...dropped, ...droppedBetas(ctx)] : NOTHING_DROPPED);
   const accept = chat.stream ? 'text/event-stream' : 'application/json';
   const up = await sendUpstream(ctx, c, kind, {
-    path: kind.chatPath(c.model.upstreamName, chat.stream),
+    path: chat.stream ? (kind.streamPath ?? kind.chatPath) : kind.chatPath,
     body,
     accept,
     apiKey,

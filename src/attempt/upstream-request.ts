@@ -7,13 +7,15 @@
 
 import type { Candidate } from '../routing/resolve-model.js';
 import type { AuthorisedContext } from '../request/context.js';
-import type { HttpProviderKind } from '../providers/types.js';
+import { HTTP_PROVIDERS } from '../providers/registry.js';
+import { type HttpProviderKind, upstreamPath } from '../providers/types.js';
 import type { UpstreamFormat } from '../formats/types.js';
 import { upstreamFailure, type UpstreamResponse } from '../upstream/client.js';
 import { upstreamHttpError } from '../upstream/http-error.js';
 import { GatewayError } from '../core/errors.js';
 
 export interface UpstreamCall {
+  /** One of the kind's paths (`chatPath`…); the kind places it for the model (`pathFor`). */
   path: string;
   body: Buffer;
   /** The media type asked for (SSE for a stream). */
@@ -22,7 +24,7 @@ export interface UpstreamCall {
   apiKey: string | undefined;
 }
 
-export function sendUpstream(
+export async function sendUpstream(
   ctx: AuthorisedContext,
   c: Candidate,
   kind: HttpProviderKind,
@@ -34,11 +36,11 @@ export function sendUpstream(
     'content-type': 'application/json',
     accept: call.accept,
     'x-correlation-id': ctx.id,
-    ...kind.authHeaders(call.apiKey),
+    ...(await kind.authHeaders(call.apiKey, c.provider)),
   };
   return ctx.runtime.upstream.send({
     provider: c.provider,
-    path: call.path,
+    path: upstreamPath(kind, call.path, c.provider, c.model),
     headers,
     body: call.body,
     timeouts: c.model.timeouts,
@@ -53,13 +55,15 @@ export async function upstreamErrorOf(
   format: UpstreamFormat,
   apiKey: string | undefined,
 ): Promise<GatewayError> {
+  const kind = HTTP_PROVIDERS[c.provider.api];
+  if (up.status === 401) kind?.credentialRejected?.(c.provider);
   const text = await up.body.text().catch(() => '');
   let message: string | undefined;
   let bodyDelayMs: number | undefined;
   let status = up.status;
   try {
     const parsed: unknown = JSON.parse(text);
-    message = format.errorMessage(parsed);
+    message = kind?.errorMessage?.(parsed) ?? format.errorMessage(parsed);
     bodyDelayMs = format.retryDelayMs?.(parsed);
     status = format.errorStatus?.(status, parsed) ?? status;
   } catch {

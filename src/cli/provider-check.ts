@@ -11,7 +11,7 @@ import { GatewayError } from '../core/errors.js';
 import { UPSTREAM_FORMATS } from '../formats/registry.js';
 import { boundText, redactSecrets } from '../observe/redact.js';
 import { HTTP_PROVIDERS } from '../providers/registry.js';
-import type { HttpProviderKind } from '../providers/types.js';
+import { type HttpProviderKind, upstreamPath } from '../providers/types.js';
 import type { UpstreamPool } from '../upstream/client.js';
 
 /** Where the provider's credential comes from; never the credential itself. */
@@ -78,10 +78,9 @@ export async function checkProvider(p: ProviderConfig, opts: CheckOptions): Prom
     return { ...base, status: 'failed', credentials: 'none', error: 'config', detail: `no HTTP kind "${p.api}"` };
   }
   const credentials = credentialsOf(p);
-  const endpoint = displayUrl(p.baseUrl, kind.healthPath);
-  const reach = await opts.limit(() =>
-    send(p, kind, { method: 'GET', path: kind.healthPath }, opts.timeoutMs, opts.pool),
-  );
+  const healthPath = upstreamPath(kind, kind.healthPath, p);
+  const endpoint = displayUrl(p.baseUrl, healthPath);
+  const reach = await opts.limit(() => send(p, kind, { method: 'GET', path: healthPath }, opts.timeoutMs, opts.pool));
   const { status, ...verdict } = endpointVerdict(p, credentials, reach);
   const check: ProviderCheck = { ...base, status, credentials, endpoint, ...verdict };
   if (opts.probe) {
@@ -111,7 +110,7 @@ function skipProbes(credentials: Credentials, reach: RequestOutcome): string {
 }
 
 function credentialsOf(p: ProviderConfig): Credentials {
-  if (p.apiKey !== undefined) return 'configured';
+  if (p.apiKey !== undefined || p.azure?.entra !== undefined) return 'configured';
   if (!p.available) return 'missing';
   return p.byok === 'never' ? 'none' : 'caller';
 }
@@ -154,10 +153,16 @@ async function probeModel(
   opts: CheckOptions,
 ): Promise<ModelCheck> {
   // Embedding models answer on the embeddings endpoint, in the OpenAI embeddings format.
-  const path = m.kind === 'embedding' ? kind.embeddingsPath : kind.chatPath(m.upstreamName, false);
+  const path = m.kind === 'embedding' ? kind.embeddingsPath : kind.chatPath;
   if (path === undefined) return { model: m.id, status: 'failed', error: 'config', detail: 'no embeddings endpoint' };
   const body = m.kind === 'embedding' ? { model: m.upstreamName, input: 'ping' } : kind.probeBody(m.upstreamName);
-  const r = await send(p, kind, { method: 'POST', path, body }, opts.timeoutMs, opts.pool);
+  const r = await send(
+    p,
+    kind,
+    { method: 'POST', path: upstreamPath(kind, path, p, m), body },
+    opts.timeoutMs,
+    opts.pool,
+  );
   return { model: m.id, ...r, detail: r.status === 'ok' ? 'answered' : r.detail };
 }
 
@@ -176,16 +181,23 @@ async function send(
   pool: UpstreamPool,
 ): Promise<RequestOutcome> {
   const timeouts: Timeouts = { connectMs: timeoutMs, firstByteMs: timeoutMs, totalMs: timeoutMs };
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  let auth: Record<string, string>;
+  try {
+    auth = await kind.authHeaders(p.apiKey, p);
+  } catch (err) {
+    // A token the kind could not get (Azure's Entra ID): its message names the provider, never the secret.
+    return { status: 'failed', latencyMs: elapsed(), ...tokenFailure(err, timeoutMs) };
+  }
   const headers: Record<string, string> = {
     ...p.headers,
     // No caller here: the kind's defaults (Anthropic's anthropic-version).
     ...kind.forwardHeaders?.({}, kind.speaks),
     accept: 'application/json',
     ...(call.body !== undefined ? { 'content-type': 'application/json' } : {}),
-    ...kind.authHeaders(p.apiKey),
+    ...auth,
   };
-  const started = performance.now();
-  const elapsed = () => Math.round(performance.now() - started);
   try {
     const up = await pool.send({
       provider: p,
@@ -239,6 +251,13 @@ function statusDetail(p: ProviderConfig, kind: HttpProviderKind, status: number,
   }
   const head = STATUS_CODES[status] ? `HTTP ${status} ${STATUS_CODES[status]}` : `HTTP ${status}`;
   return message ? `${head}: ${boundText(redactSecrets(message, [p.apiKey]), 200)}` : head;
+}
+
+/** A failed token request: refused credentials, or an endpoint that could not be reached in time. */
+function tokenFailure(err: unknown, timeoutMs: number): { error: FailureClass; detail: string } {
+  if (!(err instanceof GatewayError)) return { error: 'credentials_rejected', detail: 'no token' };
+  if (err.code === 'upstream_error') return { error: 'credentials_rejected', detail: err.message };
+  return { error: transportFailure(err, timeoutMs).error, detail: err.message };
 }
 
 const TLS_CODE = /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY/;

@@ -67,14 +67,17 @@ export interface InterpolationResult {
   /** A deep copy of the input with every string substituted. */
   data: unknown;
   issues: ConfigIssue[];
-  /** Provider id → reason, for providers whose api_key variable is unset. */
+  /** Provider id → reason, for providers whose api_key (or Entra client secret) variable is unset. */
   unavailable: Map<string, string>;
   /** Formatted paths of strings that referenced an unset variable (semantic checks skip them). */
   missingPaths: Set<string>;
 }
 
-function isApiKey(segs: readonly PathSeg[]): segs is ['providers', string, 'api_key'] {
-  return segs.length === 3 && segs[0] === 'providers' && segs[2] === 'api_key';
+/** A provider's credential: its `api_key`, or its Entra ID client secret (api: azure-openai). */
+function isApiKey(segs: readonly PathSeg[]): segs is ['providers', string, ...PathSeg[]] {
+  if (segs[0] !== 'providers') return false;
+  if (segs.length === 3) return segs[2] === 'api_key';
+  return segs.length === 4 && segs[2] === 'entra' && segs[3] === 'client_secret';
 }
 
 function isGatewayKey(segs: readonly PathSeg[]): boolean {

@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { arr, entries, keyDigest, obj, parseBodyLimit, splitId, str } from './raw-data.js';
 import type {
   AliasConfig,
+  AzureSettings,
   BudgetConfig,
   BudgetScope,
   CooldownPolicy,
@@ -42,6 +43,7 @@ export const DEFAULTS = {
   anthropicBaseUrl: 'https://api.anthropic.com',
   openaiResponsesBaseUrl: 'https://api.openai.com/v1',
   geminiBaseUrl: 'https://generativelanguage.googleapis.com/v1beta',
+  entraAuthorityHost: 'https://login.microsoftonline.com',
   webhookTimeoutMs: 2000,
   webhookOnError: 'fail_closed',
   routing: {
@@ -141,14 +143,18 @@ function normaliseProvider(
         ? DEFAULTS.openaiResponsesBaseUrl
         : api === 'gemini'
           ? DEFAULTS.geminiBaseUrl
-          : undefined);
+          : typeof p.resource === 'string'
+            ? `https://${p.resource}.openai.azure.com`
+            : undefined);
+  // Azure's Responses API is OpenAI's paths under /openai/v1 of the resource.
+  const azureV1 = api === 'azure-openai-responses' && baseUrl !== undefined ? '/openai/v1' : '';
   const reason = unavailable.get(id);
   const apiKey = reason === undefined ? str(p.api_key) : undefined;
   const mock = obj(p.mock) ?? {};
   return {
     id,
     api,
-    ...(baseUrl !== undefined ? { baseUrl: baseUrl.replace(/\/+$/, '') } : {}),
+    ...(baseUrl !== undefined ? { baseUrl: baseUrl.replace(/\/+$/, '') + azureV1 } : {}),
     ...(apiKey !== undefined ? { apiKey } : {}),
     available: reason === undefined,
     ...(reason !== undefined ? { unavailableReason: reason } : {}),
@@ -159,7 +165,27 @@ function normaliseProvider(
     ...(api === 'mock'
       ? { mock: { latencyMs: num(mock.latency_ms, 0), chunkDelayMs: num(mock.chunk_delay_ms, 0) } }
       : {}),
+    ...(api === 'azure-openai' || api === 'azure-openai-responses' ? { azure: normaliseAzure(p) } : {}),
     models,
+  };
+}
+
+function normaliseAzure(p: Obj): AzureSettings {
+  const entra = obj(p.entra);
+  const apiVersion = str(p.api_version);
+  return {
+    style: p.style === 'v1' ? 'v1' : 'deployment',
+    ...(apiVersion !== undefined ? { apiVersion } : {}),
+    ...(entra
+      ? {
+          entra: {
+            tenantId: entra.tenant_id as string,
+            clientId: entra.client_id as string,
+            clientSecret: entra.client_secret as string,
+            authorityHost: (str(entra.authority_host) ?? DEFAULTS.entraAuthorityHost).replace(/\/+$/, ''),
+          },
+        }
+      : {}),
   };
 }
 

@@ -81,11 +81,43 @@ function checkProviders({ report }: Ctx, data: Obj): void {
     if (url !== undefined && !isHttpUrl(url)) {
       report('error', ['providers', pid, 'base_url'], 'must be an http:// or https:// URL');
     }
+    const api = str(obj(p)?.api);
+    if (api === 'azure-openai' || api === 'azure-openai-responses') checkAzure(report, pid, obj(p) ?? {});
+    const entra = obj(obj(p)?.entra);
+    const host = str(entra?.authority_host);
+    if (host !== undefined && !isHttpUrl(host)) {
+      report('error', ['providers', pid, 'entra', 'authority_host'], 'must be an http:// or https:// URL');
+    }
+    const byok = str(obj(p)?.byok);
+    if (entra && byok !== undefined && byok !== 'never') {
+      // A caller's key is one string; an Entra ID credential is a service principal's token.
+      report('error', ['providers', pid, 'byok'], 'must be never on a provider that signs in with entra');
+    }
+  }
+}
+
+/** An Azure resource name (a subdomain of openai.azure.com). */
+const AZURE_RESOURCE = /^[A-Za-z0-9][A-Za-z0-9-]{0,62}$/;
+
+/** An Azure OpenAI endpoint is given once (base_url or resource), and one way to sign in. */
+function checkAzure(report: Ctx['report'], pid: string, p: Obj): void {
+  const resource = str(p.resource);
+  if (resource !== undefined && !AZURE_RESOURCE.test(resource)) {
+    report('error', ['providers', pid, 'resource'], 'must be an Azure resource name (letters, digits and "-")');
+  }
+  const url = p.base_url !== undefined;
+  if (url === (p.resource !== undefined)) {
+    const why = url ? 'give base_url or resource, not both' : 'needs base_url or resource (the Azure resource name)';
+    report('error', ['providers', pid], why);
+  }
+  if (p.api_key !== undefined && p.entra !== undefined) {
+    report('error', ['providers', pid, 'entra'], 'api_key and entra are two ways to sign in: give one');
   }
 }
 
 /** Provider kinds with an embeddings endpoint (providers/<kind>.ts `embeddingsPath`; mock answers in-process). */
-const EMBEDDING_APIS = new Set(['openai', 'openai-responses', 'mock']);
+const EMBEDDING_APIS = new Set(['openai', 'openai-responses', 'azure-openai', 'azure-openai-responses', 'mock']);
+const EMBEDDING_API_LIST = 'openai, openai-responses, azure-openai, azure-openai-responses or mock';
 
 /**
  * Embedding models only where the provider kind has an embeddings endpoint, `dimensions` only on
@@ -100,7 +132,7 @@ function checkModelKinds({ c, report }: Ctx, data: Obj): void {
         report(
           'error',
           ['providers', pid, 'models', name, 'kind'],
-          `api "${api}" has no embeddings endpoint: an embedding model needs api openai, openai-responses or mock`,
+          `api "${api}" has no embeddings endpoint: an embedding model needs api ${EMBEDDING_API_LIST}`,
         );
       }
       if (!embedding && obj(m)?.dimensions !== undefined) {

@@ -3,7 +3,14 @@
  * Produced by config/load.ts from YAML (validated by ajv, interpolated, cross-checked).
  */
 
-export type ProviderApi = 'openai' | 'openai-responses' | 'anthropic' | 'gemini' | 'mock';
+export type ProviderApi =
+  | 'openai'
+  | 'openai-responses'
+  | 'anthropic'
+  | 'azure-openai'
+  | 'azure-openai-responses'
+  | 'gemini'
+  | 'mock';
 
 /** What a model serves: chat (`/v1/chat/completions`, `/v1/messages`) or embeddings (`/v1/embeddings`). */
 export type ModelKind = 'chat' | 'embedding';
@@ -56,6 +63,31 @@ export interface MockSettings {
   chunkDelayMs: number;
 }
 
+/**
+ * An Azure OpenAI resource. A model's `upstream_name` is its deployment name: in the URL in the
+ * deployment style, in the body's `model` in the v1 style.
+ */
+export interface AzureSettings {
+  /**
+   * `deployment`: `/openai/deployments/{deployment}/…?api-version=…`; `v1`: `/openai/v1/…` (always,
+   * for `azure-openai-responses`, whose base URL then ends in `/openai/v1`).
+   */
+  style: 'deployment' | 'v1';
+  /** Required in the deployment style, absent in v1. */
+  apiVersion?: string;
+  /** A service principal's client credentials: a bearer token instead of the `api-key` header. */
+  entra?: EntraCredentials;
+}
+
+export interface EntraCredentials {
+  tenantId: string;
+  clientId: string;
+  /** Secret: never logged. */
+  clientSecret: string;
+  /** Origin of the token endpoint (default `https://login.microsoftonline.com`). */
+  authorityHost: string;
+}
+
 export interface ProviderConfig {
   id: string;
   api: ProviderApi;
@@ -72,6 +104,8 @@ export interface ProviderConfig {
   byok: 'never' | 'optional' | 'required';
   cooldown: CooldownPolicy;
   mock?: MockSettings;
+  /** `api: azure-openai` and `azure-openai-responses` only. */
+  azure?: AzureSettings;
   /** Keyed by model name (the part after `<provider>/`); GatewayConfig.models is keyed by id. */
   models: ReadonlyMap<string, ModelSpec>;
 }

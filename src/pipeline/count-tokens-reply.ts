@@ -64,7 +64,7 @@ export const countTokensReply: Stage = routedStage(async (ctx) => {
       : encodedBody(chat, upstreamFormat, c);
   ctx.attempts += 1;
   const up = await sendUpstream(ctx, c, kind, {
-    path: kind.countTokensPath(c.model.upstreamName),
+    path: kind.countTokensPath,
     body,
     accept: 'application/json',
     apiKey: cred.apiKey,

@@ -123,7 +123,7 @@ async function askProvider(
       ...provider.headers,
       accept: 'application/json',
       'x-correlation-id': ctx.id,
-      ...kind.authHeaders(apiKey),
+      ...(await kind.authHeaders(apiKey, provider)),
     },
     timeouts: provider.timeouts,
     signal: ctx.signal,

@@ -7,8 +7,8 @@ export const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
 export const anthropicProvider: HttpProviderKind = {
   api: 'anthropic',
   speaks: 'anthropic-messages',
-  chatPath: () => '/v1/messages',
-  countTokensPath: () => '/v1/messages/count_tokens',
+  chatPath: '/v1/messages',
+  countTokensPath: '/v1/messages/count_tokens',
   healthPath: '/v1/models',
   probeBody: (model) => ({ model, max_tokens: 1, messages: [{ role: 'user', content: 'ping' }] }),
   authHeaders: (apiKey): Record<string, string> => (apiKey ? { 'x-api-key': apiKey } : {}),

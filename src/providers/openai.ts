@@ -4,7 +4,7 @@ import type { HttpProviderKind } from './types.js';
 export const openaiProvider: HttpProviderKind = {
   api: 'openai',
   speaks: 'openai-chat',
-  chatPath: () => '/chat/completions',
+  chatPath: '/chat/completions',
   embeddingsPath: '/embeddings',
   healthPath: '/models',
   // max_completion_tokens, as pass-through sends: reasoning models refuse max_tokens.

@@ -1,6 +1,8 @@
 import type { ProviderApi } from '../config/types.js';
 import { anthropicProvider } from './anthropic.js';
 import { geminiProvider } from './gemini.js';
+import { azureOpenaiProvider } from './azure-openai.js';
+import { azureOpenaiResponsesProvider } from './azure-openai-responses.js';
 import { openaiProvider } from './openai.js';
 import { openaiResponsesProvider } from './openai-responses.js';
 import type { HttpProviderKind } from './types.js';
@@ -11,4 +13,6 @@ export const HTTP_PROVIDERS: Readonly<Partial<Record<ProviderApi, HttpProviderKi
   'openai-responses': openaiResponsesProvider,
   anthropic: anthropicProvider,
   gemini: geminiProvider,
+  'azure-openai': azureOpenaiProvider,
+  'azure-openai-responses': azureOpenaiResponsesProvider,
 };

@@ -1,20 +1,23 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { ProviderApi } from '../config/types.js';
+import type { ModelSpec, ProviderApi, ProviderConfig } from '../config/types.js';
 import type { UpstreamFormatId } from '../core/canonical.js';
 
 /** A provider kind is data plus tiny functions; adding one is one file and a registry line. */
 export interface HttpProviderKind {
   api: Exclude<ProviderApi, 'mock'>;
   speaks: UpstreamFormatId;
+  /** Path of the chat endpoint, appended to the provider's base_url (after `pathFor`). */
+  chatPath: string;
+  /** Path of the chat endpoint for a stream, when it is not chatPath (Gemini's streamGenerateContent). */
+  streamPath?: string;
+  /** How the credential is sent; a promise for kinds that fetch a token first (Azure with Entra ID). */
+  authHeaders(
+    apiKey: string | undefined,
+    provider: ProviderConfig,
+  ): Record<string, string> | Promise<Record<string, string>>;
   /**
-   * Path of the chat endpoint for one model, appended to the provider's base_url (a kind that
-   * names the model in the path, as Gemini does, has one per model and per stream or not).
-   */
-  chatPath(model: string, stream: boolean): string;
-  authHeaders(apiKey: string | undefined): Record<string, string>;
-  /**
-   * Path of a GET that costs no tokens (a model list), appended to base_url: `gateway providers`
-   * checks reachability and credentials with it.
+   * Path of a GET that costs no tokens (a model list), appended to base_url (after `pathFor`):
+   * `gateway providers` checks reachability and credentials with it.
    */
   healthPath: string;
   /**
@@ -27,11 +30,30 @@ export interface HttpProviderKind {
    * kind's own when there is no caller: `gateway providers`).
    */
   forwardHeaders?(caller: IncomingHttpHeaders, callerFormat: UpstreamFormatId): Record<string, string>;
-  /** Path of the token-counting endpoint for one model, for kinds that have one. */
-  countTokensPath?(model: string): string;
+  /**
+   * Where one of this kind's paths lives, for kinds whose URL names the model (Azure's deployments,
+   * its api-version); without a model, a path of the resource (the model list). Without it, as is.
+   */
+  pathFor?(path: string, provider: ProviderConfig, model?: ModelSpec): string;
+  /** The provider refused the credential sent (401): a kind that holds a token drops it. */
+  credentialRejected?(provider: ProviderConfig): void;
+  /** A clearer message for an upstream error body than its format's own, when the kind has one. */
+  errorMessage?(body: unknown): string | undefined;
+  /** Path of the token-counting endpoint, for kinds that have one. */
+  countTokensPath?: string;
   /**
    * Path of an OpenAI-format embeddings endpoint, for kinds that have one (config/semantic.ts,
    * EMBEDDING_APIS, lists them for check-config).
    */
   embeddingsPath?: string;
+}
+
+/** The URL path (after base_url) of one of a kind's endpoints, for a model or for the resource. */
+export function upstreamPath(
+  kind: HttpProviderKind,
+  path: string,
+  provider: ProviderConfig,
+  model?: ModelSpec,
+): string {
+  return kind.pathFor ? kind.pathFor(path, provider, model) : path;
 }

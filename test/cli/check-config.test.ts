@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
@@ -107,6 +107,35 @@ describe('gateway check-config', () => {
     expect(r.out).toEqual([]);
     expect(r.err).toHaveLength(1);
     expect(r.err[0]).toMatch(/^error: cannot read test\/fixtures\/cli: /);
+  });
+
+  test('an azure-openai provider: byok is refused with entra, the client secret never printed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gw-cli-'));
+    const file = join(dir, 'azure.yaml');
+    const config = (byok: string) =>
+      'providers:\n' +
+      '  az:\n' +
+      '    api: azure-openai\n' +
+      '    resource: contoso\n' +
+      '    api_version: "2024-10-21"\n' +
+      `    byok: ${byok}\n` +
+      '    entra: { tenant_id: t, client_id: c, client_secret: "${AZ_SECRET}" }\n' +
+      '    models: { gpt-4o: { context_window: 128000 } }\n' +
+      'roles: { all: { models: ["*"] } }\n' +
+      'keys: [{ id: k, key: test-key-abcdef, role: all }]\n';
+    const env = { AZ_SECRET: 'entra-secret-never-printed' };
+    writeFileSync(file, config('optional'));
+    const bad = await cli(['check-config', file], { env });
+    expect(bad.code).toBe(2);
+    expect(bad.out).toEqual([
+      `${file}:6:11  providers.az.byok: must be never on a provider that signs in with entra`,
+      `${file}: 1 error`,
+    ]);
+    writeFileSync(file, config('never'));
+    const good = await cli(['check-config', file], { env });
+    expect(good.code).toBe(0);
+    expect(good.out).toEqual([`${file}: valid (1 provider, 1 model, 0 aliases, 1 role, 1 key)`]);
+    expect(bad.all() + good.all()).not.toContain('entra-secret-never-printed');
   });
 
   test('--config / -c names the file like the argument does; two different files are a usage error', async () => {

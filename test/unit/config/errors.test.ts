@@ -55,7 +55,8 @@ describe('schema errors', () => {
         10,
         10,
         'providers.openai.api',
-        'must be one of "openai", "openai-responses", "anthropic", "gemini", "mock" (did you mean "openai"?)',
+        'must be one of "openai", "openai-responses", "anthropic", "azure-openai", "azure-openai-responses", ' +
+          '"gemini", "mock" (did you mean "openai"?)',
       ],
       [12, 30, 'providers.openai.models.gpt.context_window', 'must be >= 1'],
       [13, 3, 'providers.compat', 'missing required property "base_url" (required for api "openai")'],

@@ -8,7 +8,11 @@ import { DEFAULTS } from '../../../src/config/normalise.js';
 
 const FIXTURES = new URL('../../fixtures/config/', import.meta.url);
 const fixture = (name: string) => new URL(name, FIXTURES).pathname;
-const ENV = { OPENAI_API_KEY: 'sk-test-openai-0001', GATEWAY_KEY: 'gw-laptop-secret-42' };
+const ENV = {
+  OPENAI_API_KEY: 'sk-test-openai-0001',
+  GATEWAY_KEY: 'gw-laptop-secret-42',
+  AZURE_CLIENT_SECRET: 'entra-secret-0001',
+};
 
 describe('loadConfig: valid full config', async () => {
   const { config, issues } = await loadConfig(fixture('valid/full.yaml'), ENV);
@@ -35,7 +39,7 @@ describe('loadConfig: valid full config', async () => {
   });
 
   it('normalises providers with defaults, trimmed base URLs and resolved keys', () => {
-    expect([...config.providers.keys()]).toEqual(['openai', 'claude', 'local']);
+    expect([...config.providers.keys()]).toEqual(['openai', 'claude', 'azure', 'local']);
     const openai = config.providers.get('openai')!;
     expect(openai).toMatchObject({
       id: 'openai',
@@ -55,6 +59,20 @@ describe('loadConfig: valid full config', async () => {
     const local = config.providers.get('local')!;
     expect(local.baseUrl).toBeUndefined();
     expect(local.mock).toEqual({ latencyMs: 5, chunkDelayMs: 0 });
+    const azure = config.providers.get('azure')!;
+    expect(azure.baseUrl).toBe('https://contoso-eastus.openai.azure.com');
+    expect(azure.apiKey).toBeUndefined();
+    expect(azure.azure).toEqual({
+      style: 'deployment',
+      apiVersion: '2024-10-21',
+      entra: {
+        tenantId: 'tenant-1',
+        clientId: 'client-1',
+        clientSecret: 'entra-secret-0001',
+        authorityHost: 'https://login.microsoftonline.com',
+      },
+    });
+    expect(config.providers.get('openai')!.azure).toBeUndefined();
   });
 
   it('indexes models by name per provider and by id globally', () => {
@@ -72,6 +90,7 @@ describe('loadConfig: valid full config', async () => {
     expect([...config.models.keys()]).toEqual([
       'openai/gpt-4o-mini',
       'claude/claude-3-5-haiku',
+      'azure/gpt-4o',
       'local/echo',
       'local/meta-llama/llama-3',
     ]);
@@ -290,7 +309,8 @@ describe('loadConfig: model kind', () => {
         2,
         66,
         'providers.ant.models.e.kind',
-        'api "anthropic" has no embeddings endpoint: an embedding model needs api openai, openai-responses or mock',
+        'api "anthropic" has no embeddings endpoint: ' +
+          'an embedding model needs api openai, openai-responses, azure-openai, azure-openai-responses or mock',
       ],
       [3, 69, 'providers.local.models.c.dimensions', 'is for embedding models (kind: embedding)'],
     ]);
@@ -312,5 +332,106 @@ describe('loadConfig: model kind', () => {
         'reaches embedding models (local/e) and chat models (oai/gpt): an alias serves one kind',
       ],
     ]);
+  });
+});
+
+describe('loadConfigText: azure-openai providers', () => {
+  const load = (provider: string, env: Record<string, string> = {}) =>
+    loadConfigText(`providers:\n  az: ${provider}\n`, 'f.yaml', env);
+  const issues = (r: ReturnType<typeof load>) => r.issues.map((i) => [i.severity, i.path, i.message]);
+  const MODELS = 'models: { m: { context_window: 1 } }';
+  const ENTRA = 'entra: { tenant_id: t, client_id: c, client_secret: s }';
+
+  it('takes the v1 style with an api-key and a base_url, without api-version', () => {
+    const r = load(`{ api: azure-openai, base_url: "https://r.openai.azure.com/", style: v1, api_key: k, ${MODELS} }`);
+    expect(r.issues).toEqual([]);
+    const p = r.config!.providers.get('az')!;
+    expect([p.baseUrl, p.apiKey]).toEqual(['https://r.openai.azure.com', 'k']);
+    expect(p.azure).toEqual({ style: 'v1' });
+  });
+
+  it('keeps a configured authority host without its trailing slash', () => {
+    const entra = 'entra: { tenant_id: t, client_id: c, client_secret: s, authority_host: "http://127.0.0.1:9/" }';
+    const r = load(`{ api: azure-openai, resource: r, api_version: v, ${entra}, ${MODELS} }`);
+    expect(r.config!.providers.get('az')!.azure!.entra!.authorityHost).toBe('http://127.0.0.1:9');
+  });
+
+  it('requires api_version in the deployment style and refuses it in v1', () => {
+    expect(issues(load(`{ api: azure-openai, resource: r, api_key: k, ${MODELS} }`))).toEqual([
+      ['error', 'providers.az', 'missing required property "api_version" (required for api "azure-openai")'],
+    ]);
+    expect(issues(load(`{ api: azure-openai, resource: r, style: v1, api_version: v, ${MODELS} }`))).toEqual([
+      ['error', 'providers.az', 'property "api_version" is not allowed for api "azure-openai"'],
+    ]);
+  });
+
+  it('needs one endpoint and one way to sign in', () => {
+    const url = 'base_url: "https://r.openai.azure.com"';
+    const both = `{ api: azure-openai, resource: r, ${url}, api_version: v, ${MODELS} }`;
+    expect(issues(load(both))).toEqual([['error', 'providers.az', 'give base_url or resource, not both']]);
+    expect(issues(load(`{ api: azure-openai, api_version: v, ${MODELS} }`))).toEqual([
+      ['error', 'providers.az', 'needs base_url or resource (the Azure resource name)'],
+    ]);
+    expect(issues(load(`{ api: azure-openai, resource: r, api_version: v, api_key: k, ${ENTRA}, ${MODELS} }`))).toEqual(
+      [['error', 'providers.az.entra', 'api_key and entra are two ways to sign in: give one']],
+    );
+  });
+
+  it('refuses a resource that is not a resource name, after interpolation', () => {
+    const r = load(`{ api: azure-openai, resource: "\${RES}", style: v1, ${MODELS} }`, { RES: 'a.b/c' });
+    expect(issues(r)).toEqual([
+      ['error', 'providers.az.resource', 'must be an Azure resource name (letters, digits and "-")'],
+    ]);
+  });
+
+  it('refuses Azure settings on other kinds', () => {
+    expect(issues(load(`{ api: openai, base_url: "http://x/v1", resource: r, ${MODELS} }`))).toEqual([
+      ['error', 'providers.az', 'property "resource" is not allowed for api "openai"'],
+    ]);
+  });
+
+  it('refuses byok on an Entra provider: a caller key is one string, not a service principal', () => {
+    expect(
+      issues(load(`{ api: azure-openai, resource: r, api_version: v, byok: optional, ${ENTRA}, ${MODELS} }`)),
+    ).toEqual([['error', 'providers.az.byok', 'must be never on a provider that signs in with entra']]);
+  });
+
+  it('makes the provider unavailable, not the config invalid, when the client secret variable is unset', () => {
+    const entra = 'entra: { tenant_id: t, client_id: c, client_secret: "${AZ_SECRET}" }';
+    const r = load(`{ api: azure-openai, resource: r, api_version: v, ${entra}, ${MODELS} }`);
+    expect(issues(r)).toEqual([
+      [
+        'warning',
+        'providers.az.entra.client_secret',
+        'environment variable AZ_SECRET is not set; provider "az" is unavailable',
+      ],
+    ]);
+    expect(r.config!.providers.get('az')!.available).toBe(false);
+  });
+
+  it("azure-openai-responses: the resource's /openai/v1, no style or api-version", () => {
+    const entra = 'entra: { tenant_id: t, client_id: c, client_secret: s }';
+    const r = load(`{ api: azure-openai-responses, resource: r, ${entra}, ${MODELS} }`);
+    expect(r.issues).toEqual([]);
+    const p = r.config!.providers.get('az')!;
+    expect(p.baseUrl).toBe('https://r.openai.azure.com/openai/v1');
+    expect(p.azure!.entra!.tenantId).toBe('t');
+    const url = 'base_url: "http://127.0.0.1:9/"';
+    const byUrl = load(`{ api: azure-openai-responses, ${url}, api_key: k, ${MODELS} }`);
+    expect(byUrl.config!.providers.get('az')!.baseUrl).toBe('http://127.0.0.1:9/openai/v1');
+    expect(issues(load(`{ api: azure-openai-responses, resource: r, api_version: v, style: v1, ${MODELS} }`))).toEqual([
+      ['error', 'providers.az', 'property "api_version" is not allowed for api "azure-openai-responses"'],
+      ['error', 'providers.az', 'property "style" is not allowed for api "azure-openai-responses"'],
+    ]);
+    expect(issues(load(`{ api: azure-openai-responses, ${MODELS} }`))).toEqual([
+      ['error', 'providers.az', 'needs base_url or resource (the Azure resource name)'],
+    ]);
+  });
+
+  it('takes embedding models', () => {
+    const r = load(
+      `{ api: azure-openai, resource: r, style: v1, models: { e: { context_window: 1, kind: embedding } } }`,
+    );
+    expect(r.issues).toEqual([]);
   });
 });
