@@ -7,8 +7,8 @@
 import type { GatewayError } from './errors.js';
 
 export type WireFormatId = 'openai-chat' | 'anthropic-messages' | 'openai-responses';
-/** A format the gateway sends to upstreams: every caller format, plus upstream-only ones (Gemini). */
-export type UpstreamFormatId = WireFormatId | 'gemini';
+/** A format the gateway sends to upstreams: every caller format, plus upstream-only ones (Gemini, Bedrock). */
+export type UpstreamFormatId = WireFormatId | 'gemini' | 'bedrock-converse';
 
 export type ImageSource = { kind: 'url'; url: string } | { kind: 'base64'; mediaType: string; data: string };
 

@@ -1,0 +1,29 @@
+/**
+ * AWS Bedrock's Converse API: an upstream format only (no caller endpoint speaks it), reached
+ * from chat, messages and Responses callers through the canonical model. Streams
+ * (ConverseStream) come in AWS event-stream framing, turned into messages by event-stream.ts
+ * before decodeStream sees them. Token counts are local (Converse has no counting endpoint here).
+ * @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html
+ */
+
+import type { UpstreamFormat } from '../types.js';
+import { bedrockErrorMessage, bedrockErrorStatus } from './errors.js';
+import { encodeBedrockRequest } from './request-encode.js';
+import { decodeBedrockResponse } from './response.js';
+import { decodeBedrockStream } from './stream-decode.js';
+
+export { decodeEventStream } from './event-stream.js';
+export { bedrockErrorMessage, bedrockErrorStatus, bedrockStreamError } from './errors.js';
+export { encodeBedrockRequest } from './request-encode.js';
+export { decodeBedrockResponse } from './response.js';
+export { decodeBedrockStream } from './stream-decode.js';
+export { usageFromBedrock } from './usage.js';
+
+export const bedrockConverse: UpstreamFormat = {
+  id: 'bedrock-converse',
+  encodeRequest: encodeBedrockRequest,
+  decodeResponse: decodeBedrockResponse,
+  decodeStream: decodeBedrockStream,
+  errorMessage: bedrockErrorMessage,
+  errorStatus: bedrockErrorStatus,
+};
