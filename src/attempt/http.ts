@@ -44,7 +44,8 @@ export async function attemptHttp(
   const dropped: string[] = [];
   const body = translator.requestBody({ raw: ctx.rawBody, parsed: ctx.body, chat }, target, dropped);
   noteDropped(ctx, translated ? [...dropped, ...droppedBetas(ctx)] : NOTHING_DROPPED);
-  const accept = chat.stream ? 'text/event-stream' : 'application/json';
+  const streamType = upstreamFormat.streamFraming?.mediaType ?? 'text/event-stream';
+  const accept = chat.stream ? streamType : 'application/json';
   const up = await sendUpstream(ctx, c, kind, {
     path: chat.stream ? (kind.streamPath ?? kind.chatPath) : kind.chatPath,
     body,
@@ -62,8 +63,8 @@ export async function attemptHttp(
     providerId: c.provider.id,
     transportError: (err: unknown) => upstreamFailure(err, c.provider, c.model.timeouts),
   };
-  const isSse = (responseHeader(up, 'content-type') ?? '').includes('text/event-stream');
-  if (chat.stream && isSse) return translator.stream(up.body, answer);
+  const isStream = (responseHeader(up, 'content-type') ?? '').includes(streamType);
+  if (chat.stream && isStream) return translator.stream(up.body, answer);
   if (chat.stream) {
     await up.body.dump().catch(() => undefined);
     throw new GatewayError(

@@ -30,17 +30,22 @@ export async function sendUpstream(
   kind: HttpProviderKind,
   call: UpstreamCall,
 ): Promise<UpstreamResponse> {
+  const path = upstreamPath(kind, call.path, c.provider, c.model);
   const headers: Record<string, string> = {
     ...c.provider.headers,
     ...kind.forwardHeaders?.(ctx.req.headers, ctx.format.id),
     'content-type': 'application/json',
     accept: call.accept,
     'x-correlation-id': ctx.id,
-    ...(await kind.authHeaders(call.apiKey, c.provider)),
   };
+  const url = `${c.provider.baseUrl}${path}`;
+  Object.assign(
+    headers,
+    await kind.authHeaders(call.apiKey, c.provider, { method: 'POST', url, headers, body: call.body }),
+  );
   return ctx.runtime.upstream.send({
     provider: c.provider,
-    path: upstreamPath(kind, call.path, c.provider, c.model),
+    path,
     headers,
     body: call.body,
     timeouts: c.model.timeouts,

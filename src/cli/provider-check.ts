@@ -110,7 +110,7 @@ function skipProbes(credentials: Credentials, reach: RequestOutcome): string {
 }
 
 function credentialsOf(p: ProviderConfig): Credentials {
-  if (p.apiKey !== undefined || p.azure?.entra !== undefined) return 'configured';
+  if (p.apiKey !== undefined || p.azure?.entra !== undefined || p.bedrock?.credentials) return 'configured';
   if (!p.available) return 'missing';
   return p.byok === 'never' ? 'none' : 'caller';
 }
@@ -183,28 +183,28 @@ async function send(
   const timeouts: Timeouts = { connectMs: timeoutMs, firstByteMs: timeoutMs, totalMs: timeoutMs };
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
-  let auth: Record<string, string>;
-  try {
-    auth = await kind.authHeaders(p.apiKey, p);
-  } catch (err) {
-    // A token the kind could not get (Azure's Entra ID): its message names the provider, never the secret.
-    return { status: 'failed', latencyMs: elapsed(), ...tokenFailure(err, timeoutMs) };
-  }
+  const body = call.body !== undefined ? Buffer.from(JSON.stringify(call.body)) : undefined;
   const headers: Record<string, string> = {
     ...p.headers,
     // No caller here: the kind's defaults (Anthropic's anthropic-version).
     ...kind.forwardHeaders?.({}, kind.speaks),
     accept: 'application/json',
-    ...(call.body !== undefined ? { 'content-type': 'application/json' } : {}),
-    ...auth,
+    ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
   };
+  try {
+    const request = { method: call.method, url: `${p.baseUrl}${call.path}`, headers, body };
+    Object.assign(headers, await kind.authHeaders(p.apiKey, p, request));
+  } catch (err) {
+    // A token the kind could not get (Azure Entra ID) or a request it could not sign: named, never the secret.
+    return { status: 'failed', latencyMs: elapsed(), ...tokenFailure(err, timeoutMs) };
+  }
   try {
     const up = await pool.send({
       provider: p,
       path: call.path,
       method: call.method,
       headers,
-      ...(call.body !== undefined ? { body: Buffer.from(JSON.stringify(call.body)) } : {}),
+      ...(body !== undefined ? { body } : {}),
       timeouts,
       signal: new CancelSignal(),
     });

@@ -73,11 +73,15 @@ export interface InterpolationResult {
   missingPaths: Set<string>;
 }
 
-/** A provider's credential: its `api_key`, or its Entra ID client secret (api: azure-openai). */
+/**
+ * A provider's credential: its `api_key`, its Entra ID client secret (api: azure-openai), or its
+ * AWS credentials (api: bedrock).
+ */
 function isApiKey(segs: readonly PathSeg[]): segs is ['providers', string, ...PathSeg[]] {
   if (segs[0] !== 'providers') return false;
   if (segs.length === 3) return segs[2] === 'api_key';
-  return segs.length === 4 && segs[2] === 'entra' && segs[3] === 'client_secret';
+  if (segs.length !== 4) return false;
+  return (segs[2] === 'entra' && segs[3] === 'client_secret') || segs[2] === 'aws';
 }
 
 function isGatewayKey(segs: readonly PathSeg[]): boolean {

@@ -7,6 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
+import { takeAwsEnvCredentials } from './aws-env.js';
 import { interpolateConfig } from './interpolate.js';
 import { ajvErrorsToIssues, createLocator } from './issues.js';
 import { normalise } from './normalise.js';
@@ -66,6 +67,7 @@ export function loadConfigText(
   // so one run shows every problem. A non-map root has nothing more to check.
   const interpolated = interpolateConfig(raw, env, file, locate);
   issues.push(...interpolated.issues);
+  issues.push(...takeAwsEnvCredentials(interpolated.data, env, interpolated.unavailable, file, locate));
   const data = obj(interpolated.data);
   if (data) issues.push(...semanticChecks(data, file, locate, interpolated.missingPaths));
 

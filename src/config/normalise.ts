@@ -8,6 +8,7 @@ import { arr, entries, keyDigest, obj, parseBodyLimit, splitId, str } from './ra
 import type {
   AliasConfig,
   AzureSettings,
+  BedrockSettings,
   BudgetConfig,
   BudgetScope,
   CooldownPolicy,
@@ -135,17 +136,7 @@ function normaliseProvider(
         : {}),
     });
   }
-  const baseUrl =
-    str(p.base_url) ??
-    (api === 'anthropic'
-      ? DEFAULTS.anthropicBaseUrl
-      : api === 'openai-responses'
-        ? DEFAULTS.openaiResponsesBaseUrl
-        : api === 'gemini'
-          ? DEFAULTS.geminiBaseUrl
-          : typeof p.resource === 'string'
-            ? `https://${p.resource}.openai.azure.com`
-            : undefined);
+  const baseUrl = str(p.base_url) ?? defaultBaseUrl(api, p);
   // Azure's Responses API is OpenAI's paths under /openai/v1 of the resource.
   const azureV1 = api === 'azure-openai-responses' && baseUrl !== undefined ? '/openai/v1' : '';
   const reason = unavailable.get(id);
@@ -166,7 +157,35 @@ function normaliseProvider(
       ? { mock: { latencyMs: num(mock.latency_ms, 0), chunkDelayMs: num(mock.chunk_delay_ms, 0) } }
       : {}),
     ...(api === 'azure-openai' || api === 'azure-openai-responses' ? { azure: normaliseAzure(p) } : {}),
+    ...(api === 'bedrock' ? { bedrock: normaliseBedrock(p) } : {}),
     models,
+  };
+}
+
+/** A kind's endpoint when base_url is not given: its public API, or the one its resource or region names. */
+function defaultBaseUrl(api: string, p: Obj): string | undefined {
+  if (api === 'anthropic') return DEFAULTS.anthropicBaseUrl;
+  if (api === 'openai-responses') return DEFAULTS.openaiResponsesBaseUrl;
+  if (api === 'gemini') return DEFAULTS.geminiBaseUrl;
+  if (api === 'bedrock' && typeof p.region === 'string') return `https://bedrock-runtime.${p.region}.amazonaws.com`;
+  return typeof p.resource === 'string' ? `https://${p.resource}.openai.azure.com` : undefined;
+}
+
+function normaliseBedrock(p: Obj): BedrockSettings {
+  const aws = obj(p.aws);
+  const sessionToken = str(aws?.session_token);
+  return {
+    region: String(p.region),
+    auth: p.api_key !== undefined ? 'api-key' : 'sigv4',
+    ...(aws
+      ? {
+          credentials: {
+            accessKeyId: String(aws.access_key_id),
+            secretAccessKey: String(aws.secret_access_key),
+            ...(sessionToken ? { sessionToken } : {}),
+          },
+        }
+      : {}),
   };
 }
 

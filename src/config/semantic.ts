@@ -83,6 +83,7 @@ function checkProviders({ report }: Ctx, data: Obj): void {
     }
     const api = str(obj(p)?.api);
     if (api === 'azure-openai' || api === 'azure-openai-responses') checkAzure(report, pid, obj(p) ?? {});
+    if (api === 'bedrock') checkBedrock(report, pid, obj(p) ?? {});
     const entra = obj(obj(p)?.entra);
     const host = str(entra?.authority_host);
     if (host !== undefined && !isHttpUrl(host)) {
@@ -112,6 +113,20 @@ function checkAzure(report: Ctx['report'], pid: string, p: Obj): void {
   }
   if (p.api_key !== undefined && p.entra !== undefined) {
     report('error', ['providers', pid, 'entra'], 'api_key and entra are two ways to sign in: give one');
+  }
+}
+
+/**
+ * A Bedrock provider signs in one way: a Bedrock API key (`api_key`, one string, so BYOK may be
+ * allowed) or SigV4 (`aws`, or the environment's AWS credentials), where a caller's key cannot stand in.
+ */
+function checkBedrock(report: Ctx['report'], pid: string, p: Obj): void {
+  if (p.api_key !== undefined && p.aws !== undefined) {
+    report('error', ['providers', pid, 'aws'], 'api_key and aws are two ways to sign in: give one');
+  }
+  const byok = str(p.byok);
+  if (p.api_key === undefined && byok !== undefined && byok !== 'never') {
+    report('error', ['providers', pid, 'byok'], 'must be never on a provider that signs with SigV4 (no api_key)');
   }
 }
 

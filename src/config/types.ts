@@ -10,6 +10,7 @@ export type ProviderApi =
   | 'azure-openai'
   | 'azure-openai-responses'
   | 'gemini'
+  | 'bedrock'
   | 'mock';
 
 /** What a model serves: chat (`/v1/chat/completions`, `/v1/messages`) or embeddings (`/v1/embeddings`). */
@@ -88,6 +89,24 @@ export interface EntraCredentials {
   authorityHost: string;
 }
 
+/**
+ * An AWS Bedrock provider: its region, and how it signs in. With a Bedrock API key (`api_key`,
+ * a bearer token) there are no `credentials`; otherwise requests are SigV4-signed with the
+ * configured ones, or, when none are configured, the AWS_* environment variables at signing time.
+ */
+export interface BedrockSettings {
+  region: string;
+  auth: 'api-key' | 'sigv4';
+  /** Secret (the secret key and session token): never logged. */
+  credentials?: AwsCredentials;
+}
+
+export interface AwsCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string;
+}
+
 export interface ProviderConfig {
   id: string;
   api: ProviderApi;
@@ -106,6 +125,8 @@ export interface ProviderConfig {
   mock?: MockSettings;
   /** `api: azure-openai` and `azure-openai-responses` only. */
   azure?: AzureSettings;
+  /** `api: bedrock` only. */
+  bedrock?: BedrockSettings;
   /** Keyed by model name (the part after `<provider>/`); GatewayConfig.models is keyed by id. */
   models: ReadonlyMap<string, ModelSpec>;
 }

@@ -19,7 +19,9 @@ export function canonicalTranslator(upstream: UpstreamFormat): Translator {
       return replyFromResponse(o.chat.responseFormat ? unwrapOutputToolResponse(res) : res, o);
     },
     stream(body, o) {
-      const events = upstream.decodeStream(decodeSse(withTransportErrors(body, o.transportError)));
+      const chunks = withTransportErrors(body, o.transportError);
+      const messages = upstream.streamFraming ? upstream.streamFraming.decode(chunks) : decodeSse(chunks);
+      const events = upstream.decodeStream(messages);
       return replyFromEvents(o.chat.responseFormat ? unwrapOutputToolEvents(events) : events, o);
     },
   };

@@ -63,5 +63,7 @@ export function maxBilledOutputTokens(
   maxOutputTokens: number | undefined,
 ): number {
   if (upstream === 'anthropic-messages' && caller !== upstream) return anthropicMaxTokens(req, maxOutputTokens);
+  // Bedrock sends Claude's thinking budget on top (request-encode.ts); for other models this bounds it from above.
+  if (upstream === 'bedrock-converse') return anthropicMaxTokens(req, maxOutputTokens);
   return (req.maxTokens ?? defaultOutputCap(maxOutputTokens)) * (req.n ?? 1);
 }

@@ -1,4 +1,5 @@
 import type { UpstreamFormatId, WireFormatId } from '../core/canonical.js';
+import { bedrockConverse } from './bedrock-converse/index.js';
 import { anthropicMessages } from './anthropic-messages/index.js';
 import { gemini } from './gemini/index.js';
 import { openaiChat } from './openai-chat/index.js';
@@ -15,4 +16,5 @@ export const WIRE_FORMATS: Readonly<Partial<Record<WireFormatId, WireFormat>>> =
 export const UPSTREAM_FORMATS: Readonly<Partial<Record<UpstreamFormatId, UpstreamFormat>>> = {
   ...WIRE_FORMATS,
   gemini,
+  'bedrock-converse': bedrockConverse,
 };

@@ -82,6 +82,14 @@ export interface UpstreamFormat {
   /** The status an error body means when the format's HTTP status says less (Gemini refuses a bad key with 400). */
   errorStatus?(status: number, body: unknown): number;
   /**
+   * How a stream's body is framed when it is not SSE (Bedrock's AWS event stream): the media type
+   * it comes as, and the frames as messages (`event`: the event's name, `data`: its payload).
+   */
+  streamFraming?: {
+    mediaType: string;
+    decode(chunks: AsyncIterable<Uint8Array>): AsyncIterable<SseMessage>;
+  };
+  /**
    * A token-counting endpoint whose body and answer are not the format's `{input_tokens}` ones
    * (Gemini's countTokens): the body made from an encoded request, and the count in its answer.
    */

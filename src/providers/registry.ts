@@ -1,5 +1,6 @@
 import type { ProviderApi } from '../config/types.js';
 import { anthropicProvider } from './anthropic.js';
+import { bedrockProvider } from './bedrock.js';
 import { geminiProvider } from './gemini.js';
 import { azureOpenaiProvider } from './azure-openai.js';
 import { azureOpenaiResponsesProvider } from './azure-openai-responses.js';
@@ -13,6 +14,7 @@ export const HTTP_PROVIDERS: Readonly<Partial<Record<ProviderApi, HttpProviderKi
   'openai-responses': openaiResponsesProvider,
   anthropic: anthropicProvider,
   gemini: geminiProvider,
+  bedrock: bedrockProvider,
   'azure-openai': azureOpenaiProvider,
   'azure-openai-responses': azureOpenaiResponsesProvider,
 };

@@ -2,6 +2,15 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { ModelSpec, ProviderApi, ProviderConfig } from '../config/types.js';
 import type { UpstreamFormatId } from '../core/canonical.js';
 
+/** A request as it will be sent, for a kind that signs it: every other header is already set. */
+export interface OutgoingRequest {
+  method: 'GET' | 'POST';
+  /** The full URL (base_url and path). */
+  url: string;
+  headers: Readonly<Record<string, string>>;
+  body?: Buffer;
+}
+
 /** A provider kind is data plus tiny functions; adding one is one file and a registry line. */
 export interface HttpProviderKind {
   api: Exclude<ProviderApi, 'mock'>;
@@ -10,10 +19,15 @@ export interface HttpProviderKind {
   chatPath: string;
   /** Path of the chat endpoint for a stream, when it is not chatPath (Gemini's streamGenerateContent). */
   streamPath?: string;
-  /** How the credential is sent; a promise for kinds that fetch a token first (Azure with Entra ID). */
+  /**
+   * How the credential is sent; a promise for kinds that fetch a token first (Azure with Entra ID)
+   * or sign the request itself (`request`: what goes out, for Bedrock's SigV4; every sender of a
+   * kind that signs passes it).
+   */
   authHeaders(
     apiKey: string | undefined,
     provider: ProviderConfig,
+    request?: OutgoingRequest,
   ): Record<string, string> | Promise<Record<string, string>>;
   /**
    * Path of a GET that costs no tokens (a model list), appended to base_url (after `pathFor`):

@@ -22,7 +22,11 @@ function providerKeys(config: GatewayConfig): string[] {
   let keys = configured.get(config);
   if (!keys) {
     keys = [];
-    for (const p of config.providers.values()) if (p.apiKey) keys.push(p.apiKey);
+    for (const p of config.providers.values()) {
+      if (p.apiKey) keys.push(p.apiKey);
+      const aws = p.bedrock?.credentials;
+      if (aws) keys.push(aws.secretAccessKey, ...(aws.sessionToken ? [aws.sessionToken] : []));
+    }
     configured.set(config, keys);
   }
   return keys;

@@ -3,7 +3,7 @@
  * (429 ThrottlingException, 503 ServiceUnavailableException, 403 AccessDenied / UnrecognizedClient /
  * InvalidSignature, 400 ValidationException) and upstream/http-error.ts maps it into the
  * catalogue. A ConverseStream reports errors as exception frames (event-stream.ts names them).
- * @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html#API_runtime_Converse_Errors
+ * @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html
  */
 
 import { upstreamStatusError, type GatewayError } from '../../core/errors.js';

@@ -8,6 +8,7 @@
 
 import type { UpstreamFormat } from '../types.js';
 import { bedrockErrorMessage, bedrockErrorStatus } from './errors.js';
+import { decodeEventStream } from './event-stream.js';
 import { encodeBedrockRequest } from './request-encode.js';
 import { decodeBedrockResponse } from './response.js';
 import { decodeBedrockStream } from './stream-decode.js';
@@ -26,4 +27,5 @@ export const bedrockConverse: UpstreamFormat = {
   decodeStream: decodeBedrockStream,
   errorMessage: bedrockErrorMessage,
   errorStatus: bedrockErrorStatus,
+  streamFraming: { mediaType: 'application/vnd.amazon.eventstream', decode: decodeEventStream },
 };

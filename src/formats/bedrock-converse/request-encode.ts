@@ -6,7 +6,7 @@
  * refuses unsigned thinking), and reasoning settings for a model that does not think.
  * Mid-conversation system messages join `system`, in order; consecutive messages of one role
  * are merged (Converse wants user and assistant turns to alternate).
- * @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html#API_runtime_Converse_RequestSyntax
+ * @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html
  */
 
 import type { ChatRequest, ContentPart, ToolChoice } from '../../core/canonical.js';

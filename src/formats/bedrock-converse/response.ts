@@ -2,7 +2,7 @@
  * Bedrock Converse response → canonical ChatResponse: `output.message.content` blocks (text,
  * toolUse, reasoningContent), `stopReason`, `usage`. Converse gives no response id and does
  * not repeat the model: the id is made here, the model left to the caller's side (response-model.ts).
- * @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html#API_runtime_Converse_ResponseSyntax
+ * @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html
  */
 
 import type { ChatResponse, ContentPart } from '../../core/canonical.js';

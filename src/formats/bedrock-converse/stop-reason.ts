@@ -1,6 +1,6 @@
 /**
  * Bedrock `stopReason` → canonical FinishReason.
- * @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html#API_runtime_Converse_ResponseSyntax
+ * @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html
  */
 
 import type { FinishReason } from '../../core/canonical.js';

@@ -1,0 +1,336 @@
+/**
+ * The bedrock provider kind over real HTTP: the official openai SDK (chat and Responses) and the
+ * Anthropic SDK reaching a Claude model on the strict fake Bedrock runtime (bedrock-upstream.ts),
+ * which verifies every SigV4 signature (or the Bedrock API key): JSON and ConverseStream, a tool
+ * round trip, throttling and a refused signature.
+ */
+
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { loadTestConfig, startGateway, type RunningGateway } from '../helpers/start-gateway.js';
+import {
+  type Answer,
+  type BedrockCall,
+  type BedrockUpstream,
+  startBedrockUpstream,
+} from '../helpers/bedrock-upstream.js';
+
+const KEY = 'bedrock-suite-key-0001';
+const REGION = 'eu-west-3';
+const CREDS = {
+  accessKeyId: 'AKIAFAKEBEDROCK00001',
+  secretAccessKey: 'fake/secret+key0000000000000001',
+  sessionToken: 'FwoGZXIvYXdzEFAKE',
+};
+const API_KEY = 'ABSKQmVkcm9ja0FQSUtleS1mYWtl';
+const CLAUDE = 'us.anthropic.claude-sonnet-4-20250514-v1:0';
+const MODEL = 'aws/claude';
+
+let up: BedrockUpstream;
+let gw: RunningGateway;
+let openai: OpenAI;
+let anthropic: Anthropic;
+
+beforeAll(async () => {
+  up = await startBedrockUpstream({ region: REGION, credentials: CREDS, apiKey: API_KEY });
+  const models = `    models:\n      claude: { upstream_name: "${CLAUDE}", context_window: 200000 }\n`;
+  const yaml = `routing: { retry: { max_retries: 0 }, cooldown: { failures: 1000, cooldown_ms: 1 } }
+providers:
+  aws:
+    api: bedrock
+    region: ${REGION}
+    base_url: ${up.url}
+    aws: { access_key_id: "${CREDS.accessKeyId}", secret_access_key: "${CREDS.secretAccessKey}", session_token: "${CREDS.sessionToken}" }
+${models}  badsig:
+    api: bedrock
+    region: ${REGION}
+    base_url: ${up.url}
+    aws: { access_key_id: "${CREDS.accessKeyId}", secret_access_key: "not-the-secret", session_token: "${CREDS.sessionToken}" }
+${models}  keyed:
+    api: bedrock
+    region: ${REGION}
+    base_url: ${up.url}
+    api_key: "${API_KEY}"
+${models}roles:
+  dev: { models: ["*"] }
+keys:
+  - { id: k, key: ${KEY}, role: dev }
+`;
+  gw = await startGateway(loadTestConfig(yaml));
+  openai = new OpenAI({ apiKey: KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+  anthropic = new Anthropic({ apiKey: KEY, baseURL: gw.url, maxRetries: 0 });
+});
+afterAll(async () => {
+  await gw?.close();
+  await up?.close();
+});
+beforeEach(() => {
+  up.received.length = 0;
+  up.setHandler(undefined);
+});
+
+const PATH = `/model/${encodeURIComponent(CLAUDE)}`;
+
+/** First turn: call get_weather; once the result is back: answer from it. */
+function weatherLoop(call: BedrockCall): Answer {
+  const messages = call.body.messages as Array<{ content: Array<Record<string, unknown>> }>;
+  const result = messages[messages.length - 1].content.find((b) => b.toolResult !== undefined)?.toolResult as
+    | { content: Array<{ text: string }> }
+    | undefined;
+  if (result) return { blocks: [{ text: `It is ${result.content[0].text}` }] };
+  return {
+    blocks: [
+      { reasoning: 'The user wants weather.', signature: 'sig-1' },
+      { toolUse: { toolUseId: 'tooluse_abc', name: 'get_weather', input: { city: 'Paris' } } },
+    ],
+  };
+}
+
+const WEATHER_TOOL = {
+  name: 'get_weather',
+  description: 'Weather in a city',
+  parameters: { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] },
+};
+
+describe('openai SDK, chat completions → Bedrock Converse', () => {
+  it('JSON: the encoded model id in the path, a valid SigV4 signature, the translated body, the usage', async () => {
+    const res = await openai.chat.completions.create({
+      model: MODEL,
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Hello there' },
+      ],
+      max_tokens: 50,
+      stop: ['END'],
+    });
+    expect(res.choices[0].message.content).toBe('You said: Hello there');
+    expect(res.choices[0].finish_reason).toBe('stop');
+    expect(res.usage).toMatchObject({ prompt_tokens: 7, completion_tokens: 5, total_tokens: 12 });
+    const call = up.received[0];
+    expect(call.path).toBe(`${PATH}/converse`);
+    expect(call.path).toContain('v1%3A0');
+    expect(call.model).toBe(CLAUDE);
+    expect(call.headers.authorization).toMatch(
+      new RegExp(`^AWS4-HMAC-SHA256 Credential=${CREDS.accessKeyId}/\\d{8}/${REGION}/bedrock/aws4_request, `),
+    );
+    expect(call.headers['x-amz-security-token']).toBe(CREDS.sessionToken);
+    expect(call.body).toEqual({
+      messages: [{ role: 'user', content: [{ text: 'Hello there' }] }],
+      system: [{ text: 'Be brief.' }],
+      inferenceConfig: { maxTokens: 50, stopSequences: ['END'] },
+    });
+  });
+
+  it('stream: ConverseStream frames decoded, the text in order, usage with cache reads at the end', async () => {
+    up.setHandler(() => ({
+      blocks: [{ text: 'One, two, three.' }],
+      usage: { inputTokens: 4, outputTokens: 3, totalTokens: 17, cacheReadInputTokens: 10 },
+    }));
+    const stream = await openai.chat.completions.create({
+      model: MODEL,
+      messages: [{ role: 'user', content: 'Count' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    let text = '';
+    let finish: string | null = null;
+    let usage: OpenAI.CompletionUsage | undefined | null;
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta.content ?? '';
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+      if (chunk.usage) usage = chunk.usage;
+    }
+    expect(text).toBe('One, two, three.');
+    expect(finish).toBe('stop');
+    expect(usage).toMatchObject({ prompt_tokens: 14, completion_tokens: 3 });
+    expect(usage?.prompt_tokens_details?.cached_tokens).toBe(10);
+    expect(up.received[0].path).toBe(`${PATH}/converse-stream`);
+    expect(up.received[0].headers.accept).toBe('application/vnd.amazon.eventstream');
+  });
+
+  it.each([false, true])('tool round trip (stream %s): toolUse id and toolResult match', async (stream) => {
+    up.setHandler(weatherLoop);
+    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Weather in Paris?' }];
+    const tools: OpenAI.ChatCompletionTool[] = [{ type: 'function', function: WEATHER_TOOL }];
+    let call: { id: string; name: string; args: string };
+    if (stream) {
+      const s = await openai.chat.completions.create({ model: MODEL, messages, tools, stream: true });
+      const parts = { id: '', name: '', args: '' };
+      let finish: string | null = null;
+      for await (const chunk of s) {
+        const tc = chunk.choices[0]?.delta.tool_calls?.[0];
+        if (tc?.id) parts.id = tc.id;
+        if (tc?.function?.name) parts.name = tc.function.name;
+        parts.args += tc?.function?.arguments ?? '';
+        finish = chunk.choices[0]?.finish_reason ?? finish;
+      }
+      expect(finish).toBe('tool_calls');
+      call = parts;
+    } else {
+      const res = await openai.chat.completions.create({ model: MODEL, messages, tools });
+      expect(res.choices[0].finish_reason).toBe('tool_calls');
+      const tc = res.choices[0].message.tool_calls![0] as OpenAI.ChatCompletionMessageFunctionToolCall;
+      call = { id: tc.id, name: tc.function.name, args: tc.function.arguments };
+    }
+    expect(call).toEqual({ id: 'tooluse_abc', name: 'get_weather', args: '{"city":"Paris"}' });
+    messages.push(
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: call.id, type: 'function', function: { name: call.name, arguments: call.args } }],
+      },
+      { role: 'tool', tool_call_id: call.id, content: '18C and sunny' },
+    );
+    const second = await openai.chat.completions.create({ model: MODEL, messages, tools });
+    expect(second.choices[0].message.content).toBe('It is 18C and sunny');
+    expect(up.received[1].body.toolConfig).toEqual({
+      tools: [
+        {
+          toolSpec: {
+            name: 'get_weather',
+            description: 'Weather in a city',
+            inputSchema: { json: WEATHER_TOOL.parameters },
+          },
+        },
+      ],
+    });
+    expect((up.received[1].body.messages as unknown[])[2]).toEqual({
+      role: 'user',
+      content: [{ toolResult: { toolUseId: 'tooluse_abc', content: [{ text: '18C and sunny' }], status: 'success' } }],
+    });
+  });
+});
+
+describe('Anthropic SDK, messages → Bedrock Converse', () => {
+  it('JSON with thinking: signed reasoning comes back as a thinking block; the tool loop keeps it', async () => {
+    up.setHandler(weatherLoop);
+    const tools: Anthropic.Tool[] = [
+      { name: 'get_weather', description: 'Weather in a city', input_schema: WEATHER_TOOL.parameters },
+    ];
+    const first = await anthropic.messages.create({
+      model: MODEL,
+      max_tokens: 2048,
+      thinking: { type: 'enabled', budget_tokens: 1024 },
+      messages: [{ role: 'user', content: 'Weather in Paris?' }],
+      tools,
+    });
+    expect(first.stop_reason).toBe('tool_use');
+    expect(first.content).toEqual([
+      { type: 'thinking', thinking: 'The user wants weather.', signature: 'sig-1' },
+      { type: 'tool_use', id: 'tooluse_abc', name: 'get_weather', input: { city: 'Paris' } },
+    ]);
+    expect(up.received[0].body.additionalModelRequestFields).toEqual({
+      thinking: { type: 'enabled', budget_tokens: 1024 },
+    });
+    expect(up.received[0].body.inferenceConfig).toEqual({ maxTokens: 2048 });
+    const second = await anthropic.messages.create({
+      model: MODEL,
+      max_tokens: 2048,
+      thinking: { type: 'enabled', budget_tokens: 1024 },
+      messages: [
+        { role: 'user', content: 'Weather in Paris?' },
+        { role: 'assistant', content: first.content as Anthropic.ContentBlockParam[] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'tooluse_abc', content: '18C' }] },
+      ],
+      tools,
+    });
+    expect(second.content).toEqual([{ type: 'text', text: 'It is 18C' }]);
+    expect((up.received[1].body.messages as Array<{ content: unknown[] }>)[1].content[0]).toEqual({
+      reasoningContent: { reasoningText: { text: 'The user wants weather.', signature: 'sig-1' } },
+    });
+  });
+
+  it('stream: text deltas and message_delta usage', async () => {
+    up.setHandler(() => ({ blocks: [{ text: 'Hello from Bedrock' }] }));
+    const stream = anthropic.messages.stream({
+      model: MODEL,
+      max_tokens: 100,
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
+    const final = await stream.finalMessage();
+    expect(final.content).toEqual([{ type: 'text', text: 'Hello from Bedrock' }]);
+    expect(final.stop_reason).toBe('end_turn');
+    expect(final.usage.output_tokens).toBe(5);
+  });
+});
+
+describe('Responses API → Bedrock Converse', () => {
+  it('JSON and stream', async () => {
+    const res = await openai.responses.create({ model: MODEL, input: 'Hello Responses' });
+    expect(res.output_text).toBe('You said: Hello Responses');
+    const stream = await openai.responses.create({ model: MODEL, input: 'Streamed', stream: true });
+    let text = '';
+    let status = '';
+    for await (const e of stream) {
+      if (e.type === 'response.output_text.delta') text += e.delta;
+      if (e.type === 'response.completed') status = e.response.status ?? '';
+    }
+    expect(text).toBe('You said: Streamed');
+    expect(status).toBe('completed');
+    expect(up.received.map((c) => c.stream)).toEqual([false, true]);
+  });
+});
+
+describe('auth and errors', () => {
+  it('a Bedrock API key goes as a bearer token, nothing signed', async () => {
+    const res = await openai.chat.completions.create({
+      model: 'keyed/claude',
+      messages: [{ role: 'user', content: 'k' }],
+    });
+    expect(res.choices[0].message.content).toBe('You said: k');
+    expect(up.received[0].headers.authorization).toBe(`Bearer ${API_KEY}`);
+    expect(up.received[0].headers['x-amz-date']).toBeUndefined();
+  });
+
+  it('a signature Bedrock refuses (InvalidSignatureException, 403) is the credential error, 502', async () => {
+    const err = await openai.chat.completions
+      .create({ model: 'badsig/claude', messages: [{ role: 'user', content: 'x' }] })
+      .catch((e: unknown) => e);
+    expect((err as { status?: number }).status).toBe(502);
+    expect((err as Error).message).toContain('Provider "badsig" rejected the gateway\'s credentials (HTTP 403).');
+    expect(up.received).toHaveLength(0);
+  });
+
+  it('ThrottlingException: 429 with the retry-after Bedrock sent', async () => {
+    up.setHandler(() => ({
+      error: {
+        status: 429,
+        type: 'ThrottlingException',
+        message: 'Too many requests',
+        headers: { 'retry-after': '3' },
+      },
+    }));
+    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'x' }] }),
+    });
+    expect(res.status).toBe(429);
+    expect(res.headers.get('retry-after')).toBe('3');
+    expect((await res.json()).error.message).toBe(
+      'model "aws/claude" could not be served (1 attempt). Last failure: Provider "aws" returned HTTP 429: Too many requests',
+    );
+  });
+
+  it('ValidationException: 400 with its message; an exception frame mid-stream ends the stream with it', async () => {
+    up.setHandler(() => ({ error: { status: 400, type: 'ValidationException', message: 'Malformed input request' } }));
+    const err = await openai.chat.completions
+      .create({ model: MODEL, messages: [{ role: 'user', content: 'x' }] })
+      .catch((e: unknown) => e);
+    expect((err as { status?: number }).status).toBe(400);
+    expect((err as Error).message).toContain('Malformed input request');
+
+    up.setHandler(() => ({
+      blocks: [{ text: 'partial' }],
+      exceptionAfter: { type: 'throttlingException', message: 'slow down' },
+    }));
+    const stream = anthropic.messages.stream({
+      model: MODEL,
+      max_tokens: 100,
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
+    const failed = await stream.finalMessage().catch((e: unknown) => e);
+    expect((failed as Error).message).toContain('throttlingException during the stream: slow down');
+  });
+});
