@@ -6,7 +6,7 @@
  *   POST /model/{modelId}/converse          a Converse response
  *   POST /model/{modelId}/converse-stream   the same as AWS event-stream frames (CRCs included):
  *                                           messageStart, blocks, messageStop, metadata
- *   GET /async-invoke                       an empty ListAsyncInvokes answer
+ *   GET /async-invoke                       an empty ListAsyncInvokes answer (recorded with model '')
  *   anything else                           404 in AWS's error shape
  * Auth: `Authorization: Bearer {apiKey}`, or SigV4 (service bedrock, the fake's region) recomputed
  * with @smithy/signature-v4 from the known test credentials over the headers it names and the
@@ -67,6 +67,11 @@ export interface AwsTestCredentials {
   sessionToken?: string;
 }
 
+/** `AWS4-HMAC-SHA256 Credential={key}/{date}/{region}/{service}/aws4_request, SignedHeaders=…, Signature=…` */
+const AUTHORIZATION = new RegExp(
+  '^AWS4-HMAC-SHA256 Credential=([^/]+)/(\\d{8})/([^/]+)/([^/]+)/aws4_request, ' +
+    'SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$',
+);
 const ROUTE = /^\/model\/([^/]+)\/(converse|converse-stream)$/;
 const TOP = new Set(['messages', 'system', 'inferenceConfig', 'toolConfig', 'additionalModelRequestFields']);
 const BLOCK = new Set(['text', 'image', 'toolUse', 'toolResult', 'reasoningContent']);
@@ -105,8 +110,17 @@ export async function startBedrockUpstream(opts: {
         try {
           await authenticate(req.method ?? 'GET', req.url ?? '/', req.headers, raw);
           const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-          if (req.method === 'GET' && url.pathname === '/async-invoke')
+          if (req.method === 'GET' && url.pathname === '/async-invoke') {
+            received.push({
+              path: req.url ?? '',
+              headers: req.headers,
+              body: {},
+              model: '',
+              stream: false,
+              status: 200,
+            });
             return json(res, 200, { asyncInvokeSummaries: [] });
+          }
           const m = ROUTE.exec(url.pathname);
           if (req.method !== 'POST' || !m) throw new Refusal(404, 'UnknownOperationException', 'Not found');
           const body = parseBody(raw);
@@ -143,10 +157,7 @@ export async function startBedrockUpstream(opts: {
       if (auth.slice(7) !== opts.apiKey) throw new Refusal(403, 'AccessDeniedException', 'Authentication failed');
       return;
     }
-    const m =
-      /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$/.exec(
-        auth,
-      );
+    const m = AUTHORIZATION.exec(auth);
     if (!m) throw new Refusal(403, 'MissingAuthenticationTokenException', 'Missing Authentication Token');
     const [, keyId, , region, service, signedHeaders] = m;
     if (keyId !== opts.credentials.accessKeyId)

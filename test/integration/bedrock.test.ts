@@ -35,18 +35,19 @@ let anthropic: Anthropic;
 beforeAll(async () => {
   up = await startBedrockUpstream({ region: REGION, credentials: CREDS, apiKey: API_KEY });
   const models = `    models:\n      claude: { upstream_name: "${CLAUDE}", context_window: 200000 }\n`;
+  const session = `session_token: "${CREDS.sessionToken}"`;
   const yaml = `routing: { retry: { max_retries: 0 }, cooldown: { failures: 1000, cooldown_ms: 1 } }
 providers:
   aws:
     api: bedrock
     region: ${REGION}
     base_url: ${up.url}
-    aws: { access_key_id: "${CREDS.accessKeyId}", secret_access_key: "${CREDS.secretAccessKey}", session_token: "${CREDS.sessionToken}" }
+    aws: { access_key_id: "${CREDS.accessKeyId}", secret_access_key: "${CREDS.secretAccessKey}", ${session} }
 ${models}  badsig:
     api: bedrock
     region: ${REGION}
     base_url: ${up.url}
-    aws: { access_key_id: "${CREDS.accessKeyId}", secret_access_key: "not-the-secret", session_token: "${CREDS.sessionToken}" }
+    aws: { access_key_id: "${CREDS.accessKeyId}", secret_access_key: "not-the-secret", ${session} }
 ${models}  keyed:
     api: bedrock
     region: ${REGION}
@@ -309,7 +310,8 @@ describe('auth and errors', () => {
     expect(res.status).toBe(429);
     expect(res.headers.get('retry-after')).toBe('3');
     expect((await res.json()).error.message).toBe(
-      'model "aws/claude" could not be served (1 attempt). Last failure: Provider "aws" returned HTTP 429: Too many requests',
+      'model "aws/claude" could not be served (1 attempt). ' +
+        'Last failure: Provider "aws" returned HTTP 429: Too many requests',
     );
   });
 
