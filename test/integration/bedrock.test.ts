@@ -335,4 +335,20 @@ describe('auth and errors', () => {
     const failed = await stream.finalMessage().catch((e: unknown) => e);
     expect((failed as Error).message).toContain('throttlingException during the stream: slow down');
   });
+
+  it('an upstream message quoting the secret key or session token reaches the caller without them', async () => {
+    const quoted = `bad ${CREDS.secretAccessKey} and ${CREDS.sessionToken}`;
+    up.setHandler(() => ({ error: { status: 400, type: 'ValidationException', message: quoted } }));
+    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'x' }] }),
+    });
+    const text = await res.text();
+    expect(res.status).toBe(400);
+    expect(text).toContain('bad ');
+    expect(text).not.toContain(CREDS.secretAccessKey);
+    expect(text).not.toContain(CREDS.sessionToken);
+    expect(gw.logs.join('\n')).not.toContain(CREDS.secretAccessKey);
+  });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ChatRequest } from '../../../../src/core/canonical.js';
 import { GatewayError } from '../../../../src/core/errors.js';
 import { encodeBedrockRequest } from '../../../../src/formats/bedrock-converse/request-encode.js';
+import { maxBilledOutputTokens } from '../../../../src/formats/output-cap.js';
 
 const base = (over: Partial<ChatRequest> = {}): ChatRequest => ({
   model: 'b/claude',
@@ -174,5 +175,16 @@ describe('encodeBedrockRequest', () => {
     expect(err).toBeInstanceOf(GatewayError);
     expect((err as GatewayError).status).toBe(400);
     expect((err as GatewayError).param).toBe(param);
+  });
+
+  it('the budget reserves at least the maxTokens sent: exactly it with Claude thinking', () => {
+    const thinking = base({ maxTokens: 1000, reasoning: { effort: 'low' } });
+    const sent = (req: ChatRequest, model: string) =>
+      (encodeBedrockRequest(req, { model }).inferenceConfig as { maxTokens: number }).maxTokens;
+    const reserved = (req: ChatRequest) => maxBilledOutputTokens(req, 'openai-chat', 'bedrock-converse', undefined);
+    expect(reserved(thinking)).toBe(sent(thinking, CLAUDE.model));
+    expect(reserved(thinking)).toBe(2024);
+    expect(reserved(thinking)).toBeGreaterThanOrEqual(sent(thinking, NOVA.model));
+    expect(reserved(base())).toBe(sent(base(), NOVA.model));
   });
 });
