@@ -352,3 +352,18 @@ describe('auth and errors', () => {
     expect(gw.logs.join('\n')).not.toContain(CREDS.secretAccessKey);
   });
 });
+
+describe('count_tokens', () => {
+  it('is counted locally (approximately): no upstream call', async () => {
+    const res = await anthropic.messages.countTokens({
+      model: MODEL,
+      messages: [{ role: 'user', content: 'How many tokens is this?' }],
+    });
+    expect(res.input_tokens).toBeGreaterThan(0);
+    expect(up.received).toHaveLength(0);
+    const raw = await anthropic.messages
+      .countTokens({ model: MODEL, messages: [{ role: 'user', content: 'x' }] })
+      .withResponse();
+    expect(raw.response.headers.get('x-gateway-token-count')).toBe('local-approximate');
+  });
+});
