@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { decodeBedrockResponse } from '../../../../src/formats/bedrock-converse/response.js';
-import { bedrockErrorMessage, bedrockErrorStatus } from '../../../../src/formats/bedrock-converse/errors.js';
+import {
+  bedrockErrorMessage,
+  bedrockErrorStatus,
+  bedrockStreamError,
+} from '../../../../src/formats/bedrock-converse/errors.js';
 import { bedrockClaudeName, bedrockModelThinks } from '../../../../src/formats/bedrock-converse/model-traits.js';
 
 describe('decodeBedrockResponse', () => {
@@ -52,6 +56,24 @@ describe('Bedrock errors', () => {
     expect(bedrockErrorStatus(429, { message: 'loading', __type: 'ModelNotReadyException' })).toBe(503);
     expect(bedrockErrorStatus(400, { message: 'bad', __type: 'ValidationException:http://x' })).toBe(400);
     expect(bedrockErrorStatus(429, { message: 'slow down' })).toBe(429);
+  });
+});
+
+describe('Bedrock exception frames', () => {
+  it.each([
+    ['throttlingException', 429, true],
+    ['serviceUnavailableException', 503, true],
+    ['internalServerException', 500, true],
+    ['modelStreamErrorException', 502, true],
+    ['validationException', 400, false],
+    ['somethingNewException', 502, true],
+  ])('%s → %i (retryable %s)', (type, status, retryable) => {
+    const err = bedrockStreamError(type, { message: 'm' });
+    expect([err.status, err.retryable, err.message]).toEqual([
+      status,
+      retryable,
+      `The upstream reported ${type} during the stream: m`,
+    ]);
   });
 });
 
