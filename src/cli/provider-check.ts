@@ -110,7 +110,7 @@ function skipProbes(credentials: Credentials, reach: RequestOutcome): string {
 }
 
 function credentialsOf(p: ProviderConfig): Credentials {
-  if (p.apiKey !== undefined || p.azure?.entra !== undefined) return 'configured';
+  if (p.apiKey !== undefined || p.azure?.entra !== undefined || p.vertex !== undefined) return 'configured';
   if (!p.available) return 'missing';
   return p.byok === 'never' ? 'none' : 'caller';
 }

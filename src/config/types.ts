@@ -10,6 +10,7 @@ export type ProviderApi =
   | 'azure-openai'
   | 'azure-openai-responses'
   | 'gemini'
+  | 'vertex'
   | 'mock';
 
 /** What a model serves: chat (`/v1/chat/completions`, `/v1/messages`) or embeddings (`/v1/embeddings`). */
@@ -88,6 +89,17 @@ export interface EntraCredentials {
   authorityHost: string;
 }
 
+/**
+ * Vertex AI: where its models are (`/v1/projects/{project}/locations/{location}` under the
+ * location's endpoint) and how the gateway gets an access token.
+ */
+export interface VertexSettings {
+  project: string;
+  location: string;
+  /** A service-account key file; without it, the environment's application default credentials. */
+  credentialsFile?: string;
+}
+
 export interface ProviderConfig {
   id: string;
   api: ProviderApi;
@@ -106,6 +118,8 @@ export interface ProviderConfig {
   mock?: MockSettings;
   /** `api: azure-openai` and `azure-openai-responses` only. */
   azure?: AzureSettings;
+  /** `api: vertex` only. */
+  vertex?: VertexSettings;
   /** Keyed by model name (the part after `<provider>/`); GatewayConfig.models is keyed by id. */
   models: ReadonlyMap<string, ModelSpec>;
 }

@@ -6,6 +6,7 @@ import { azureOpenaiResponsesProvider } from './azure-openai-responses.js';
 import { openaiProvider } from './openai.js';
 import { openaiResponsesProvider } from './openai-responses.js';
 import type { HttpProviderKind } from './types.js';
+import { vertexProvider } from './vertex.js';
 
 /** HTTP provider kinds by `api`. `mock` is in-process (providers/mock.ts) and not listed here. */
 export const HTTP_PROVIDERS: Readonly<Partial<Record<ProviderApi, HttpProviderKind>>> = {
@@ -15,4 +16,5 @@ export const HTTP_PROVIDERS: Readonly<Partial<Record<ProviderApi, HttpProviderKi
   gemini: geminiProvider,
   'azure-openai': azureOpenaiProvider,
   'azure-openai-responses': azureOpenaiResponsesProvider,
+  vertex: vertexProvider,
 };

@@ -1,0 +1,261 @@
+/**
+ * The vertex provider kind over real HTTP: the official openai SDK (chat) and the Anthropic SDK
+ * reaching a Gemini model on the fake Vertex AI (fake-vertex.ts, in front of the strict fake Gemini
+ * API), JSON and streams, a tool round trip; the service account's token fetched once for
+ * concurrent requests, refreshed before expiry and after a refusal; `gateway providers` on it.
+ */
+
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { checkProvider } from '../../src/cli/provider-check.js';
+import type { GatewayConfig } from '../../src/config/types.js';
+import { UpstreamPool } from '../../src/upstream/client.js';
+import { type FakeVertex, startFakeVertex } from '../helpers/fake-vertex.js';
+import { type GeminiCall, type GeminiUpstream, startGeminiUpstream } from '../helpers/gemini-upstream.js';
+import { loadTestConfig, type RunningGateway, startGateway } from '../helpers/start-gateway.js';
+
+const KEY = 'vertex-suite-key-0001';
+const GEMINI_KEY = 'AIza-behind-vertex-000111';
+const PROJECT = 'fake-project';
+const LOCATION = 'europe-west4';
+const MODEL = 'vx/gemini-2.5-flash';
+const VERTEX_PATH = `/v1/projects/${PROJECT}/locations/${LOCATION}/publishers/google/models/gemini-2.5-flash`;
+
+let gemini: GeminiUpstream;
+let vertex: FakeVertex;
+let config: GatewayConfig;
+let gw: RunningGateway;
+let openai: OpenAI;
+let anthropic: Anthropic;
+
+function configYaml(): string {
+  const models = '{ gemini-2.5-flash: { context_window: 1048576, max_output_tokens: 8192 } }';
+  const provider = (project: string, location: string) => `
+    api: vertex
+    base_url: ${vertex.url}
+    vertex: { project: ${project}, location: ${location}, credentials_file: "${vertex.keyFile}" }
+    timeouts: { connect_ms: 1000, first_byte_ms: 2000, total_ms: 5000 }
+    cooldown: { failures: 1000, cooldown_ms: 1 }
+    models: ${models}`;
+  return `
+routing: { retry: { max_retries: 0 }, fallback_on: [] }
+providers:
+  vx: ${provider(PROJECT, LOCATION)}
+  fresh: ${provider(PROJECT, LOCATION)}
+  otherproject: ${provider('someone-else', LOCATION)}
+  otherlocation: ${provider(PROJECT, 'us-central1')}
+roles: { dev: { models: ['*'] } }
+keys: [{ id: k, key: ${KEY}, role: dev }]
+`;
+}
+
+beforeAll(async () => {
+  gemini = await startGeminiUpstream({ apiKey: GEMINI_KEY });
+  vertex = await startFakeVertex({ project: PROJECT, location: LOCATION, gemini, geminiKey: GEMINI_KEY });
+  config = loadTestConfig(configYaml());
+  gw = await startGateway(config);
+  openai = new OpenAI({ apiKey: KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+  anthropic = new Anthropic({ apiKey: KEY, baseURL: gw.url, maxRetries: 0 });
+});
+afterAll(async () => {
+  await gw?.close();
+  await vertex?.close();
+  await gemini?.close();
+});
+beforeEach(() => {
+  gemini.received.length = 0;
+  gemini.setHandler(undefined);
+  vertex.received.length = 0;
+});
+
+/** First turn: call get_weather; once the result is back: answer from it. */
+function weatherLoop(call: GeminiCall) {
+  const contents = call.body.contents as Array<{ parts: Array<Record<string, unknown>> }>;
+  const answered = contents[contents.length - 1].parts.find((p) => p.functionResponse !== undefined);
+  if (answered) return { parts: [{ text: `It is ${JSON.stringify(answered.functionResponse)}` }] };
+  return { parts: [{ call: { name: 'get_weather', args: { city: 'Paris' } } }] };
+}
+
+const WEATHER_TOOL = {
+  name: 'get_weather',
+  description: 'Weather in a city',
+  parameters: { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] },
+};
+
+describe('openai SDK, chat completions → Gemini on Vertex', () => {
+  it('JSON: the project/location path, a bearer token, the Gemini body', async () => {
+    const res = await openai.chat.completions.create({
+      model: MODEL,
+      messages: [{ role: 'user', content: 'Hello there' }],
+      max_tokens: 50,
+    });
+    expect(res.choices[0].message.content).toBe('You said: Hello there');
+    expect(res.model).toBe(MODEL);
+    expect(vertex.received[0].path).toBe(`${VERTEX_PATH}:generateContent`);
+    expect(vertex.received[0].authorization).toMatch(/^Bearer ya29\.fake-\d+-/);
+    expect(vertex.received[0].status).toBe(200);
+    expect(gemini.received[0].body).toEqual({
+      contents: [{ role: 'user', parts: [{ text: 'Hello there' }] }],
+      generationConfig: { maxOutputTokens: 50 },
+    });
+  });
+
+  it('stream: streamGenerateContent?alt=sse, the text in order', async () => {
+    gemini.setHandler(() => ({ parts: [{ text: 'One, ' }, { text: 'two.' }] }));
+    const stream = await openai.chat.completions.create({
+      model: MODEL,
+      messages: [{ role: 'user', content: 'Count' }],
+      stream: true,
+    });
+    let text = '';
+    let finish: string | null = null;
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta.content ?? '';
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+    }
+    expect(text).toBe('One, two.');
+    expect(finish).toBe('stop');
+    expect(vertex.received[0].path).toBe(`${VERTEX_PATH}:streamGenerateContent?alt=sse`);
+  });
+
+  it('tool round trip: the call, its result back, the answer', async () => {
+    gemini.setHandler(weatherLoop);
+    const tools: OpenAI.ChatCompletionTool[] = [{ type: 'function', function: WEATHER_TOOL }];
+    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Weather in Paris?' }];
+    const first = await openai.chat.completions.create({ model: MODEL, messages, tools });
+    expect(first.choices[0].finish_reason).toBe('tool_calls');
+    const tc = first.choices[0].message.tool_calls?.[0] as OpenAI.ChatCompletionMessageFunctionToolCall;
+    expect(tc.function.name).toBe('get_weather');
+    expect(JSON.parse(tc.function.arguments)).toEqual({ city: 'Paris' });
+    messages.push(
+      { role: 'assistant', content: null, tool_calls: [tc] },
+      { role: 'tool', tool_call_id: tc.id, content: '18C' },
+    );
+    const second = await openai.chat.completions.create({ model: MODEL, messages, tools });
+    expect(second.choices[0].message.content).toBe('It is {"name":"get_weather","response":{"output":"18C"}}');
+    expect(vertex.received.map((c) => c.status)).toEqual([200, 200]);
+  });
+});
+
+describe('Anthropic SDK, messages → Gemini on Vertex', () => {
+  it('JSON', async () => {
+    const msg = await anthropic.messages.create({
+      model: MODEL,
+      max_tokens: 64,
+      messages: [{ role: 'user', content: 'Hi from Claude Code' }],
+    });
+    expect(msg.content).toEqual([{ type: 'text', text: 'You said: Hi from Claude Code' }]);
+    expect(msg.stop_reason).toBe('end_turn');
+    expect(vertex.received[0].path).toBe(`${VERTEX_PATH}:generateContent`);
+  });
+
+  it('stream with a tool call', async () => {
+    gemini.setHandler(weatherLoop);
+    const stream = anthropic.messages.stream({
+      model: MODEL,
+      max_tokens: 64,
+      tools: [
+        { name: WEATHER_TOOL.name, description: WEATHER_TOOL.description, input_schema: WEATHER_TOOL.parameters },
+      ],
+      messages: [{ role: 'user', content: 'Weather in Paris?' }],
+    });
+    const msg = await stream.finalMessage();
+    expect(msg.stop_reason).toBe('tool_use');
+    const use = msg.content.find((b) => b.type === 'tool_use');
+    expect(use).toMatchObject({ type: 'tool_use', name: 'get_weather', input: { city: 'Paris' } });
+    expect(vertex.received[0].path).toBe(`${VERTEX_PATH}:streamGenerateContent?alt=sse`);
+  });
+});
+
+describe('the service-account token', () => {
+  it('the fake verified every assertion it was sent (none refused)', () => {
+    expect(vertex.refusals).toEqual([]);
+  });
+
+  it('concurrent first requests share one token fetch', async () => {
+    const before = vertex.tokenFetches;
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        openai.chat.completions.create({
+          model: 'fresh/gemini-2.5-flash',
+          messages: [{ role: 'user', content: `n${i}` }],
+        }),
+      ),
+    );
+    expect(answers.map((a) => a.choices[0].message.content)).toEqual(
+      Array.from({ length: 6 }, (_, i) => `You said: n${i}`),
+    );
+    expect(vertex.tokenFetches).toBe(before + 1);
+    expect(vertex.received).toHaveLength(6);
+    expect(new Set(vertex.received.map((c) => c.authorization)).size).toBe(1);
+  });
+
+  it('a token Vertex refuses (401) is dropped: the next request fetches another', async () => {
+    await openai.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'warm' }] });
+    vertex.revokeAll();
+    const before = vertex.tokenFetches;
+    const refused = await openai.chat.completions
+      .create({ model: MODEL, messages: [{ role: 'user', content: 'x' }] })
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(OpenAI.APIError);
+    expect(vertex.tokenFetches).toBe(before);
+    const res = await openai.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'y' }] });
+    expect(res.choices[0].message.content).toBe('You said: y');
+    expect(vertex.tokenFetches).toBe(before + 1);
+    expect(vertex.received.map((c) => c.status)).toEqual([200, 401, 200]);
+  });
+
+  it('a token is refreshed before it expires', async () => {
+    vertex.tokenLifetimeS = 2;
+    vertex.revokeAll();
+    // The refused token is dropped; the next one lives 2 s, so it is refreshed after 1 s.
+    await openai.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'a' }] }).catch(() => {});
+    const fetches = vertex.tokenFetches;
+    await openai.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'b' }] });
+    await openai.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'c' }] });
+    expect(vertex.tokenFetches).toBe(fetches + 1);
+    await new Promise((r) => setTimeout(r, 1100));
+    await openai.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'd' }] });
+    expect(vertex.tokenFetches).toBe(fetches + 2);
+    const auth = vertex.received.slice(-3).map((c) => c.authorization);
+    expect(auth[0]).toBe(auth[1]);
+    expect(auth[2]).not.toBe(auth[1]);
+    expect(vertex.received.slice(-3).map((c) => c.status)).toEqual([200, 200, 200]);
+    vertex.tokenLifetimeS = 3600;
+  });
+});
+
+describe('wrong project or location', () => {
+  it.each([
+    ['otherproject', 403],
+    ['otherlocation', 404],
+  ])('%s: the fake refuses (%i) and the caller gets an error', async (provider, status) => {
+    const err = await openai.chat.completions
+      .create({ model: `${provider}/gemini-2.5-flash`, messages: [{ role: 'user', content: 'x' }] })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.APIError);
+    expect(vertex.received[0].status).toBe(status);
+    expect(gemini.received).toEqual([]);
+  });
+});
+
+describe('gateway providers on vertex', () => {
+  it('the project’s model list answers with the token: healthy; --probe: one generateContent', async () => {
+    const pool = new UpstreamPool();
+    const p = config.providers.get('vx');
+    if (!p) throw new Error('no vx provider');
+    const check = await checkProvider(p, { probe: true, timeoutMs: 3000, pool, limit: (task) => task() });
+    expect(check).toMatchObject({ status: 'ok', credentials: 'configured' });
+    expect(check.models?.map((m) => m.status)).toEqual(['ok']);
+    expect(vertex.received.map((c) => c.path)).toEqual([
+      `/v1/projects/${PROJECT}/locations/${LOCATION}/models?pageSize=1`,
+      `${VERTEX_PATH}:generateContent`,
+    ]);
+    expect(gemini.received[0].body).toEqual({
+      contents: [{ role: 'user', parts: [{ text: 'ping' }] }],
+      generationConfig: { maxOutputTokens: 1 },
+    });
+    await pool.close();
+  });
+});
