@@ -137,7 +137,7 @@ function normaliseProvider(
     });
   }
   const baseUrl =
-    api === 'vertex'
+    api === 'vertex' || api === 'vertex-anthropic'
       ? vertexBaseUrl(p)
       : (str(p.base_url) ??
         (api === 'anthropic'
@@ -169,7 +169,7 @@ function normaliseProvider(
       ? { mock: { latencyMs: num(mock.latency_ms, 0), chunkDelayMs: num(mock.chunk_delay_ms, 0) } }
       : {}),
     ...(api === 'azure-openai' || api === 'azure-openai-responses' ? { azure: normaliseAzure(p) } : {}),
-    ...(api === 'vertex' ? { vertex: normaliseVertex(p) } : {}),
+    ...(api === 'vertex' || api === 'vertex-anthropic' ? { vertex: normaliseVertex(p) } : {}),
     models,
   };
 }

@@ -83,7 +83,7 @@ function checkProviders({ report }: Ctx, data: Obj): void {
     }
     const api = str(obj(p)?.api);
     if (api === 'azure-openai' || api === 'azure-openai-responses') checkAzure(report, pid, obj(p) ?? {});
-    if (api === 'vertex') checkVertex(report, pid, obj(p) ?? {});
+    if (api === 'vertex' || api === 'vertex-anthropic') checkVertex(report, pid, obj(p) ?? {});
     const entra = obj(obj(p)?.entra);
     const host = str(entra?.authority_host);
     if (host !== undefined && !isHttpUrl(host)) {
@@ -108,7 +108,7 @@ function checkVertex(report: Ctx['report'], pid: string, p: Obj): void {
   }
   const byok = str(p.byok);
   if (byok !== undefined && byok !== 'never') {
-    report('error', ['providers', pid, 'byok'], 'must be never on vertex: it signs in with a service account');
+    report('error', ['providers', pid, 'byok'], 'must be never on Vertex AI: it signs in with a service account');
   }
 }
 

@@ -11,6 +11,7 @@ export type ProviderApi =
   | 'azure-openai-responses'
   | 'gemini'
   | 'vertex'
+  | 'vertex-anthropic'
   | 'mock';
 
 /** What a model serves: chat (`/v1/chat/completions`, `/v1/messages`) or embeddings (`/v1/embeddings`). */
@@ -118,7 +119,7 @@ export interface ProviderConfig {
   mock?: MockSettings;
   /** `api: azure-openai` and `azure-openai-responses` only. */
   azure?: AzureSettings;
-  /** `api: vertex` only. */
+  /** `api: vertex` and `vertex-anthropic` only. */
   vertex?: VertexSettings;
   /** Keyed by model name (the part after `<provider>/`); GatewayConfig.models is keyed by id. */
   models: ReadonlyMap<string, ModelSpec>;

@@ -29,7 +29,8 @@ export const vertexProvider: HttpProviderKind = {
     model ? `/publishers/google/models/${encodeURIComponent(model.upstreamName)}${path}` : path,
 };
 
-async function vertexAuthHeaders(
+/** A bearer token for the provider's Google Cloud credentials (`vertex` and `vertex-anthropic`). */
+export async function vertexAuthHeaders(
   _apiKey: string | undefined,
   provider: ProviderConfig,
 ): Promise<Record<string, string>> {

@@ -10,11 +10,16 @@
  *   POST …:streamGenerateContent?alt=sse
  *                 relayed to a strict fake Gemini API (gemini-upstream.ts) with its key, answered as it
  *                 answers: same body, same stream.
+ *   POST /v1/projects/{p}/locations/{l}/publishers/anthropic/models/{m}:rawPredict (or :streamRawPredict)
+ *                 Claude: the body must have no `model` and `anthropic_version: "vertex-2023-10-16"`
+ *                 (400 INVALID_ARGUMENT otherwise); it is relayed to the strict fake Anthropic API
+ *                 (fake-upstream.ts `/v1/messages`, as Anthropic takes it: `model` from the URL, the
+ *                 version as a header) and answered as it answers.
  *   GET /v1/projects/{p}/locations/{l}/models   the project's (empty) model list
  * A bearer token this fake did not issue, or one past its expiry, is 401 UNAUTHENTICATED; another
  * project is 403 PERMISSION_DENIED; another location or path is 404 NOT_FOUND (Google's error shape).
  *
- *   const vx = await startFakeVertex({ project, location, gemini })   gemini: a GeminiUpstream
+ *   const vx = await startFakeVertex({ project, location, gemini, geminiKey, anthropic })
  *   vx.keyFile                 a service-account key file whose token_uri is this fake's
  *   vx.tokenFetches            how many tokens it issued
  *   vx.received                every API call: method, path, authorization, status
@@ -31,13 +36,19 @@ import type { GeminiUpstream } from './gemini-upstream.js';
 export const SERVICE_ACCOUNT = 'gateway-test@fake-project.iam.gserviceaccount.com';
 const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
 const SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
-const ROUTE = /^\/v1\/projects\/([^/]+)\/locations\/([^/]+)\/publishers\/google\/models\/([^/:]+):([A-Za-z]+)$/;
+const ROUTE =
+  /^\/v1\/projects\/([^/]+)\/locations\/([^/]+)\/publishers\/(google|anthropic)\/models\/([^/:]+):([A-Za-z]+)$/;
+const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16';
 const MODELS = /^\/v1\/projects\/([^/]+)\/locations\/([^/]+)\/models$/;
+/** The Anthropic API behind the Claude endpoints (the gateway's strict fake upstream). */
+const ANTHROPIC_KEY = 'sk-ant-behind-vertex';
 
 export interface VertexCall {
   method: string;
   path: string;
   authorization: string | undefined;
+  /** The body as sent. */
+  body: string;
   status?: number;
 }
 
@@ -50,6 +61,8 @@ export interface FakeVertex {
   received: VertexCall[];
   /** Seconds each new token lives (3600 by default). */
   tokenLifetimeS: number;
+  /** A valid token without the OAuth exchange, for tests that call the fake directly. */
+  issueToken(): string;
   /** Refuse every token issued so far (as after a revocation). */
   revokeAll(): void;
   close(): Promise<void>;
@@ -60,6 +73,8 @@ export async function startFakeVertex(opts: {
   location: string;
   gemini: GeminiUpstream;
   geminiKey: string;
+  /** Origin of a fake Anthropic API (fake-upstream.ts). */
+  anthropic: string;
 }): Promise<FakeVertex> {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const issued = new Map<string, number>();
@@ -74,6 +89,7 @@ export async function startFakeVertex(opts: {
         method: req.method ?? '',
         path: req.url ?? '',
         authorization: req.headers.authorization,
+        body: body.toString('utf8'),
       };
       fake.received.push(call);
       const fail = (status: number, reason: string, message: string) => {
@@ -97,11 +113,31 @@ export async function startFakeVertex(opts: {
         call.status = 200;
         return sendJson(res, 200, { models: [] });
       }
-      const [, , , model, method] = where as RegExpExecArray;
+      const [, , , publisher, model, method] = where as RegExpExecArray;
+      if (publisher === 'anthropic') {
+        if (req.method !== 'POST' || (method !== 'rawPredict' && method !== 'streamRawPredict')) {
+          return fail(404, 'NOT_FOUND', `Method ${method} was not found.`);
+        }
+        const claude = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
+        if ('model' in claude) return fail(400, 'INVALID_ARGUMENT', 'model: Extra inputs are not permitted');
+        if (claude.anthropic_version !== VERTEX_ANTHROPIC_VERSION) {
+          return fail(400, 'INVALID_ARGUMENT', `anthropic_version must be ${VERTEX_ANTHROPIC_VERSION}`);
+        }
+        const { anthropic_version: _, ...rest } = claude;
+        const headers = { 'x-api-key': ANTHROPIC_KEY, 'anthropic-version': '2023-06-01' };
+        const beta = req.headers['anthropic-beta'];
+        const sent = Buffer.from(JSON.stringify({ model: decodeURIComponent(model), ...rest }));
+        return relay(new URL('/v1/messages', opts.anthropic), sent, res, call, {
+          ...headers,
+          ...(typeof beta === 'string' ? { 'anthropic-beta': beta } : {}),
+        });
+      }
       if (req.method !== 'POST' || (method !== 'generateContent' && method !== 'streamGenerateContent')) {
         return fail(404, 'NOT_FOUND', `Method ${method} was not found.`);
       }
-      relay(`/v1beta/models/${model}:${method}${url.search}`, body, res, call);
+      relay(new URL(`/v1beta/models/${model}:${method}${url.search}`, opts.gemini.url), body, res, call, {
+        'x-goog-api-key': opts.geminiKey,
+      });
     });
   });
 
@@ -123,15 +159,17 @@ export async function startFakeVertex(opts: {
     sendJson(res, 200, { access_token: value, expires_in: fake.tokenLifetimeS, token_type: 'Bearer' });
   }
 
-  /** The call, as the Gemini API takes it; its answer streamed back as it comes. */
-  function relay(path: string, body: Buffer, res: ServerResponse, call: VertexCall): void {
-    const target = new URL(path, opts.gemini.url);
+  /** The call, as the publisher's own API takes it; its answer streamed back as it comes. */
+  function relay(
+    target: URL,
+    body: Buffer,
+    res: ServerResponse,
+    call: VertexCall,
+    headers: Record<string, string>,
+  ): void {
     const out = request(
       target,
-      {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-goog-api-key': opts.geminiKey },
-      },
+      { method: 'POST', headers: { 'content-type': 'application/json', ...headers } },
       (up) => {
         call.status = up.statusCode;
         res.writeHead(up.statusCode ?? 502, { 'content-type': up.headers['content-type'] ?? 'application/json' });
@@ -164,6 +202,11 @@ export async function startFakeVertex(opts: {
     refusals: [],
     received: [],
     tokenLifetimeS: 3600,
+    issueToken: () => {
+      const value = `ya29.direct-${issued.size}-${Math.random().toString(36).slice(2)}`;
+      issued.set(value, Date.now() + 60_000);
+      return value;
+    },
     revokeAll: () => issued.clear(),
     close: () => new Promise<void>((r) => server.close(() => r())),
   };

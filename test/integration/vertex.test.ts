@@ -11,6 +11,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { checkProvider } from '../../src/cli/provider-check.js';
 import type { GatewayConfig } from '../../src/config/types.js';
 import { UpstreamPool } from '../../src/upstream/client.js';
+import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.js';
 import { type FakeVertex, startFakeVertex } from '../helpers/fake-vertex.js';
 import { type GeminiCall, type GeminiUpstream, startGeminiUpstream } from '../helpers/gemini-upstream.js';
 import { loadTestConfig, type RunningGateway, startGateway } from '../helpers/start-gateway.js';
@@ -20,9 +21,13 @@ const GEMINI_KEY = 'AIza-behind-vertex-000111';
 const PROJECT = 'fake-project';
 const LOCATION = 'europe-west4';
 const MODEL = 'vx/gemini-2.5-flash';
+const CLAUDE = 'claude/claude-sonnet-4-5';
+const LOCATION_PATH = `/v1/projects/${PROJECT}/locations/${LOCATION}`;
+const CLAUDE_PATH = `${LOCATION_PATH}/publishers/anthropic/models/claude-sonnet-4-5@20250929`;
 const VERTEX_PATH = `/v1/projects/${PROJECT}/locations/${LOCATION}/publishers/google/models/gemini-2.5-flash`;
 
 let gemini: GeminiUpstream;
+let claudeUp: FakeUpstream;
 let vertex: FakeVertex;
 let config: GatewayConfig;
 let gw: RunningGateway;
@@ -43,6 +48,16 @@ routing: { retry: { max_retries: 0 }, fallback_on: [] }
 providers:
   vx: ${provider(PROJECT, LOCATION)}
   fresh: ${provider(PROJECT, LOCATION)}
+  claude:
+    api: vertex-anthropic
+    base_url: ${vertex.url}
+    vertex: { project: ${PROJECT}, location: ${LOCATION}, credentials_file: "${vertex.keyFile}" }
+    models: { claude-sonnet-4-5: { context_window: 200000, upstream_name: "claude-sonnet-4-5@20250929" } }
+  claudeprobe:
+    api: vertex-anthropic
+    base_url: ${vertex.url}
+    vertex: { project: ${PROJECT}, location: ${LOCATION}, credentials_file: "${vertex.keyFile}" }
+    models: { claude-sonnet-4-5: { context_window: 200000, upstream_name: "claude-sonnet-4-5@20250929" } }
   otherproject: ${provider('someone-else', LOCATION)}
   otherlocation: ${provider(PROJECT, 'us-central1')}
 roles: { dev: { models: ['*'] } }
@@ -52,7 +67,14 @@ keys: [{ id: k, key: ${KEY}, role: dev }]
 
 beforeAll(async () => {
   gemini = await startGeminiUpstream({ apiKey: GEMINI_KEY });
-  vertex = await startFakeVertex({ project: PROJECT, location: LOCATION, gemini, geminiKey: GEMINI_KEY });
+  claudeUp = await startFakeUpstream();
+  vertex = await startFakeVertex({
+    project: PROJECT,
+    location: LOCATION,
+    gemini,
+    geminiKey: GEMINI_KEY,
+    anthropic: claudeUp.url,
+  });
   config = loadTestConfig(configYaml());
   gw = await startGateway(config);
   openai = new OpenAI({ apiKey: KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
@@ -62,11 +84,13 @@ afterAll(async () => {
   await gw?.close();
   await vertex?.close();
   await gemini?.close();
+  await claudeUp?.close();
 });
 beforeEach(() => {
   gemini.received.length = 0;
   gemini.setHandler(undefined);
   vertex.received.length = 0;
+  claudeUp.reset();
 });
 
 /** First turn: call get_weather; once the result is back: answer from it. */
@@ -168,6 +192,131 @@ describe('Anthropic SDK, messages → Gemini on Vertex', () => {
   });
 });
 
+describe('Claude on Vertex (vertex-anthropic)', () => {
+  it('Anthropic SDK, JSON: pass-through with exactly two edits (no model, anthropic_version), rawPredict', async () => {
+    const msg = await anthropic.messages.create({
+      model: CLAUDE,
+      max_tokens: 64,
+      system: 'Be brief.',
+      messages: [{ role: 'user', content: 'Hello Claude' }],
+    });
+    expect(msg.content).toEqual([{ type: 'text', text: 'echo: Hello Claude' }]);
+    expect(msg.model).toBe(CLAUDE);
+    const call = vertex.received[0];
+    expect(call.path).toBe(`${CLAUDE_PATH}:rawPredict`);
+    expect(call.authorization).toMatch(/^Bearer ya29\.fake-/);
+    expect(call.body.startsWith('{"anthropic_version":"vertex-2023-10-16",')).toBe(true);
+    expect(JSON.parse(call.body)).toEqual({
+      anthropic_version: 'vertex-2023-10-16',
+      max_tokens: 64,
+      system: 'Be brief.',
+      messages: [{ role: 'user', content: 'Hello Claude' }],
+    });
+    expect(claudeUp.received[0].body.model).toBe('claude-sonnet-4-5@20250929');
+  });
+
+  it('Anthropic SDK, stream: streamRawPredict, the events relayed', async () => {
+    const stream = anthropic.messages.stream({
+      model: CLAUDE,
+      max_tokens: 64,
+      messages: [{ role: 'user', content: 'Stream please' }],
+    });
+    const msg = await stream.finalMessage();
+    expect(msg.content).toEqual([{ type: 'text', text: 'echo: Stream please' }]);
+    expect(msg.model).toBe(CLAUDE);
+    expect(vertex.received[0].path).toBe(`${CLAUDE_PATH}:streamRawPredict`);
+    expect(JSON.parse(vertex.received[0].body).stream).toBe(true);
+  });
+
+  it('openai SDK chat, JSON and stream: translated, no model in the body', async () => {
+    const res = await openai.chat.completions.create({
+      model: CLAUDE,
+      messages: [{ role: 'user', content: 'From OpenAI' }],
+      max_tokens: 32,
+    });
+    expect(res.choices[0].message.content).toBe('echo: From OpenAI');
+    const stream = await openai.chat.completions.create({
+      model: CLAUDE,
+      messages: [{ role: 'user', content: 'Streamed' }],
+      max_tokens: 32,
+      stream: true,
+    });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+    expect(text).toBe('echo: Streamed');
+    expect(vertex.received.map((c) => c.path)).toEqual([
+      `${CLAUDE_PATH}:rawPredict`,
+      `${CLAUDE_PATH}:streamRawPredict`,
+    ]);
+    for (const c of vertex.received) {
+      const body = JSON.parse(c.body);
+      expect(body.model).toBeUndefined();
+      expect(body.anthropic_version).toBe('vertex-2023-10-16');
+    }
+  });
+
+  it('openai SDK chat: a tool round trip', async () => {
+    const tools: OpenAI.ChatCompletionTool[] = [{ type: 'function', function: WEATHER_TOOL }];
+    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Weather in Paris?' }];
+    const first = await openai.chat.completions.create({
+      model: CLAUDE,
+      messages,
+      tools,
+      tool_choice: { type: 'function', function: { name: 'get_weather' } },
+    });
+    expect(first.choices[0].finish_reason).toBe('tool_calls');
+    const tc = first.choices[0].message.tool_calls?.[0] as OpenAI.ChatCompletionMessageFunctionToolCall;
+    expect(tc.function.name).toBe('get_weather');
+    messages.push(
+      { role: 'assistant', content: null, tool_calls: [tc] },
+      { role: 'tool', tool_call_id: tc.id, content: '18C' },
+      { role: 'user', content: 'Thanks' },
+    );
+    const second = await openai.chat.completions.create({ model: CLAUDE, messages, tools });
+    expect(second.choices[0].message.content).toBe('echo: Thanks');
+    const sent = JSON.parse(vertex.received[1].body) as { messages: Array<{ content: unknown }> };
+    expect(sent.messages[2].content).toContainEqual({ type: 'tool_result', tool_use_id: tc.id, content: '18C' });
+    expect(claudeUp.received.map((c) => c.status)).toEqual([200, 200]);
+  });
+});
+
+describe('the fake Vertex is strict', () => {
+  const post = (path: string, body: unknown, token?: string) =>
+    fetch(`${vertex.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(body),
+    });
+  const claudeBody = {
+    anthropic_version: 'vertex-2023-10-16',
+    max_tokens: 8,
+    messages: [{ role: 'user', content: 'x' }],
+  };
+
+  it('takes the Claude body as Vertex documents it', async () => {
+    const res = await post(`${CLAUDE_PATH}:rawPredict`, claudeBody, vertex.issueToken());
+    expect(res.status).toBe(200);
+  });
+
+  it.each([
+    ['no token', `${CLAUDE_PATH}:rawPredict`, claudeBody, false, 401],
+    ['a model in the body', `${CLAUDE_PATH}:rawPredict`, { ...claudeBody, model: 'claude' }, true, 400],
+    ['no anthropic_version', `${CLAUDE_PATH}:rawPredict`, { max_tokens: 8, messages: claudeBody.messages }, true, 400],
+    ['another project', `${CLAUDE_PATH.replace(PROJECT, 'other')}:rawPredict`, claudeBody, true, 403],
+    [
+      'another location',
+      `${CLAUDE_PATH.replace(`locations/${LOCATION}`, 'locations/us-east5')}:rawPredict`,
+      claudeBody,
+      true,
+      404,
+    ],
+  ])('refuses %s', async (_what, path, body, withToken, status) => {
+    const res = await post(path, body, withToken ? vertex.issueToken() : undefined);
+    expect(res.status).toBe(status);
+    expect(claudeUp.received).toEqual([]);
+  });
+});
+
 describe('the service-account token', () => {
   it('the fake verified every assertion it was sent (none refused)', () => {
     expect(vertex.refusals).toEqual([]);
@@ -256,6 +405,21 @@ describe('gateway providers on vertex', () => {
       contents: [{ role: 'user', parts: [{ text: 'ping' }] }],
       generationConfig: { maxOutputTokens: 1 },
     });
+    await pool.close();
+  });
+
+  it('vertex-anthropic: --probe sends one rawPredict body Vertex takes', async () => {
+    const pool = new UpstreamPool();
+    // A provider of its own: no token cached yet (the token tests revoke the others').
+    const p = config.providers.get('claudeprobe');
+    if (!p) throw new Error('no claudeprobe provider');
+    const check = await checkProvider(p, { probe: true, timeoutMs: 3000, pool, limit: (task) => task() });
+    expect(check).toMatchObject({ status: 'ok', kind: 'vertex-anthropic', credentials: 'configured' });
+    expect(check.models?.map((m) => m.status)).toEqual(['ok']);
+    expect(vertex.received.map((c) => [c.path, c.status])).toEqual([
+      [`/v1/projects/${PROJECT}/locations/${LOCATION}/models?pageSize=1`, 200],
+      [`${CLAUDE_PATH}:rawPredict`, 200],
+    ]);
     await pool.close();
   });
 });

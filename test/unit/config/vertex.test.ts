@@ -30,6 +30,17 @@ describe('loadConfigText: vertex providers', () => {
     expect(local.config!.providers.get('vx')!.baseUrl).toBe('http://127.0.0.1:9/v1/projects/p/locations/l');
   });
 
+  it('vertex-anthropic takes the same settings', () => {
+    const r = load(`{ api: vertex-anthropic, vertex: { project: p, location: us-east5 }, ${MODELS} }`);
+    expect(r.issues).toEqual([]);
+    const p = r.config!.providers.get('vx')!;
+    expect(p.baseUrl).toBe('https://us-east5-aiplatform.googleapis.com/v1/projects/p/locations/us-east5');
+    expect(p.vertex).toEqual({ project: 'p', location: 'us-east5' });
+    expect(
+      issues(load(`{ api: vertex-anthropic, byok: required, vertex: { project: p, location: l }, ${MODELS} }`)),
+    ).toEqual([['error', 'providers.vx.byok', 'must be never on Vertex AI: it signs in with a service account']]);
+  });
+
   it('requires the vertex block, refuses api_key and a location that is no host-name label', () => {
     expect(issues(load(`{ api: vertex, ${MODELS} }`))).toEqual([
       ['error', 'providers.vx', 'missing required property "vertex" (required for api "vertex")'],
@@ -44,7 +55,7 @@ describe('loadConfigText: vertex providers', () => {
 
   it('refuses byok: a service account signs in, not a caller key', () => {
     expect(issues(load(`{ api: vertex, byok: optional, vertex: { project: p, location: l }, ${MODELS} }`))).toEqual([
-      ['error', 'providers.vx.byok', 'must be never on vertex: it signs in with a service account'],
+      ['error', 'providers.vx.byok', 'must be never on Vertex AI: it signs in with a service account'],
     ]);
   });
 
