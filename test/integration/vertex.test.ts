@@ -5,6 +5,10 @@
  * concurrent requests, refreshed before expiry and after a refusal; `gateway providers` on it.
  */
 
+import { generateKeyPairSync } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -34,12 +38,26 @@ let gw: RunningGateway;
 let openai: OpenAI;
 let anthropic: Anthropic;
 
+/** The fake's key file with some of its fields changed. */
+function keyFileWith(name: string, change: Record<string, unknown>): string {
+  const key = JSON.parse(readFileSync(vertex.keyFile, 'utf8')) as Record<string, unknown>;
+  const file = join(tmpdir(), `vertex-${name}-${process.pid}.json`);
+  writeFileSync(file, JSON.stringify({ ...key, ...change }));
+  return file;
+}
+
+/** Another private key: its assertions do not verify. */
+function otherPrivateKey(): string {
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  return privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+}
+
 function configYaml(): string {
   const models = '{ gemini-2.5-flash: { context_window: 1048576, max_output_tokens: 8192 } }';
-  const provider = (project: string, location: string) => `
+  const provider = (project: string, location: string, keyFile = vertex.keyFile) => `
     api: vertex
     base_url: ${vertex.url}
-    vertex: { project: ${project}, location: ${location}, credentials_file: "${vertex.keyFile}" }
+    vertex: { project: ${project}, location: ${location}, credentials_file: "${keyFile}" }
     timeouts: { connect_ms: 1000, first_byte_ms: 2000, total_ms: 5000 }
     cooldown: { failures: 1000, cooldown_ms: 1 }
     models: ${models}`;
@@ -48,6 +66,9 @@ routing: { retry: { max_retries: 0 }, fallback_on: [] }
 providers:
   vx: ${provider(PROJECT, LOCATION)}
   fresh: ${provider(PROJECT, LOCATION)}
+  wrongkey: ${provider(PROJECT, LOCATION, keyFileWith('wrong', { private_key: otherPrivateKey() }))}
+  tokendown: ${provider(PROJECT, LOCATION, keyFileWith('down', { token_uri: 'http://127.0.0.1:9/token' }))}
+  nofile: ${provider(PROJECT, LOCATION, '/nonexistent/vertex-key.json')}
   claude:
     api: vertex-anthropic
     base_url: ${vertex.url}
@@ -372,6 +393,57 @@ describe('the service-account token', () => {
     expect(auth[2]).not.toBe(auth[1]);
     expect(vertex.received.slice(-3).map((c) => c.status)).toEqual([200, 200, 200]);
     vertex.tokenLifetimeS = 3600;
+  });
+});
+
+describe('credentials that do not work', () => {
+  const chat = (model: string) =>
+    fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'x' }] }),
+    });
+
+  it('a key the token endpoint refuses: a credential error naming the provider, no key', async () => {
+    const refusals = vertex.refusals.length;
+    const res = await chat('wrongkey/gemini-2.5-flash');
+    expect(res.status).toBe(502);
+    const text = await res.text();
+    expect(JSON.parse(text).error.message).toBe(
+      'model "wrongkey/gemini-2.5-flash" could not be served (1 attempt). Last failure: ' +
+        'Provider "wrongkey" could not get a Google Cloud access token: the token endpoint answered HTTP 400.',
+    );
+    expect(vertex.refusals.slice(refusals)).toEqual(['invalid JWT signature']);
+    expect(vertex.received).toEqual([]);
+    expect(text).not.toContain('PRIVATE KEY');
+  });
+
+  it('a key file that cannot be read: the same credential error', async () => {
+    const res = await chat('nofile/gemini-2.5-flash');
+    expect(res.status).toBe(502);
+    expect((await res.json()).error.message).toBe(
+      'model "nofile/gemini-2.5-flash" could not be served (1 attempt). Last failure: ' +
+        'Provider "nofile" could not get a Google Cloud access token: its credentials could not be loaded.',
+    );
+    expect(vertex.received).toEqual([]);
+  });
+
+  it('a token endpoint that cannot be reached: transient (upstream unavailable)', async () => {
+    const res = await chat('tokendown/gemini-2.5-flash');
+    const body = await res.json();
+    // 502 upstream_unavailable, as a provider that cannot be reached (retryable, unlike a refusal).
+    expect([res.status, res.headers.get('x-should-retry'), body.error.message]).toEqual([
+      502,
+      'true',
+      'model "tokendown/gemini-2.5-flash" could not be served (1 attempt). Last failure: ' +
+        'Provider "tokendown" could not get a Google Cloud access token: the token endpoint could not be reached.',
+    ]);
+  });
+
+  it('tokens and keys stay out of the logs', () => {
+    const logs = gw.logs.join('\n');
+    expect(logs).not.toContain('ya29.');
+    expect(logs).not.toContain('PRIVATE KEY');
   });
 });
 
