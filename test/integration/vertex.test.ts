@@ -1,8 +1,9 @@
 /**
- * The vertex provider kind over real HTTP: the official openai SDK (chat) and the Anthropic SDK
- * reaching a Gemini model on the fake Vertex AI (fake-vertex.ts, in front of the strict fake Gemini
- * API), JSON and streams, a tool round trip; the service account's token fetched once for
- * concurrent requests, refreshed before expiry and after a refusal; `gateway providers` on it.
+ * The vertex and vertex-anthropic kinds over real HTTP: the official openai SDK (chat, responses)
+ * and the Anthropic SDK reaching a Gemini model and a Claude model on the fake Vertex AI
+ * (fake-vertex.ts, in front of the strict fake Gemini API and the strict fake Anthropic API), JSON
+ * and streams, tool round trips; the service account's token fetched once for concurrent requests,
+ * refreshed before expiry and after a refusal; credentials that fail; `gateway providers` on both.
  */
 
 import { generateKeyPairSync } from 'node:crypto';
@@ -298,6 +299,18 @@ describe('Claude on Vertex (vertex-anthropic)', () => {
     const sent = JSON.parse(vertex.received[1].body) as { messages: Array<{ content: unknown }> };
     expect(sent.messages[2].content).toContainEqual({ type: 'tool_result', tool_use_id: tc.id, content: '18C' });
     expect(claudeUp.received.map((c) => c.status)).toEqual([200, 200]);
+  });
+});
+
+describe('openai SDK, responses → both Vertex kinds', () => {
+  it.each([
+    [MODEL, `${VERTEX_PATH}:generateContent`, 'You said: Via Responses'],
+    [CLAUDE, `${CLAUDE_PATH}:rawPredict`, 'echo: Via Responses'],
+  ])('%s: translated, JSON', async (model, path, text) => {
+    const res = await openai.responses.create({ model, input: 'Via Responses', store: false });
+    expect(res.output_text).toBe(text);
+    expect(res.model).toBe(model);
+    expect(vertex.received.map((c) => [c.path, c.status])).toEqual([[path, 200]]);
   });
 });
 
