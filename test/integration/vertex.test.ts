@@ -10,6 +10,8 @@ import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -32,6 +34,9 @@ const CLAUDE_PATH = `${LOCATION_PATH}/publishers/anthropic/models/claude-sonnet-
 const VERTEX_PATH = `/v1/projects/${PROJECT}/locations/${LOCATION}/publishers/google/models/gemini-2.5-flash`;
 
 let gemini: GeminiUpstream;
+/** A token endpoint that takes the connection and never answers. */
+let hangingServer: Server;
+let hanging: string;
 let claudeUp: FakeUpstream;
 let vertex: FakeVertex;
 let config: GatewayConfig;
@@ -55,11 +60,11 @@ function otherPrivateKey(): string {
 
 function configYaml(): string {
   const models = '{ gemini-2.5-flash: { context_window: 1048576, max_output_tokens: 8192 } }';
-  const provider = (project: string, location: string, keyFile = vertex.keyFile) => `
+  const provider = (project: string, location: string, keyFile = vertex.keyFile, firstByteMs = 2000) => `
     api: vertex
     base_url: ${vertex.url}
     vertex: { project: ${project}, location: ${location}, credentials_file: "${keyFile}" }
-    timeouts: { connect_ms: 1000, first_byte_ms: 2000, total_ms: 5000 }
+    timeouts: { connect_ms: 1000, first_byte_ms: ${firstByteMs}, total_ms: 5000 }
     cooldown: { failures: 1000, cooldown_ms: 1 }
     models: ${models}`;
   return `
@@ -69,6 +74,7 @@ providers:
   fresh: ${provider(PROJECT, LOCATION)}
   wrongkey: ${provider(PROJECT, LOCATION, keyFileWith('wrong', { private_key: otherPrivateKey() }))}
   tokendown: ${provider(PROJECT, LOCATION, keyFileWith('down', { token_uri: 'http://127.0.0.1:9/token' }))}
+  tokenhang: ${provider(PROJECT, LOCATION, keyFileWith('hang', { token_uri: `${hanging}/token` }), 300)}
   nofile: ${provider(PROJECT, LOCATION, '/nonexistent/vertex-key.json')}
   claude:
     api: vertex-anthropic
@@ -88,6 +94,9 @@ keys: [{ id: k, key: ${KEY}, role: dev }]
 }
 
 beforeAll(async () => {
+  hangingServer = createServer(() => {});
+  await new Promise<void>((r) => hangingServer.listen(0, '127.0.0.1', r));
+  hanging = `http://127.0.0.1:${(hangingServer.address() as AddressInfo).port}`;
   gemini = await startGeminiUpstream({ apiKey: GEMINI_KEY });
   claudeUp = await startFakeUpstream();
   vertex = await startFakeVertex({
@@ -103,6 +112,8 @@ beforeAll(async () => {
   anthropic = new Anthropic({ apiKey: KEY, baseURL: gw.url, maxRetries: 0 });
 });
 afterAll(async () => {
+  hangingServer?.closeAllConnections();
+  hangingServer?.close();
   await gw?.close();
   await vertex?.close();
   await gemini?.close();
@@ -450,6 +461,17 @@ describe('credentials that do not work', () => {
       'true',
       'model "tokendown/gemini-2.5-flash" could not be served (1 attempt). Last failure: ' +
         'Provider "tokendown" could not get a Google Cloud access token: the token endpoint could not be reached.',
+    ]);
+  });
+
+  it('a token endpoint that never answers fails within the first-byte timeout (504)', async () => {
+    const started = performance.now();
+    const res = await chat('tokenhang/gemini-2.5-flash');
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect([res.status, (await res.json()).error.message]).toEqual([
+      504,
+      'model "tokenhang/gemini-2.5-flash" could not be served (1 attempt). Last failure: ' +
+        'Provider "tokenhang" could not get a Google Cloud access token: the token request timed out.',
     ]);
   });
 
