@@ -118,7 +118,8 @@ export async function startFakeVertex(opts: {
         if (req.method !== 'POST' || (method !== 'rawPredict' && method !== 'streamRawPredict')) {
           return fail(404, 'NOT_FOUND', `Method ${method} was not found.`);
         }
-        const claude = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
+        const claude = parseObject(body);
+        if (!claude) return fail(400, 'INVALID_ARGUMENT', 'Invalid JSON payload received.');
         if ('model' in claude) return fail(400, 'INVALID_ARGUMENT', 'model: Extra inputs are not permitted');
         if (claude.anthropic_version !== VERTEX_ANTHROPIC_VERSION) {
           return fail(400, 'INVALID_ARGUMENT', `anthropic_version must be ${VERTEX_ANTHROPIC_VERSION}`);
@@ -230,6 +231,17 @@ function checkAssertion(jwt: string, key: KeyObject): string {
   if (typeof claims.iat !== 'number' || typeof claims.exp !== 'number') return 'iat and exp are required';
   if (claims.iat > now + 60 || claims.exp <= now || claims.exp - claims.iat > 3600) return 'iat/exp out of range';
   return '';
+}
+
+function parseObject(body: Buffer): Record<string, unknown> | undefined {
+  try {
+    const parsed: unknown = JSON.parse(body.toString('utf8'));
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
