@@ -26,7 +26,7 @@
  */
 
 import { generateKeyPairSync, type KeyObject, verify } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { createServer, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -209,7 +209,10 @@ export async function startFakeVertex(opts: {
       return value;
     },
     revokeAll: () => issued.clear(),
-    close: () => new Promise<void>((r) => server.close(() => r())),
+    close: () => {
+      rmSync(keyFile, { force: true });
+      return new Promise<void>((r) => server.close(() => r()));
+    },
   };
   return fake;
 }
