@@ -42,7 +42,8 @@ export async function attemptHttp(
     reasoning: c.model.reasoning,
   };
   const dropped: string[] = [];
-  const body = translator.requestBody({ raw: ctx.rawBody, parsed: ctx.body, chat }, target, dropped);
+  const formatted = translator.requestBody({ raw: ctx.rawBody, parsed: ctx.body, chat }, target, dropped);
+  const body = kind.editBody ? kind.editBody(formatted) : formatted;
   noteDropped(ctx, translated ? [...dropped, ...droppedBetas(ctx)] : NOTHING_DROPPED);
   const streamType = upstreamFormat.streamFraming?.mediaType ?? 'text/event-stream';
   const accept = chat.stream ? streamType : 'application/json';

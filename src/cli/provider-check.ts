@@ -110,7 +110,8 @@ function skipProbes(credentials: Credentials, reach: RequestOutcome): string {
 }
 
 function credentialsOf(p: ProviderConfig): Credentials {
-  if (p.apiKey !== undefined || p.azure?.entra !== undefined || p.bedrock?.credentials) return 'configured';
+  if (p.apiKey !== undefined || p.azure?.entra !== undefined || p.bedrock?.credentials || p.vertex !== undefined)
+    return 'configured';
   if (!p.available) return 'missing';
   return p.byok === 'never' ? 'none' : 'caller';
 }

@@ -27,6 +27,7 @@ import type {
   ObservabilityConfig,
   StateConfig,
   Timeouts,
+  VertexSettings,
 } from './types.js';
 
 /** USD per 1,000 web searches on Anthropic-format models without `price.web_search`. */
@@ -136,7 +137,8 @@ function normaliseProvider(
         : {}),
     });
   }
-  const baseUrl = str(p.base_url) ?? defaultBaseUrl(api, p);
+  const baseUrl =
+    api === 'vertex' || api === 'vertex-anthropic' ? vertexBaseUrl(p) : (str(p.base_url) ?? defaultBaseUrl(api, p));
   // Azure's Responses API is OpenAI's paths under /openai/v1 of the resource.
   const azureV1 = api === 'azure-openai-responses' && baseUrl !== undefined ? '/openai/v1' : '';
   const reason = unavailable.get(id);
@@ -158,6 +160,7 @@ function normaliseProvider(
       : {}),
     ...(api === 'azure-openai' || api === 'azure-openai-responses' ? { azure: normaliseAzure(p) } : {}),
     ...(api === 'bedrock' ? { bedrock: normaliseBedrock(p) } : {}),
+    ...(api === 'vertex' || api === 'vertex-anthropic' ? { vertex: normaliseVertex(p) } : {}),
     models,
   };
 }
@@ -187,6 +190,28 @@ function normaliseBedrock(p: Obj): BedrockSettings {
         }
       : {}),
   };
+}
+
+function normaliseVertex(p: Obj): VertexSettings {
+  const v = obj(p.vertex) ?? {};
+  const file = str(v.credentials_file);
+  return {
+    project: v.project as string,
+    location: v.location as string,
+    ...(file !== undefined ? { credentialsFile: file } : {}),
+  };
+}
+
+/**
+ * The project's location on Vertex AI: `https://{location}-aiplatform.googleapis.com` (the global
+ * location has no prefix), or the configured base_url as that origin, then
+ * `/v1/projects/{project}/locations/{location}`.
+ */
+function vertexBaseUrl(p: Obj): string {
+  const { project, location } = normaliseVertex(p);
+  const host = location === 'global' ? 'aiplatform.googleapis.com' : `${location}-aiplatform.googleapis.com`;
+  const origin = (str(p.base_url) ?? `https://${host}`).replace(/\/+$/, '');
+  return `${origin}/v1/projects/${encodeURIComponent(project)}/locations/${encodeURIComponent(location)}`;
 }
 
 function normaliseAzure(p: Obj): AzureSettings {

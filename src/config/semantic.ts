@@ -84,6 +84,7 @@ function checkProviders({ report }: Ctx, data: Obj): void {
     const api = str(obj(p)?.api);
     if (api === 'azure-openai' || api === 'azure-openai-responses') checkAzure(report, pid, obj(p) ?? {});
     if (api === 'bedrock') checkBedrock(report, pid, obj(p) ?? {});
+    if (api === 'vertex' || api === 'vertex-anthropic') checkVertex(report, pid, obj(p) ?? {});
     const entra = obj(obj(p)?.entra);
     const host = str(entra?.authority_host);
     if (host !== undefined && !isHttpUrl(host)) {
@@ -94,6 +95,21 @@ function checkProviders({ report }: Ctx, data: Obj): void {
       // A caller's key is one string; an Entra ID credential is a service principal's token.
       report('error', ['providers', pid, 'byok'], 'must be never on a provider that signs in with entra');
     }
+  }
+}
+
+/** A Vertex AI location: a region or `global` (it becomes part of the endpoint's host name). */
+const VERTEX_LOCATION = /^[a-z][a-z0-9-]{0,62}$/;
+
+/** Vertex AI signs in with a service account's token: a caller's key (one string) cannot stand in for it. */
+function checkVertex(report: Ctx['report'], pid: string, p: Obj): void {
+  const location = str(obj(p.vertex)?.location);
+  if (location !== undefined && !VERTEX_LOCATION.test(location)) {
+    report('error', ['providers', pid, 'vertex', 'location'], 'must be a Vertex AI location (us-central1, global…)');
+  }
+  const byok = str(p.byok);
+  if (byok !== undefined && byok !== 'never') {
+    report('error', ['providers', pid, 'byok'], 'must be never on Vertex AI: it signs in with a service account');
   }
 }
 

@@ -11,6 +11,8 @@ export type ProviderApi =
   | 'azure-openai-responses'
   | 'gemini'
   | 'bedrock'
+  | 'vertex'
+  | 'vertex-anthropic'
   | 'mock';
 
 /** What a model serves: chat (`/v1/chat/completions`, `/v1/messages`) or embeddings (`/v1/embeddings`). */
@@ -107,6 +109,17 @@ export interface AwsCredentials {
   sessionToken?: string;
 }
 
+/**
+ * Vertex AI: where its models are (`/v1/projects/{project}/locations/{location}` under the
+ * location's endpoint) and how the gateway gets an access token.
+ */
+export interface VertexSettings {
+  project: string;
+  location: string;
+  /** A service-account key file; without it, the environment's application default credentials. */
+  credentialsFile?: string;
+}
+
 export interface ProviderConfig {
   id: string;
   api: ProviderApi;
@@ -127,6 +140,8 @@ export interface ProviderConfig {
   azure?: AzureSettings;
   /** `api: bedrock` only. */
   bedrock?: BedrockSettings;
+  /** `api: vertex` and `vertex-anthropic` only. */
+  vertex?: VertexSettings;
   /** Keyed by model name (the part after `<provider>/`); GatewayConfig.models is keyed by id. */
   models: ReadonlyMap<string, ModelSpec>;
 }

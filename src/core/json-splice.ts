@@ -62,13 +62,24 @@ function skipValue(b: Uint8Array, i: number): number {
   return i;
 }
 
-/** Spans of each top-level member's value, by key (the last one wins, as with JSON.parse). */
-export function topLevelSpans(b: Uint8Array): Map<string, Span> {
-  const spans = new Map<string, Span>();
+/** Where a top-level member sits: its key's start, its value, and where the next member starts. */
+interface Member {
+  start: number;
+  value: Span;
+  /** End of the previous member's value, when there is one. */
+  previousEnd?: number;
+  /** Start of the next member, when there is one. */
+  next?: number;
+}
+
+/** Each top-level member, by key (the last one wins, as with JSON.parse). */
+function topLevelMembers(b: Uint8Array): Map<string, Member> {
+  const members = new Map<string, Member>();
   let i = skipWs(b, 0);
   if (b[i] !== 0x7b) throw new Error('not a JSON object');
   i = skipWs(b, i + 1);
-  if (b[i] === 0x7d) return spans;
+  if (b[i] === 0x7d) return members;
+  let previous: Member | undefined;
   for (;;) {
     const keyStart = i;
     i = skipString(b, i);
@@ -78,14 +89,38 @@ export function topLevelSpans(b: Uint8Array): Map<string, Span> {
     i = skipWs(b, i + 1); // past ':'
     const valueStart = i;
     i = skipValue(b, i);
-    spans.set(key, [valueStart, i]);
+    const member: Member = { start: keyStart, value: [valueStart, i] };
+    if (previous) member.previousEnd = previous.value[1];
+    members.set(key, member);
+    previous = member;
     i = skipWs(b, i);
     if (b[i] === 0x2c) {
       i = skipWs(b, i + 1);
+      member.next = i;
       continue;
     }
-    return spans;
+    return members;
   }
+}
+
+/** Spans of each top-level member's value, by key (the last one wins, as with JSON.parse). */
+export function topLevelSpans(b: Uint8Array): Map<string, Span> {
+  const spans = new Map<string, Span>();
+  for (const [key, m] of topLevelMembers(b)) spans.set(key, m.value);
+  return spans;
+}
+
+/** The body without these top-level members (every occurrence), its other bytes as they are. */
+export function removeTopLevel(body: Buffer, keys: readonly string[]): Buffer {
+  const members = topLevelMembers(body);
+  for (const key of keys) {
+    const m = members.get(key);
+    if (!m) continue;
+    // With its following comma, or (the last member) the comma before it.
+    const [from, to] = m.next !== undefined ? [m.start, m.next] : [m.previousEnd ?? m.start, m.value[1]];
+    return removeTopLevel(Buffer.concat([body.subarray(0, from), body.subarray(to)]), keys);
+  }
+  return body;
 }
 
 /**

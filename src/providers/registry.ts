@@ -7,6 +7,8 @@ import { azureOpenaiResponsesProvider } from './azure-openai-responses.js';
 import { openaiProvider } from './openai.js';
 import { openaiResponsesProvider } from './openai-responses.js';
 import type { HttpProviderKind } from './types.js';
+import { vertexProvider } from './vertex.js';
+import { vertexAnthropicProvider } from './vertex-anthropic.js';
 
 /** HTTP provider kinds by `api`. `mock` is in-process (providers/mock.ts) and not listed here. */
 export const HTTP_PROVIDERS: Readonly<Partial<Record<ProviderApi, HttpProviderKind>>> = {
@@ -17,4 +19,6 @@ export const HTTP_PROVIDERS: Readonly<Partial<Record<ProviderApi, HttpProviderKi
   bedrock: bedrockProvider,
   'azure-openai': azureOpenaiProvider,
   'azure-openai-responses': azureOpenaiResponsesProvider,
+  vertex: vertexProvider,
+  'vertex-anthropic': vertexAnthropicProvider,
 };

@@ -49,6 +49,11 @@ export interface HttpProviderKind {
    * its api-version); without a model, a path of the resource (the model list). Without it, as is.
    */
   pathFor?(path: string, provider: ProviderConfig, model?: ModelSpec): string;
+  /**
+   * Edits this kind makes to every chat body after its format's (pass-through or translated): Claude
+   * on Vertex takes no `model` (it is in the URL) and an `anthropic_version` in the body.
+   */
+  editBody?(body: Buffer): Buffer;
   /** The provider refused the credential sent (401): a kind that holds a token drops it. */
   credentialRejected?(provider: ProviderConfig): void;
   /** A clearer message for an upstream error body than its format's own, when the kind has one. */

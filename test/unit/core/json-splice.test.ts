@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { spliceTopLevel, topLevelSpans } from '../../../src/core/json-splice.js';
+import { removeTopLevel, spliceTopLevel, topLevelSpans } from '../../../src/core/json-splice.js';
 
 const splice = (s: string, replace: Record<string, string>, insert?: Record<string, string>) =>
   spliceTopLevel(Buffer.from(s), replace, insert).toString();
@@ -30,5 +30,22 @@ describe('spliceTopLevel', () => {
     const spans = topLevelSpans(Buffer.from('{"a":-1.5e3,"b":true,"c":null,"m\\u006fdel":"x"}'));
     expect([...spans.keys()]).toEqual(['a', 'b', 'c', 'model']);
     expect(splice('{"a":-1.5e3,"model":"x","b":false}', { model: '"y"' })).toBe('{"a":-1.5e3,"model":"y","b":false}');
+  });
+});
+
+describe('removeTopLevel', () => {
+  const remove = (s: string, keys: string[]) => removeTopLevel(Buffer.from(s), keys).toString();
+  it('removes a first, middle or last member with its comma, keeping every other byte', () => {
+    expect(remove('{"model":"m", "a":1}', ['model'])).toBe('{"a":1}');
+    expect(remove('{"a":1, "model" : "m",\n "b":{"model":2}}', ['model'])).toBe('{"a":1, "b":{"model":2}}');
+    expect(remove('{"a":[1], "model":"m" }', ['model'])).toBe('{"a":[1] }');
+    expect(remove('{ "model":"m" }', ['model'])).toBe('{  }');
+  });
+  it('removes every occurrence and escaped spellings; leaves a body without it as it is', () => {
+    expect(remove('{"model":"a","x":1,"m\\u006fdel":"b"}', ['model'])).toBe('{"x":1}');
+    expect(remove('{"x":1}', ['model'])).toBe('{"x":1}');
+    expect(JSON.parse(remove('{"model":"a","x":{"y":"}"},"stream":true}', ['model', 'stream']))).toEqual({
+      x: { y: '}' },
+    });
   });
 });
