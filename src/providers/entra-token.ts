@@ -8,40 +8,19 @@
 
 import type { EntraCredentials, ProviderConfig } from '../config/types.js';
 import { GatewayError, upstreamStatusError } from '../core/errors.js';
+import { CachedTokenSource } from './cached-token.js';
 
 const SCOPE = 'https://cognitiveservices.azure.com/.default';
-/** Refresh this long before expiry (or at half the lifetime of a shorter-lived token). */
-const REFRESH_MARGIN_MS = 5 * 60_000;
 
-interface CachedToken {
-  value: string;
-  refreshAt: number;
-}
-
-class EntraTokenSource {
-  private token: CachedToken | undefined;
-  private pending: Promise<string> | undefined;
-
+class EntraTokenSource extends CachedTokenSource {
   constructor(
     private readonly provider: ProviderConfig,
     private readonly creds: EntraCredentials,
-  ) {}
-
-  forget(): void {
-    this.token = undefined;
+  ) {
+    super();
   }
 
-  get(): Promise<string> {
-    if (this.token && Date.now() < this.token.refreshAt) return Promise.resolve(this.token.value);
-    if (!this.pending) {
-      this.pending = this.fetchToken().finally(() => {
-        this.pending = undefined;
-      });
-    }
-    return this.pending;
-  }
-
-  private async fetchToken(): Promise<string> {
+  protected async fetchToken(): Promise<{ value: string; lifetimeMs: number }> {
     const { tenantId, clientId, clientSecret, authorityHost } = this.creds;
     const url = `${authorityHost}/${encodeURIComponent(tenantId)}/oauth2/v2.0/token`;
     const form = new URLSearchParams({
@@ -75,12 +54,7 @@ class EntraTokenSource {
       // Refused credentials: routing treats it as the provider refusing the gateway's credential.
       throw upstreamStatusError(this.failure(why), 401);
     }
-    const lifetimeMs = Math.max(0, Number(b.expires_in) || 0) * 1000;
-    this.token = {
-      value: b.access_token,
-      refreshAt: Date.now() + lifetimeMs - Math.min(REFRESH_MARGIN_MS, lifetimeMs / 2),
-    };
-    return b.access_token;
+    return { value: b.access_token, lifetimeMs: Math.max(0, Number(b.expires_in) || 0) * 1000 };
   }
 
   private failure(why: string): string {

@@ -13,44 +13,27 @@ import { readFile } from 'node:fs/promises';
 import type { AuthClient } from 'google-auth-library';
 import type { ProviderConfig, VertexSettings } from '../config/types.js';
 import { GatewayError, upstreamStatusError } from '../core/errors.js';
+import { CachedTokenSource, REFRESH_MARGIN_MS } from './cached-token.js';
 
 const SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
 /** Where the library sends a service account's signed assertion (it ignores the key's token_uri). */
 const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
-/** Refresh this long before expiry (or at half the lifetime of a shorter-lived token). */
-const REFRESH_MARGIN_MS = 5 * 60_000;
-
-interface CachedToken {
-  value: string;
-  refreshAt: number;
-}
-
-class VertexTokenSource {
-  private token: CachedToken | undefined;
-  private pending: Promise<string> | undefined;
+class VertexTokenSource extends CachedTokenSource {
   private client: Promise<AuthClient> | undefined;
 
   constructor(
     private readonly provider: ProviderConfig,
     private readonly settings: VertexSettings,
-  ) {}
+  ) {
+    super();
+  }
 
-  forget(): void {
-    this.token = undefined;
+  override forget(): void {
+    super.forget();
     this.client = undefined;
   }
 
-  get(): Promise<string> {
-    if (this.token && Date.now() < this.token.refreshAt) return Promise.resolve(this.token.value);
-    if (!this.pending) {
-      this.pending = this.fetchToken().finally(() => {
-        this.pending = undefined;
-      });
-    }
-    return this.pending;
-  }
-
-  private async fetchToken(): Promise<string> {
+  protected async fetchToken(): Promise<{ value: string; lifetimeMs: number }> {
     const timeoutMs = this.provider.timeouts.firstByteMs;
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<never>((_, reject) => {
@@ -64,9 +47,7 @@ class VertexTokenSource {
       const { token } = await Promise.race([client.getAccessToken(), timedOut]);
       if (!token) throw upstreamStatusError(this.failure('no access token came back'), 401);
       const expiry = client.credentials.expiry_date;
-      const lifetimeMs = typeof expiry === 'number' ? Math.max(0, expiry - Date.now()) : 0;
-      this.token = { value: token, refreshAt: Date.now() + lifetimeMs - Math.min(REFRESH_MARGIN_MS, lifetimeMs / 2) };
-      return token;
+      return { value: token, lifetimeMs: typeof expiry === 'number' ? Math.max(0, expiry - Date.now()) : 0 };
     } catch (err) {
       this.client = undefined;
       throw err instanceof GatewayError ? err : this.classify(err);
