@@ -100,3 +100,21 @@ export function optArrayOf(
 
 export const isString = (v: unknown): v is string => typeof v === 'string';
 export const isFiniteNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+
+/**
+ * A canonical tool call's arguments (JSON text, as the OpenAI formats carry them) as the object the
+ * formats that want one take (Anthropic `input`, Gemini `args`, Bedrock `input`); a 400 naming the
+ * call when they are not a JSON object.
+ */
+export function toolArgumentsObject(call: { name: string; id: string; arguments: string }, at: string): Json {
+  if (call.arguments.trim() === '') return {};
+  let args: unknown;
+  try {
+    args = JSON.parse(call.arguments);
+  } catch {
+    args = undefined;
+  }
+  if (!isObject(args))
+    throw invalid(at, `Tool call "${call.name}" (${call.id}) in ${at} has arguments that are not a JSON object.`);
+  return args;
+}

@@ -20,7 +20,8 @@ import { anthropicModelHasOutputFormat, anthropicModelThinks } from '../model-tr
 import { anthropicMaxTokens, DEFAULT_OUTPUT_CAP, EFFORT_BUDGET_TOKENS, thinkingBudget } from '../output-cap.js';
 import { isClosedSchema, OUTPUT_TOOL_NAME } from '../structured-output.js';
 import type { EncodeTarget } from '../types.js';
-import { invalid, isObject } from './request-decode.js';
+import { invalid } from './request-decode.js';
+import { toolArgumentsObject } from '../field-types.js';
 import type { Json } from '../../core/json.js';
 
 /** `max_tokens` when the caller gave none (OpenAI callers may omit it; Anthropic requires it). */
@@ -223,7 +224,7 @@ function encodePart(part: ContentPart, at: string, dropped: string[]): Json[] {
     case 'image':
       return [encodeImage(part)];
     case 'tool_call':
-      return [{ type: 'tool_use', id: part.id, name: part.name, input: parseArguments(part, at) }];
+      return [{ type: 'tool_use', id: part.id, name: part.name, input: toolArgumentsObject(part, at) }];
     case 'tool_result': {
       const block: Json = { type: 'tool_result', tool_use_id: part.toolCallId };
       const content = encodeResultContent(part.content, at);
@@ -245,20 +246,6 @@ function encodeImage(part: Extract<ContentPart, { type: 'image' }>): Json {
     type: 'image',
     source: s.kind === 'url' ? { type: 'url', url: s.url } : { type: 'base64', media_type: s.mediaType, data: s.data },
   };
-}
-
-/** Tool input must be a JSON object upstream; arguments from other formats are JSON text. */
-function parseArguments(part: Extract<ContentPart, { type: 'tool_call' }>, at: string): Json {
-  if (part.arguments.trim() === '') return {};
-  let input: unknown;
-  try {
-    input = JSON.parse(part.arguments);
-  } catch {
-    input = undefined;
-  }
-  if (!isObject(input))
-    throw invalid(at, `Tool call "${part.name}" (${part.id}) in ${at} has arguments that are not a JSON object.`);
-  return input;
 }
 
 function encodeResultContent(parts: ContentPart[], at: string): string | Json[] | undefined {

@@ -10,8 +10,8 @@
  */
 
 import type { ChatRequest, ContentPart, ToolChoice } from '../../core/canonical.js';
-import { isObject, type Json } from '../../core/json.js';
-import { invalid } from '../field-types.js';
+import type { Json } from '../../core/json.js';
+import { invalid, toolArgumentsObject } from '../field-types.js';
 import { anthropicMaxTokens, defaultOutputCap, thinkingBudget } from '../output-cap.js';
 import type { EncodeTarget } from '../types.js';
 import { bedrockClaudeName, bedrockModelThinks } from './model-traits.js';
@@ -79,7 +79,7 @@ function encodePart(p: ContentPart, at: string, dropped: string[]): Json[] {
     case 'image':
       return [{ image: encodeImage(p, at) }];
     case 'tool_call':
-      return [{ toolUse: { toolUseId: p.id, name: p.name, input: parseArguments(p, at) } }];
+      return [{ toolUse: { toolUseId: p.id, name: p.name, input: toolArgumentsObject(p, at) } }];
     case 'tool_result':
       return [
         {
@@ -116,20 +116,6 @@ function resultContent(p: Extract<ContentPart, { type: 'tool_result' }>, at: str
   });
   // Converse refuses a tool result without content.
   return content.length > 0 ? content : [{ text: '' }];
-}
-
-/** Converse wants `input` as a JSON object; other formats carry arguments as JSON text. */
-function parseArguments(p: Extract<ContentPart, { type: 'tool_call' }>, at: string): Json {
-  if (p.arguments.trim() === '') return {};
-  let args: unknown;
-  try {
-    args = JSON.parse(p.arguments);
-  } catch {
-    args = undefined;
-  }
-  if (!isObject(args))
-    throw invalid(at, `Tool call "${p.name}" (${p.id}) in ${at} has arguments that are not a JSON object.`);
-  return args;
 }
 
 function toolConfig(req: ChatRequest, dropped: string[]): Json {

@@ -13,7 +13,7 @@
 
 import type { ChatRequest, ContentPart, ResponseFormat, ToolChoice } from '../../core/canonical.js';
 import { isObject, type Json } from '../../core/json.js';
-import { invalid } from '../field-types.js';
+import { invalid, toolArgumentsObject } from '../field-types.js';
 import { defaultOutputCap, thinkingBudget } from '../output-cap.js';
 import type { EncodeTarget } from '../types.js';
 import { geminiModelTakesThinkingLevel, geminiModelThinks } from './model-traits.js';
@@ -97,7 +97,7 @@ function encodePart(p: ContentPart, at: string, callNames: Map<string, string>, 
       return [encodeImage(p, at)];
     case 'tool_call': {
       callNames.set(p.id, p.name);
-      const part: Json = { functionCall: { name: p.name, args: parseArguments(p, at) } };
+      const part: Json = { functionCall: { name: p.name, args: toolArgumentsObject(p, at) } };
       const signature = signatureFromToolCallId(p.id);
       if (signature) part.thoughtSignature = signature;
       return [part];
@@ -131,20 +131,6 @@ function resultText(p: Extract<ContentPart, { type: 'tool_result' }>, at: string
       );
     })
     .join('');
-}
-
-/** Gemini wants `args` as an object; other formats carry arguments as JSON text. */
-function parseArguments(p: Extract<ContentPart, { type: 'tool_call' }>, at: string): Json {
-  if (p.arguments.trim() === '') return {};
-  let args: unknown;
-  try {
-    args = JSON.parse(p.arguments);
-  } catch {
-    args = undefined;
-  }
-  if (!isObject(args))
-    throw invalid(at, `Tool call "${p.name}" (${p.id}) in ${at} has arguments that are not a JSON object.`);
-  return args;
 }
 
 function encodeToolChoice(choice: ToolChoice | undefined): Json | undefined {
