@@ -19,11 +19,11 @@
  *   up.setHandler((call) => Answer | ErrorAnswer | undefined)   undefined: "You said: <last user text>"
  */
 
-import { createHash } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Sha256 } from '@aws-crypto/sha256-js';
-import { SignatureV4 } from '@smithy/signature-v4';
+import { AwsRefusal as Refusal, type AwsTestCredentials, bedrockAuthCheck } from './aws-auth.js';
+
+export type { AwsTestCredentials } from './aws-auth.js';
 import { eventFrame, exceptionFrame } from './bedrock-frames.js';
 
 type Obj = Record<string, unknown>;
@@ -61,31 +61,10 @@ export interface BedrockUpstream {
   close(): Promise<void>;
 }
 
-export interface AwsTestCredentials {
-  accessKeyId: string;
-  secretAccessKey: string;
-  sessionToken?: string;
-}
-
-/** `AWS4-HMAC-SHA256 Credential={key}/{date}/{region}/{service}/aws4_request, SignedHeaders=…, Signature=…` */
-const AUTHORIZATION = new RegExp(
-  '^AWS4-HMAC-SHA256 Credential=([^/]+)/(\\d{8})/([^/]+)/([^/]+)/aws4_request, ' +
-    'SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$',
-);
 const ROUTE = /^\/model\/([^/]+)\/(converse|converse-stream)$/;
 const TOP = new Set(['messages', 'system', 'inferenceConfig', 'toolConfig', 'additionalModelRequestFields']);
 const BLOCK = new Set(['text', 'image', 'toolUse', 'toolResult', 'reasoningContent']);
 const INFERENCE = new Set(['maxTokens', 'temperature', 'topP', 'stopSequences']);
-
-class Refusal extends Error {
-  constructor(
-    readonly status: number,
-    readonly type: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 export async function startBedrockUpstream(opts: {
   region: string;
@@ -94,12 +73,7 @@ export async function startBedrockUpstream(opts: {
 }): Promise<BedrockUpstream> {
   const received: BedrockCall[] = [];
   let handler: BedrockHandler | undefined;
-  const signer = new SignatureV4({
-    service: 'bedrock',
-    region: opts.region,
-    credentials: opts.credentials,
-    sha256: Sha256,
-  });
+  const authenticate = bedrockAuthCheck(opts);
 
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -149,57 +123,6 @@ export async function startBedrockUpstream(opts: {
       })();
     });
   });
-
-  /** Bearer key, or a SigV4 signature recomputed over what was received. */
-  async function authenticate(method: string, path: string, headers: IncomingHttpHeaders, body: Buffer) {
-    const auth = headers.authorization ?? '';
-    if (auth.startsWith('Bearer ')) {
-      if (auth.slice(7) !== opts.apiKey) throw new Refusal(403, 'AccessDeniedException', 'Authentication failed');
-      return;
-    }
-    const m = AUTHORIZATION.exec(auth);
-    if (!m) throw new Refusal(403, 'MissingAuthenticationTokenException', 'Missing Authentication Token');
-    const [, keyId, , region, service, signedHeaders] = m;
-    if (keyId !== opts.credentials.accessKeyId)
-      throw new Refusal(403, 'UnrecognizedClientException', 'The security token included in the request is invalid.');
-    if (region !== opts.region || service !== 'bedrock')
-      throw new Refusal(403, 'InvalidSignatureException', `Credential should be scoped to ${opts.region}/bedrock`);
-    if (
-      opts.credentials.sessionToken !== undefined &&
-      headers['x-amz-security-token'] !== opts.credentials.sessionToken
-    )
-      throw new Refusal(403, 'UnrecognizedClientException', 'The security token included in the request is invalid.');
-    const hash = createHash('sha256').update(body).digest('hex');
-    if (headers['x-amz-content-sha256'] !== undefined && headers['x-amz-content-sha256'] !== hash)
-      throw new Refusal(403, 'InvalidSignatureException', 'The body does not match its signed hash.');
-    const names = signedHeaders.split(';');
-    if (!names.includes('host') || !names.includes('x-amz-date'))
-      throw new Refusal(403, 'InvalidSignatureException', 'host and x-amz-date must be signed.');
-    const signed: Record<string, string> = {};
-    for (const n of names) signed[n] = String(headers[n] ?? '');
-    const date = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(signed['x-amz-date']);
-    if (!date) throw new Refusal(403, 'InvalidSignatureException', 'Bad x-amz-date');
-    const signingDate = new Date(`${date[1]}-${date[2]}-${date[3]}T${date[4]}:${date[5]}:${date[6]}Z`);
-    const url = new URL(path, 'http://x');
-    const expected = await signer.sign(
-      {
-        method,
-        protocol: 'http:',
-        hostname: signed.host.split(':')[0],
-        path: url.pathname,
-        query: Object.fromEntries(url.searchParams),
-        headers: signed,
-        ...(body.length > 0 ? { body } : {}),
-      },
-      { signingDate },
-    );
-    if (expected.headers.authorization !== auth)
-      throw new Refusal(
-        403,
-        'InvalidSignatureException',
-        'The request signature we calculated does not match the signature you provided.',
-      );
-  }
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
