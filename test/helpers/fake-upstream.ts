@@ -15,13 +15,16 @@
  *   POST /v1/embeddings              OpenAI embeddings (Bearer key required; answers embeddingsAnswer)
  *   GET /v1/models                   the model list (modelListBody): Anthropic's when the call carries
  *                                    anthropic-version (its key and version required), else OpenAI's (Bearer key)
+ *   /v1beta/…                        the Gemini API (gemini-rules.ts: `models/{m}:generateContent`,
+ *                                    `:streamGenerateContent?alt=sse`, `:countTokens`, GET `models`; x-goog-api-key,
+ *                                    `geminiKey` when given), written by gemini-wire.ts
  *   anything else                    404 in the format the path suggests (an unknown response id: 404 too)
  *
  * API
  *   const up = await startFakeUpstream({ answer?, usage?, countTokens?, accept?, name?, ... })
  *   up.url                     origin (OpenAI providers use `${up.url}/v1`, Anthropic ones `up.url`)
  *   up.received / up.calls     every call, oldest first (one array, two names); call.format is 'openai',
- *                              'responses' or 'anthropic', call.endpoint names the route
+ *                              'responses', 'anthropic' or 'gemini', call.endpoint names the route
  *   up.accepted / up.rejected  the calls answered 2xx / refused
  *   up.on(path) / up.last(path?)
  *   up.setHandler(h)           how calls are answered from now on: a Reply, or (call) => Reply | undefined
@@ -69,25 +72,66 @@ import {
   validateOpenAIEmbeddings,
   validateOpenAIResponses,
 } from './upstream-rules.js';
+import * as baseWire from './upstream-wire.js';
 import {
-  closingEvents,
   embeddingsJson,
-  encodeJson,
   fakeEmbedding,
-  modelListBody,
-  encodeStream,
-  errorBody,
   KEEP_ALIVE,
-  requestIdHeader,
   sealReasoning,
-  streamError,
+  type StreamStyle,
   type WireAnswer,
+  type WireError,
   type WireFormat,
   type WireUsage,
   words,
 } from './upstream-wire.js';
+import {
+  geminiContentCount,
+  geminiConversation,
+  geminiForcedTool,
+  geminiLastUserText,
+  geminiRefusal,
+  geminiRoute,
+  geminiSchema,
+} from './gemini-rules.js';
+import { geminiError, geminiJson, geminiModelList, geminiStream, geminiStreamError } from './gemini-wire.js';
 
 export type { WireFormat } from './upstream-wire.js';
+
+// ---------------------------------------------------------------- wire formats written in files of their own
+
+/** How one format is written on the wire (upstream-wire.ts writes openai, responses and anthropic). */
+interface OwnWire {
+  json(a: WireAnswer): unknown;
+  stream(a: WireAnswer, style: StreamStyle): string[];
+  closingEvents: number;
+  error(status: number, e: WireError, headers: Headers): { body: unknown; headers: Headers };
+  streamError(message: string, type?: string): string;
+  modelList(): unknown;
+}
+
+const OWN_WIRES: Partial<Record<WireFormat, OwnWire>> = {
+  gemini: {
+    json: geminiJson,
+    stream: geminiStream,
+    closingEvents: 1,
+    error: geminiError,
+    streamError: geminiStreamError,
+    modelList: geminiModelList,
+  },
+};
+
+const encodeJson = (f: WireFormat, a: WireAnswer) => OWN_WIRES[f]?.json(a) ?? baseWire.encodeJson(f, a);
+const encodeStream = (f: WireFormat, a: WireAnswer, style: StreamStyle = {}) =>
+  OWN_WIRES[f]?.stream(a, style) ?? baseWire.encodeStream(f, a, style);
+const closingEvents = (f: WireFormat, a: WireAnswer, style: StreamStyle) =>
+  OWN_WIRES[f]?.closingEvents ?? baseWire.closingEvents(f, a, style);
+const errorOf = (f: WireFormat, status: number, e: WireError, headers: Headers) =>
+  OWN_WIRES[f]?.error(status, e, headers) ?? { body: baseWire.errorBody(f, status, e), headers };
+const streamError = (f: WireFormat, message: string, type: string | undefined, sequence: number) =>
+  OWN_WIRES[f]?.streamError(message, type) ?? baseWire.streamError(f, message, type, sequence);
+const requestIdHeader = (f: WireFormat, id: string) => (OWN_WIRES[f] ? {} : baseWire.requestIdHeader(f, id));
+const modelListBody = (f: WireFormat) => OWN_WIRES[f]?.modelList() ?? baseWire.modelListBody(f);
 
 export interface UpstreamCall {
   /** 1-based, per upstream. */
@@ -155,6 +199,8 @@ export interface Content {
   toolCalls?: ToolCallSpec[];
   /** Structured output: JSON text, or the forced tool's input when a tool is forced. */
   json?: unknown;
+  /** Gemini: the prompt blocked for this reason (promptFeedback.blockReason, no candidate); others ignore it. */
+  blocked?: string;
   finish?: 'stop' | 'length';
   usage?: Partial<Omit<WireUsage, 'reasoning'>>;
   id?: string;
@@ -193,6 +239,8 @@ export type Handler = (call: UpstreamCall) => Reply | undefined | Promise<Reply 
 export interface FormatUsage {
   openai?: { prompt: number; cached: number; completion: number };
   anthropic?: { input: number; cacheRead: number; cacheWrite: number; output: number };
+  /** Gemini: promptTokenCount includes the cached tokens, candidatesTokenCount excludes the thoughts. */
+  gemini?: { prompt: number; cached: number; candidates: number; thoughts: number };
 }
 
 export interface FakeUpstreamOptions {
@@ -219,6 +267,8 @@ export interface FakeUpstreamOptions {
    * For tests that check the gateway forwards what it does not know unchanged.
    */
   accept?: { missingKey?: boolean; unknownFields?: boolean; anyBody?: boolean };
+  /** The one key the Gemini routes take in x-goog-api-key (another: 400 API_KEY_INVALID). Default: any. */
+  geminiKey?: string;
   /** Shared across a fleet: upstream names in call order, and every call. */
   sequence?: string[];
   allCalls?: UpstreamCall[];
@@ -259,6 +309,7 @@ const toReply = (r: Reply | number): Reply => (typeof r === 'number' ? { kind: '
 const copyUsage = (u: FormatUsage): FormatUsage => ({
   ...(u.openai ? { openai: { ...u.openai } } : {}),
   ...(u.anthropic ? { anthropic: { ...u.anthropic } } : {}),
+  ...(u.gemini ? { gemini: { ...u.gemini } } : {}),
 });
 
 export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise<FakeUpstream> {
@@ -284,8 +335,9 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
     const path = url.split('?')[0]!;
     // Both APIs list models at /v1/models; only Anthropic's callers send anthropic-version.
     const anthropicList = path === '/v1/models' && req.headers['anthropic-version'] !== undefined;
-    const format: WireFormat =
-      path.startsWith('/v1/messages') || anthropicList
+    const format: WireFormat = path.startsWith('/v1beta/')
+      ? 'gemini'
+      : path.startsWith('/v1/messages') || anthropicList
         ? 'anthropic'
         : path.startsWith('/v1/responses')
           ? 'responses'
@@ -318,7 +370,10 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
     opts.sequence?.push(name);
     const out = new Output(res, call, format, `req_${name}_${call.n}`);
 
-    const refusal = check(call, parsed, reasoning, opts.accept ?? {}, responses);
+    const refusal =
+      format === 'gemini'
+        ? geminiRefusal({ ...call, parsed, key: opts.geminiKey, accept: opts.accept ?? {} })
+        : check(call, parsed, reasoning, opts.accept ?? {}, responses);
     if (refusal) return out.error(refusal.status ?? 400, refusal);
     if (gate) await gate;
     const reply = queue.shift() ?? (await handler?.(call));
@@ -380,6 +435,7 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
       gate = undefined;
       delete usage.openai;
       delete usage.anthropic;
+      delete usage.gemini;
       Object.assign(usage, copyUsage(opts.usage ?? {}));
       responses.clear();
     },
@@ -395,6 +451,7 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
 const RESPONSE_PATH = /^\/v1\/responses\/([^/]+)(\/input_items)?$/;
 
 function endpointOf(method: string, path: string): Endpoint {
+  if (path.startsWith('/v1beta/')) return geminiRoute(method, path)?.endpoint ?? 'other';
   const route = `${method} ${path}`;
   if (route === 'POST /v1/chat/completions') return 'chat';
   if (route === 'POST /v1/messages') return 'messages';
@@ -484,8 +541,8 @@ class Output {
   }
   error(status: number, e: Refusal, headers: Headers = {}): void {
     this.call.error = e.message;
-    const body = errorBody(this.format, status, { ...e, requestId: this.requestId });
-    this.json(status, body, headers);
+    const written = errorOf(this.format, status, { ...e, requestId: this.requestId }, headers);
+    this.json(status, written.body, written.headers);
   }
   sseHead(headers: Headers = {}): void {
     this.head(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...headers });
@@ -514,7 +571,7 @@ interface AnswerContext {
 
 async function answer(out: Output, reply: Reply | undefined, ctx: AnswerContext): Promise<void> {
   const { call } = ctx;
-  const stream = call.body?.stream === true;
+  const stream = streams(call);
   const style = { includeUsage: call.body?.stream_options?.include_usage === true, interleave: ctx.opts.interleave };
   const wire = (c: Content) => toWire(c, ctx);
   const content = (r: Content & { kind?: string }): Content =>
@@ -616,6 +673,7 @@ function endpointAnswer(ctx: AnswerContext): unknown {
   switch (call.endpoint) {
     case 'count_tokens': {
       const input_tokens = (ctx.countTokens ?? estimateTokens)(call.body);
+      if (call.format === 'gemini') return { totalTokens: input_tokens };
       return call.format === 'responses' ? { object: 'response.input_tokens', input_tokens } : { input_tokens };
     }
     case 'retrieve':
@@ -633,7 +691,7 @@ function endpointAnswer(ctx: AnswerContext): unknown {
   }
 }
 
-const CONTENT_KEYS = ['text', 'thinking', 'toolCalls', 'json'] as const;
+const CONTENT_KEYS = ['text', 'thinking', 'toolCalls', 'json', 'blocked'] as const;
 const hasContent = (r: Content) => CONTENT_KEYS.some((k) => r[k] !== undefined);
 const pickMeta = (r: Content): Content => ({
   ...(r.usage ? { usage: r.usage } : {}),
@@ -666,7 +724,36 @@ const ID_PREFIX: Record<WireFormat, { answer: string; call: string }> = {
   openai: { answer: 'chatcmpl-', call: 'call_' },
   responses: { answer: 'resp_', call: 'call_' },
   anthropic: { answer: 'msg_', call: 'toolu_' },
+  // Gemini calls have no id; its responseId is an opaque string.
+  gemini: { answer: 'gemini-', call: '' },
 };
+
+/** Whether the call asked for a stream: Gemini by its path, the others by `stream: true`. */
+const streams = (call: UpstreamCall): boolean =>
+  call.format === 'gemini' ? geminiRoute(call.method, call.path)?.stream === true : call.body?.stream === true;
+
+/** The model a call names: Gemini's is in the path. */
+const modelOf = (call: UpstreamCall): string =>
+  call.format === 'gemini'
+    ? (geminiRoute(call.method, call.path)?.model ?? 'unknown')
+    : String(call.body?.model ?? 'unknown');
+
+/** Usage fixed for the call's format (FormatUsage), in neutral counts. */
+function fixedUsage(format: WireFormat, usage: FormatUsage): Partial<WireUsage> | undefined {
+  if (format === 'anthropic') return usage.anthropic;
+  if (format === 'gemini') {
+    const g = usage.gemini;
+    if (!g) return undefined;
+    return {
+      input: g.prompt - g.cached,
+      cacheRead: g.cached,
+      output: g.candidates + g.thoughts,
+      reasoning: g.thoughts,
+    };
+  }
+  const o = usage.openai;
+  return o && { input: o.prompt - o.cached, cacheRead: o.cached, output: o.completion };
+}
 
 /** A Responses custom tool's input text (ToolCallSpec.args). */
 const customInput = (args: unknown): string =>
@@ -695,31 +782,27 @@ function toWire(c: Content, ctx: AnswerContext): WireAnswer {
     const slices = Array.from({ length: Math.ceil(json.length / 8) }, (_, k) => json.slice(k * 8, k * 8 + 8));
     return { id: t.id ?? `${ID_PREFIX[format].call}${tag}_${i}`, name: t.name, args: t.pieces ?? slices, custom };
   });
-  const reasoningTokens = c.thinking ? Math.max(1, words(c.thinking).length) : 0;
-  const fixed = format === 'anthropic' ? ctx.usage.anthropic : ctx.usage.openai;
-  const fixedUsage: Partial<WireUsage> | undefined = !fixed
-    ? undefined
-    : 'prompt' in fixed
-      ? { input: fixed.prompt - fixed.cached, cacheRead: fixed.cached, output: fixed.completion }
-      : fixed;
+  const fixed = fixedUsage(format, ctx.usage);
+  const reasoningTokens = fixed?.reasoning ?? (c.thinking ? Math.max(1, words(c.thinking).length) : 0);
   const outputWords = words(pieces.join('')).length;
   return {
     id: c.id ?? `${ID_PREFIX[format].answer}${tag}`,
-    model: c.model ?? String(body?.model ?? 'unknown'),
+    model: c.model ?? modelOf(call),
     thinking:
-      format === 'anthropic' && c.thinking !== undefined
+      (format === 'anthropic' || format === 'gemini') && c.thinking !== undefined
         ? { pieces: words(c.thinking), signature: `sig_${Buffer.from(c.thinking).toString('base64').slice(0, 16)}` }
         : undefined,
     reasoning: format === 'responses' && c.thinking !== undefined ? responsesReasoning(c.thinking, body) : undefined,
-    request: format === 'responses' ? body : undefined,
+    request: format === 'responses' || format === 'gemini' ? body : undefined,
+    blocked: format === 'gemini' ? c.blocked : undefined,
     text: pieces,
     toolCalls: calls,
     finish: calls.length > 0 ? 'tool_calls' : (c.finish ?? 'stop'),
     usage: {
-      input: c.usage?.input ?? fixedUsage?.input ?? estimateTokens(body),
-      output: c.usage?.output ?? fixedUsage?.output ?? Math.max(1, outputWords + 10 * calls.length + reasoningTokens),
-      cacheRead: c.usage?.cacheRead ?? fixedUsage?.cacheRead ?? 0,
-      cacheWrite: c.usage?.cacheWrite ?? fixedUsage?.cacheWrite ?? 0,
+      input: c.usage?.input ?? fixed?.input ?? estimateTokens(body),
+      output: c.usage?.output ?? fixed?.output ?? Math.max(1, outputWords + 10 * calls.length + reasoningTokens),
+      cacheRead: c.usage?.cacheRead ?? fixed?.cacheRead ?? 0,
+      cacheWrite: c.usage?.cacheWrite ?? fixed?.cacheWrite ?? 0,
       reasoning: reasoningTokens,
     },
   };
@@ -811,6 +894,7 @@ export function sampleFromSchema(schema: unknown, defs: Record<string, unknown> 
 
 /** Text of the last user message (string content or its text parts), in any format. */
 export function lastUserText(body: any): string {
+  if (Array.isArray(body?.contents) || body?.generateContentRequest !== undefined) return geminiLastUserText(body);
   if (body?.messages === undefined && body?.input !== undefined) return lastResponsesUserText(body.input);
   const msgs: any[] = Array.isArray(body?.messages) ? body.messages : [];
   for (let i = msgs.length - 1; i >= 0; i--) {
@@ -845,6 +929,7 @@ function lastResponsesUserText(input: unknown): string {
 
 /** The schema the request demands an answer in, if any. */
 function structuredSchema(format: WireFormat, body: any): unknown | undefined {
+  if (format === 'gemini') return geminiSchema(body);
   if (format === 'responses') {
     const f = body?.text?.format;
     if (f?.type === 'json_schema') return f.schema ?? {};
@@ -861,6 +946,7 @@ function structuredSchema(format: WireFormat, body: any): unknown | undefined {
 }
 
 function forcedTool(format: WireFormat, body: any): { name: string; schema: unknown; custom?: boolean } | undefined {
+  if (format === 'gemini') return geminiForcedTool(body);
   const tools: any[] = Array.isArray(body?.tools) ? body.tools : [];
   const tc = body?.tool_choice;
   let name: string | undefined;
@@ -931,7 +1017,11 @@ export const SCRIPTED: FakeUpstreamOptions = {
   handler: scripted,
   countTokens: (body) =>
     COUNT_TOKENS_BASE +
-    (Array.isArray(body?.messages) ? body.messages.length : Array.isArray(body?.input) ? body.input.length : 0),
+    (Array.isArray(body?.messages)
+      ? body.messages.length
+      : Array.isArray(body?.input)
+        ? body.input.length
+        : geminiContentCount(body)),
   interleave: true,
 };
 
@@ -964,7 +1054,7 @@ function scripted(call: UpstreamCall): Reply | undefined {
   const reply = `${c.system ? `[sys:${c.system}] ` : ''}echo: ${c.lastUserText}`;
   if (!c.lastUserText.includes('cut')) return say(reply);
   // A non-streaming request cannot fail half-way: a plain server error.
-  if (call.body?.stream !== true) return { kind: 'error', status: 500 };
+  if (!streams(call)) return { kind: 'error', status: 500 };
   // In-stream errors after the first text delta (OpenAI: role chunk; Anthropic: message_start, ping, block start;
   // Responses: created, in_progress, output_item.added, content_part.added).
   const [message, type, after] =
@@ -1000,6 +1090,7 @@ const TEXT_PARTS = ['text', 'input_text', 'output_text'];
 /** What the scenario depends on, whatever the format. */
 function conversation(format: WireFormat, body: any) {
   if (format === 'responses') return responsesConversation(body);
+  if (format === 'gemini') return geminiConversation(body);
   const msgs: any[] = Array.isArray(body?.messages) ? body.messages : [];
   const lastUser = [...msgs].reverse().find((m) => m?.role === 'user');
   const last = msgs.at(-1);

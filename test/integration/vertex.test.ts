@@ -1,7 +1,7 @@
 /**
  * The vertex and vertex-anthropic kinds over real HTTP: the official openai SDK (chat, responses)
  * and the Anthropic SDK reaching a Gemini model and a Claude model on the fake Vertex AI
- * (fake-vertex.ts, in front of the strict fake Gemini API and the strict fake Anthropic API), JSON
+ * (fake-vertex.ts, in front of THE fake upstream's strict Gemini and Anthropic APIs), JSON
  * and streams, tool round trips; the service account's token fetched once for concurrent requests,
  * refreshed before expiry and after a refusal; credentials that fail; `gateway providers` on both.
  */
@@ -18,9 +18,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { checkProvider } from '../../src/cli/provider-check.js';
 import type { GatewayConfig } from '../../src/config/types.js';
 import { UpstreamPool } from '../../src/upstream/client.js';
-import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.js';
+import { type FakeUpstream, type Reply, startFakeUpstream, type UpstreamCall } from '../helpers/fake-upstream.js';
 import { type FakeVertex, startFakeVertex } from '../helpers/fake-vertex.js';
-import { type GeminiCall, type GeminiUpstream, startGeminiUpstream } from '../helpers/gemini-upstream.js';
 import { loadTestConfig, type RunningGateway, startGateway } from '../helpers/start-gateway.js';
 
 const KEY = 'vertex-suite-key-0001';
@@ -33,7 +32,7 @@ const LOCATION_PATH = `/v1/projects/${PROJECT}/locations/${LOCATION}`;
 const CLAUDE_PATH = `${LOCATION_PATH}/publishers/anthropic/models/claude-sonnet-4-5@20250929`;
 const VERTEX_PATH = `/v1/projects/${PROJECT}/locations/${LOCATION}/publishers/google/models/gemini-2.5-flash`;
 
-let gemini: GeminiUpstream;
+let gemini: FakeUpstream;
 /** A token endpoint that takes the connection and never answers. */
 let hangingServer: Server;
 let hanging: string;
@@ -97,12 +96,12 @@ beforeAll(async () => {
   hangingServer = createServer(() => {});
   await new Promise<void>((r) => hangingServer.listen(0, '127.0.0.1', r));
   hanging = `http://127.0.0.1:${(hangingServer.address() as AddressInfo).port}`;
-  gemini = await startGeminiUpstream({ apiKey: GEMINI_KEY });
+  gemini = await startFakeUpstream({ geminiKey: GEMINI_KEY });
   claudeUp = await startFakeUpstream();
   vertex = await startFakeVertex({
     project: PROJECT,
     location: LOCATION,
-    gemini,
+    gemini: gemini.url,
     geminiKey: GEMINI_KEY,
     anthropic: claudeUp.url,
   });
@@ -120,18 +119,17 @@ afterAll(async () => {
   await claudeUp?.close();
 });
 beforeEach(() => {
-  gemini.received.length = 0;
-  gemini.setHandler(undefined);
+  gemini.reset();
   vertex.received.length = 0;
   claudeUp.reset();
 });
 
 /** First turn: call get_weather; once the result is back: answer from it. */
-function weatherLoop(call: GeminiCall) {
+function weatherLoop(call: UpstreamCall): Reply {
   const contents = call.body.contents as Array<{ parts: Array<Record<string, unknown>> }>;
   const answered = contents[contents.length - 1].parts.find((p) => p.functionResponse !== undefined);
-  if (answered) return { parts: [{ text: `It is ${JSON.stringify(answered.functionResponse)}` }] };
-  return { parts: [{ call: { name: 'get_weather', args: { city: 'Paris' } } }] };
+  if (answered) return { text: [`It is ${JSON.stringify(answered.functionResponse)}`] };
+  return { toolCalls: [{ name: 'get_weather', args: { city: 'Paris' } }] };
 }
 
 const WEATHER_TOOL = {
@@ -147,7 +145,7 @@ describe('openai SDK, chat completions → Gemini on Vertex', () => {
       messages: [{ role: 'user', content: 'Hello there' }],
       max_tokens: 50,
     });
-    expect(res.choices[0].message.content).toBe('You said: Hello there');
+    expect(res.choices[0].message.content).toBe('echo: Hello there');
     expect(res.model).toBe(MODEL);
     expect(vertex.received[0].path).toBe(`${VERTEX_PATH}:generateContent`);
     expect(vertex.received[0].authorization).toMatch(/^Bearer ya29\.fake-\d+-/);
@@ -159,7 +157,7 @@ describe('openai SDK, chat completions → Gemini on Vertex', () => {
   });
 
   it('stream: streamGenerateContent?alt=sse, the text in order', async () => {
-    gemini.setHandler(() => ({ parts: [{ text: 'One, ' }, { text: 'two.' }] }));
+    gemini.setHandler({ text: ['One, ', 'two.'] });
     const stream = await openai.chat.completions.create({
       model: MODEL,
       messages: [{ role: 'user', content: 'Count' }],
@@ -202,7 +200,7 @@ describe('Anthropic SDK, messages → Gemini on Vertex', () => {
       max_tokens: 64,
       messages: [{ role: 'user', content: 'Hi from Claude Code' }],
     });
-    expect(msg.content).toEqual([{ type: 'text', text: 'You said: Hi from Claude Code' }]);
+    expect(msg.content).toEqual([{ type: 'text', text: 'echo: Hi from Claude Code' }]);
     expect(msg.stop_reason).toBe('end_turn');
     expect(vertex.received[0].path).toBe(`${VERTEX_PATH}:generateContent`);
   });
@@ -315,7 +313,7 @@ describe('Claude on Vertex (vertex-anthropic)', () => {
 
 describe('openai SDK, responses → both Vertex kinds', () => {
   it.each([
-    [MODEL, `${VERTEX_PATH}:generateContent`, 'You said: Via Responses'],
+    [MODEL, `${VERTEX_PATH}:generateContent`, 'echo: Via Responses'],
     [CLAUDE, `${CLAUDE_PATH}:rawPredict`, 'echo: Via Responses'],
   ])('%s: translated, JSON', async (model, path, text) => {
     const res = await openai.responses.create({ model, input: 'Via Responses', store: false });
@@ -378,7 +376,7 @@ describe('the service-account token', () => {
       ),
     );
     expect(answers.map((a) => a.choices[0].message.content)).toEqual(
-      Array.from({ length: 6 }, (_, i) => `You said: n${i}`),
+      Array.from({ length: 6 }, (_, i) => `echo: n${i}`),
     );
     expect(vertex.tokenFetches).toBe(before + 1);
     expect(vertex.received).toHaveLength(6);
@@ -395,7 +393,7 @@ describe('the service-account token', () => {
     expect(refused).toBeInstanceOf(OpenAI.APIError);
     expect(vertex.tokenFetches).toBe(before);
     const res = await openai.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'y' }] });
-    expect(res.choices[0].message.content).toBe('You said: y');
+    expect(res.choices[0].message.content).toBe('echo: y');
     expect(vertex.tokenFetches).toBe(before + 1);
     expect(vertex.received.map((c) => c.status)).toEqual([200, 401, 200]);
   });
