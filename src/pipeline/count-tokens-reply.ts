@@ -58,10 +58,11 @@ export const countTokensReply: Stage = routedStage(async (ctx) => {
     ctx.reply = { kind: 'json', status: 200, body: countBody(ctx.format.id, count.inputTokens) };
     return;
   }
-  const body =
+  const formatBody =
     upstreamFormat.id === ctx.format.id
       ? passThroughBody(ctx.rawBody, c.model.upstreamName)
       : encodedBody(chat, upstreamFormat, c);
+  const body = kind.editCountBody ? kind.editCountBody(formatBody) : formatBody;
   ctx.attempts += 1;
   const up = await sendUpstream(ctx, c, kind, {
     path: kind.countTokensPath,

@@ -31,6 +31,10 @@ const CLAUDE = 'claude/claude-sonnet-4-5';
 const LOCATION_PATH = `/v1/projects/${PROJECT}/locations/${LOCATION}`;
 const CLAUDE_PATH = `${LOCATION_PATH}/publishers/anthropic/models/claude-sonnet-4-5@20250929`;
 const VERTEX_PATH = `/v1/projects/${PROJECT}/locations/${LOCATION}/publishers/google/models/gemini-2.5-flash`;
+const CLAUDE_COUNT_PATH = `${LOCATION_PATH}/publishers/anthropic/models/count-tokens:rawPredict`;
+/** What the fake upstreams answer to a token count. */
+const GEMINI_COUNT = 777;
+const CLAUDE_COUNT = 555;
 
 let gemini: FakeUpstream;
 /** A token endpoint that takes the connection and never answers. */
@@ -96,8 +100,8 @@ beforeAll(async () => {
   hangingServer = createServer(() => {});
   await new Promise<void>((r) => hangingServer.listen(0, '127.0.0.1', r));
   hanging = `http://127.0.0.1:${(hangingServer.address() as AddressInfo).port}`;
-  gemini = await startFakeUpstream({ geminiKey: GEMINI_KEY });
-  claudeUp = await startFakeUpstream();
+  gemini = await startFakeUpstream({ geminiKey: GEMINI_KEY, countTokens: () => GEMINI_COUNT });
+  claudeUp = await startFakeUpstream({ countTokens: () => CLAUDE_COUNT });
   vertex = await startFakeVertex({
     project: PROJECT,
     location: LOCATION,
@@ -323,6 +327,75 @@ describe('openai SDK, responses → both Vertex kinds', () => {
   });
 });
 
+describe('token counts on both Vertex kinds: the upstream counts', () => {
+  const count = (path: string, body: unknown) =>
+    fetch(`${gw.url}${path}`, {
+      method: 'POST',
+      headers: { 'x-api-key': KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const messages = [{ role: 'user', content: 'Count these words' }];
+
+  it('vertex, /v1/messages/count_tokens: :countTokens with the counted fields at the top', async () => {
+    const res = await count('/v1/messages/count_tokens', { model: MODEL, system: 'Be brief.', messages });
+    expect([res.status, res.headers.get('x-gateway-token-count')]).toEqual([200, 'upstream']);
+    expect(await res.json()).toEqual({ input_tokens: GEMINI_COUNT });
+    expect(vertex.received.map((c) => [c.path, c.status])).toEqual([[`${VERTEX_PATH}:countTokens`, 200]]);
+    expect(JSON.parse(vertex.received[0].body)).toEqual({
+      contents: [{ role: 'user', parts: [{ text: 'Count these words' }] }],
+      systemInstruction: { parts: [{ text: 'Be brief.' }] },
+    });
+    expect(gemini.received.map((c) => [c.endpoint, c.status])).toEqual([['count_tokens', 200]]);
+  });
+
+  it('vertex-anthropic, /v1/messages/count_tokens: count-tokens:rawPredict, the body with its model', async () => {
+    const res = await count('/v1/messages/count_tokens', { model: CLAUDE, system: 'Be brief.', messages });
+    expect([res.status, res.headers.get('x-gateway-token-count')]).toEqual([200, 'upstream']);
+    expect(await res.json()).toEqual({ input_tokens: CLAUDE_COUNT });
+    const call = vertex.received[0];
+    expect([call.path, call.status]).toEqual([CLAUDE_COUNT_PATH, 200]);
+    expect(call.body.startsWith('{"anthropic_version":"vertex-2023-10-16",')).toBe(true);
+    expect(JSON.parse(call.body)).toEqual({
+      anthropic_version: 'vertex-2023-10-16',
+      model: 'claude-sonnet-4-5@20250929',
+      system: 'Be brief.',
+      messages,
+    });
+    expect(claudeUp.received.map((c) => [c.path, c.body.model])).toEqual([
+      ['/v1/messages/count_tokens', 'claude-sonnet-4-5@20250929'],
+    ]);
+  });
+
+  it.each([
+    [MODEL, `${VERTEX_PATH}:countTokens`, GEMINI_COUNT],
+    [CLAUDE, CLAUDE_COUNT_PATH, CLAUDE_COUNT],
+  ])('%s, /v1/responses/input_tokens: the upstream count', async (model, path, n) => {
+    const res = await openai.responses.inputTokens.count({ model, input: 'Count these words', instructions: 'Hi' });
+    expect(res).toEqual({ object: 'response.input_tokens', input_tokens: n });
+    expect(vertex.received.map((c) => [c.path, c.status])).toEqual([[path, 200]]);
+  });
+
+  it('a count Vertex refuses (400) is the caller’s error, in its format', async () => {
+    gemini.script(400);
+    const refused = await count('/v1/messages/count_tokens', { model: MODEL, messages });
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({
+      type: 'error',
+      error: { type: 'invalid_request_error', message: expect.stringContaining('(INVALID_ARGUMENT)') },
+    });
+    claudeUp.script(400);
+    const err = await openai.responses.inputTokens
+      .count({ model: CLAUDE, input: 'Count these words' })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((err as InstanceType<typeof OpenAI.BadRequestError>).error).toMatchObject({
+      type: 'invalid_request_error',
+      message: expect.stringContaining('scripted 400'),
+    });
+    expect(vertex.received.map((c) => c.status)).toEqual([400, 400]);
+  });
+});
+
 describe('the fake Vertex is strict', () => {
   const post = (path: string, body: unknown, token?: string) =>
     fetch(`${vertex.url}${path}`, {
@@ -339,6 +412,19 @@ describe('the fake Vertex is strict', () => {
   it('takes the Claude body as Vertex documents it', async () => {
     const res = await post(`${CLAUDE_PATH}:rawPredict`, claudeBody, vertex.issueToken());
     expect(res.status).toBe(200);
+  });
+
+  it('the count routes: Claude’s needs its model; Gemini’s takes Vertex’s fields only', async () => {
+    const token = vertex.issueToken();
+    const countBody = { messages: claudeBody.messages };
+    expect((await post(CLAUDE_COUNT_PATH, countBody, token)).status).toBe(400);
+    expect((await post(CLAUDE_COUNT_PATH, { ...countBody, model: 'claude-x@1' }, token)).status).toBe(200);
+    const contents = [{ role: 'user', parts: [{ text: 'x' }] }];
+    const wrapped = await post(`${VERTEX_PATH}:countTokens`, { generateContentRequest: { contents } }, token);
+    expect([wrapped.status, (await wrapped.json()).error.status]).toEqual([400, 'INVALID_ARGUMENT']);
+    expect(await (await post(`${VERTEX_PATH}:countTokens`, { contents }, token)).json()).toEqual({
+      totalTokens: GEMINI_COUNT,
+    });
   });
 
   it.each([
