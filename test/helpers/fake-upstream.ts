@@ -1,8 +1,9 @@
 /**
- * THE fake upstream of the tests: a real HTTP server on 127.0.0.1 that plays the providers' three APIs as
- * strictly as the real ones (it refuses what they refuse, with their error shapes: upstream-rules.ts),
- * records every call, and answers each call as the test chooses. Bodies and streams are written by
- * upstream-wire.ts only; the Responses API's stored state is responses-state.ts. Shares no code with src/.
+ * THE fake upstream of the tests: a real HTTP server on 127.0.0.1 that plays the providers' APIs as
+ * strictly as the real ones (it refuses what they refuse, with their error shapes: upstream-rules.ts,
+ * gemini-rules.ts), records every call, and answers each call as the test chooses. Bodies and streams are
+ * written by upstream-wire.ts, or a format's own wire file (gemini-wire.ts, dispatched from OWN_WIRES);
+ * the Responses API's stored state is responses-state.ts. Shares no code with src/.
  *
  *   POST /v1/chat/completions        OpenAI Chat Completions (Bearer key required)
  *   POST /v1/responses               OpenAI Responses (Bearer key; JSON, or SSE with `stream: true`; stored
@@ -149,7 +150,8 @@ export interface UpstreamCall {
   /**
    * `responses`: POST /v1/responses; `count_tokens`: Anthropic's count_tokens or POST /v1/responses/input_tokens;
    * `retrieve`, `delete`, `input_items`: GET / DELETE /v1/responses/{id}, GET /v1/responses/{id}/input_items;
-   * `embeddings`: POST /v1/embeddings; `models`: GET /v1/models.
+   * `embeddings`: POST /v1/embeddings; `models`: GET /v1/models. Gemini: `chat` (generateContent and
+   * streamGenerateContent), `count_tokens` (countTokens), `models` (GET /v1beta/models).
    */
   endpoint: Endpoint;
   /** performance.now() when the body had arrived. */
