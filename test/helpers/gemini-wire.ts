@@ -12,7 +12,7 @@
  * @see https://ai.google.dev/api/generate-content#generatecontentresponse
  */
 
-import type { StreamStyle, WireAnswer, WireError, WireUsage } from './upstream-wire.js';
+import type { WireAnswer, WireError, WireUsage } from './upstream-wire.js';
 
 type Obj = Record<string, unknown>;
 type Headers = Record<string, string>;
@@ -35,9 +35,12 @@ export function isGeminiSignature(sig: unknown): boolean {
 
 const FINISH = { stop: 'STOP', length: 'MAX_TOKENS', tool_calls: 'STOP' } as const;
 
-/** promptTokenCount includes the cached tokens; candidatesTokenCount excludes the thoughts. */
+/** promptTokenCount includes the cached tokens (Gemini has no cache writes: counted as prompt). */
+const promptTokens = (u: WireUsage): number => u.input + u.cacheRead + u.cacheWrite;
+
+/** The full usage; candidatesTokenCount excludes the thoughts. */
 function usageMetadata(u: WireUsage): Obj {
-  const prompt = u.input + u.cacheRead + u.cacheWrite;
+  const prompt = promptTokens(u);
   const candidates = Math.max(0, u.output - u.reasoning);
   return {
     promptTokenCount: prompt,
@@ -65,8 +68,8 @@ function parts(a: WireAnswer, whole: boolean): Obj[] {
 }
 
 function envelope(a: WireAnswer, candidateParts: Obj[], closing: boolean): Obj {
+  const prompt = promptTokens(a.usage);
   if (a.blocked !== undefined) {
-    const prompt = a.usage.input + a.usage.cacheRead;
     return {
       promptFeedback: { blockReason: a.blocked },
       usageMetadata: { promptTokenCount: prompt, totalTokenCount: prompt },
@@ -74,7 +77,6 @@ function envelope(a: WireAnswer, candidateParts: Obj[], closing: boolean): Obj {
       responseId: a.id,
     };
   }
-  const prompt = a.usage.input + a.usage.cacheRead;
   return {
     candidates: [
       {
@@ -96,7 +98,7 @@ export function geminiJson(a: WireAnswer): unknown {
 }
 
 /** One chunk per part, then the closing chunk (an empty text part, the finish reason, the usage). */
-export function geminiStream(a: WireAnswer, _style: StreamStyle = {}): string[] {
+export function geminiStream(a: WireAnswer): string[] {
   if (a.blocked !== undefined) return [chunk(envelope(a, [], true))];
   return [...parts(a, false).map((p) => chunk(envelope(a, [p], false))), chunk(envelope(a, [{ text: '' }], true))];
 }
