@@ -2,10 +2,10 @@ import type { ChatRequest, UpstreamFormatId, WireFormatId } from '../core/canoni
 import { GatewayError } from '../core/errors.js';
 import { spliceTopLevel } from '../core/json-splice.js';
 import type { UpstreamFormat } from '../formats/types.js';
-import { UPSTREAM_FORMATS } from '../formats/registry.js';
+import { ENVELOPES, UPSTREAM_FORMATS } from '../formats/registry.js';
 import { HTTP_PROVIDERS } from '../providers/registry.js';
 import { countTokensLocal, refuseUncountable } from '../routing/count-tokens.js';
-import { sendUpstream, upstreamErrorOf } from '../attempt/upstream-request.js';
+import { sendUpstream, upstreamErrorOf, upstreamErrorOfText } from '../attempt/upstream-request.js';
 import { CredentialPlan } from '../routing/byok.js';
 import type { Candidate } from '../routing/resolve-model.js';
 import { routedStage, type Stage } from './compose.js';
@@ -34,8 +34,9 @@ function countBody(caller: WireFormatId, inputTokens: number): object {
 
 /**
  * POST /v1/messages/count_tokens and POST /v1/responses/input_tokens → `{ input_tokens }`. A
- * model behind a provider with its own counting endpoint (Anthropic, OpenAI Responses) gets the
- * provider's exact count; any other model is counted
+ * model behind a provider with its own counting endpoint (Anthropic, OpenAI Responses, Bedrock's
+ * CountTokens for InvokeModel) gets the provider's exact count; any other model, or one the
+ * provider says it cannot count, is counted
  * locally with its family's tokenizer (see README, "Token counting", for the accuracy). A caller of
  * the provider's own format has its body forwarded as sent (pass-through), like /v1/messages.
  */
@@ -52,17 +53,20 @@ export const countTokensReply: Stage = routedStage(async (ctx) => {
   ctx.responseHeaders['x-gateway-model'] = c.model.id;
   const kind = c.provider.api === 'mock' ? undefined : HTTP_PROVIDERS[c.provider.api];
   const upstreamFormat = kind && UPSTREAM_FORMATS[kind.speaks];
-  if (!kind?.countTokensPath || !upstreamFormat) {
+  const countLocally = () => {
     const count = countTokensLocal(ctx.config, c.model.id, chat);
     ctx.responseHeaders['x-gateway-token-count'] = count.exact ? 'local-exact' : 'local-approximate';
     ctx.reply = { kind: 'json', status: 200, body: countBody(ctx.format.id, count.inputTokens) };
-    return;
-  }
+  };
+  if (!kind?.countTokensPath || !upstreamFormat) return countLocally();
+  const envelope = kind.envelope && ENVELOPES[kind.envelope];
   const formatBody =
     upstreamFormat.id === ctx.format.id
       ? passThroughBody(ctx.rawBody, c.model.upstreamName)
       : encodedBody(chat, upstreamFormat, c);
-  const body = kind.editCountBody ? kind.editCountBody(formatBody) : formatBody;
+  const edited = kind.editCountBody ? kind.editCountBody(formatBody, ctx.req.headers, ctx.format.id) : formatBody;
+  // A kind whose API wraps the format (Bedrock's CountTokens) wraps the body it would count.
+  const body = envelope ? envelope.countTokens.body(edited) : edited;
   ctx.attempts += 1;
   const up = await sendUpstream(ctx, c, kind, {
     path: kind.countTokensPath,
@@ -70,6 +74,11 @@ export const countTokensReply: Stage = routedStage(async (ctx) => {
     accept: 'application/json',
     apiKey: cred.apiKey,
   });
+  if (up.status >= 400 && envelope) {
+    const text = await up.body.text().catch(() => '');
+    if (envelope.countTokens.unsupported(up.status, parseOrUndefined(text))) return countLocally();
+    throw upstreamErrorOfText(up, text, c, upstreamFormat, cred.apiKey);
+  }
   if (up.status >= 400) throw await upstreamErrorOf(up, c, upstreamFormat, cred.apiKey);
   let parsed: unknown;
   try {
@@ -77,9 +86,11 @@ export const countTokensReply: Stage = routedStage(async (ctx) => {
   } catch {
     parsed = undefined;
   }
-  const count = upstreamFormat.countTokens
-    ? upstreamFormat.countTokens.inputTokens(parsed)
-    : (parsed as { input_tokens?: unknown } | undefined)?.input_tokens;
+  const count = envelope
+    ? envelope.countTokens.inputTokens(parsed)
+    : upstreamFormat.countTokens
+      ? upstreamFormat.countTokens.inputTokens(parsed)
+      : (parsed as { input_tokens?: unknown } | undefined)?.input_tokens;
   if (typeof count !== 'number')
     throw new GatewayError('upstream_error', `Provider "${c.provider.id}" sent an invalid token count.`);
   ctx.responseHeaders['x-gateway-token-count'] = 'upstream';
@@ -106,4 +117,12 @@ function encodedBody(chat: ChatRequest, upstreamFormat: UpstreamFormat, c: Candi
   const body: Record<string, unknown> = {};
   for (const f of COUNT_FIELDS[upstreamFormat.id] ?? []) if (encoded[f] !== undefined) body[f] = encoded[f];
   return Buffer.from(JSON.stringify(body));
+}
+
+function parseOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
