@@ -40,7 +40,10 @@ export const BEDROCK_VERSION = 'bedrock-2023-05-31';
 /** The Anthropic API key behind the fake (never the gateway's). */
 const ANTHROPIC_KEY = 'sk-ant-behind-bedrock';
 const ROUTE = /^\/model\/([^/]+)\/(invoke|invoke-with-response-stream|count-tokens)$/;
-/** The top-level fields of Bedrock's Claude messages body. */
+/**
+ * The top-level fields of Bedrock's Claude messages body (the last two with the betas Bedrock takes:
+ * context management, effort; the Anthropic API behind checks the beta header for them).
+ */
 const FIELDS = new Set([
   'anthropic_version',
   'anthropic_beta',
@@ -55,6 +58,8 @@ const FIELDS = new Set([
   'tools',
   'tool_choice',
   'thinking',
+  'context_management',
+  'output_config',
 ]);
 /** What Anthropic's count_tokens takes of such a body. */
 const COUNT_FIELDS = ['messages', 'system', 'tools', 'tool_choice', 'thinking'];

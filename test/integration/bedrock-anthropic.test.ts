@@ -3,7 +3,8 @@
  * the openai SDK's chat and Responses calls (translated) reaching Claude through InvokeModel on the
  * strict fake Bedrock front (fake-bedrock-invoke.ts, which checks every SigV4 signature or the API
  * key, and relays to the strict fake Anthropic API): JSON, AWS event-stream chunks, a tool round
- * trip with a signed thinking block, exceptions, credentials, secrets, CountTokens.
+ * trip with a signed thinking block, exceptions, credentials, secrets, CountTokens; and Claude
+ * Code's captured requests (test/fixtures/claude-code/) replayed on it.
  */
 
 import Anthropic from '@anthropic-ai/sdk';
@@ -12,6 +13,13 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeBedrockInvoke, startFakeBedrockInvoke } from '../helpers/fake-bedrock-invoke.js';
 import { type FakeUpstream, startFakeUpstream, type UpstreamCall } from '../helpers/fake-upstream.js';
 import { assertAnthropicStreamOrder } from '../helpers/anthropic-order.js';
+import {
+  CC_KEY,
+  claudeCodeReply,
+  expectAnthropicStream,
+  loadScenarios,
+  replay,
+} from '../clients/claude-code-fixtures.js';
 import { readSse } from '../helpers/sse.js';
 import { loadTestConfig, type RunningGateway, startGateway } from '../helpers/start-gateway.js';
 
@@ -63,6 +71,7 @@ ${models}roles:
   dev: { models: ["*"] }
 keys:
   - { id: k, key: ${KEY}, role: dev }
+  - { id: cc, key: ${CC_KEY}, role: dev }
 `),
   );
   anthropic = new Anthropic({ apiKey: KEY, baseURL: gw.url, maxRetries: 0 });
@@ -412,5 +421,37 @@ describe('count_tokens', () => {
     expect(bedrock.received.map((c) => [c.path, c.status])).toEqual([
       [`/model/${encodeURIComponent(PROFILE)}/count-tokens`, 400],
     ]);
+  });
+});
+
+describe("Claude Code's captured requests → InvokeModel", () => {
+  const messages = loadScenarios().flatMap((s) =>
+    s.requests.filter((c) => c.method === 'POST' && c.path.startsWith('/v1/messages?')).map((c) => ({ ...s, c })),
+  );
+
+  it.each(messages.map((m) => [`${m.version}/${m.name}/${m.c.file}`, m.c] as const))(
+    '%s: a well-formed stream; Bedrock gets the edited body with the betas in anthropic_beta',
+    async (_, c) => {
+      claude.setHandler(claudeCodeReply);
+      const { res } = await replay(gw, c, MODEL);
+      expect(res.status, await res.clone().text()).toBe(200);
+      await expectAnthropicStream(res);
+      const sent = json(bedrock.received[0].body);
+      expect(bedrock.received[0].path).toBe(`${PATH}/${c.body.stream ? 'invoke-with-response-stream' : 'invoke'}`);
+      expect(sent.anthropic_version).toBe('bedrock-2023-05-31');
+      expect('model' in sent || 'stream' in sent).toBe(false);
+      expect(sent.anthropic_beta).toEqual(c.headers['anthropic-beta'].split(','));
+    },
+  );
+
+  const counts = loadScenarios().flatMap((s) =>
+    s.requests.filter((c) => c.path.startsWith('/v1/messages/count_tokens')),
+  );
+
+  it.each(counts.map((c) => [c.file, c] as const))('%s: counted by CountTokens', async (_, c) => {
+    const { res } = await replay(gw, c, MODEL);
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(await res.json()).toEqual({ input_tokens: 42 });
+    expect(bedrock.received.map((r) => [r.path, r.status])).toEqual([[`${PATH}/count-tokens`, 200]]);
   });
 });
