@@ -28,7 +28,7 @@ export async function* invokeStreamToSse(chunks: AsyncIterable<Uint8Array>): Asy
 }
 
 /** One chunk frame's payload → one SSE event. */
-export function sseOf(payload: string): string {
+function sseOf(payload: string): string {
   const bytes = parsed(payload)?.bytes;
   if (typeof bytes !== 'string') throw malformed('a chunk without bytes');
   let text = Buffer.from(bytes, 'base64').toString('utf8');
