@@ -313,6 +313,17 @@ describe('auth and errors', () => {
     expect((await chat.json()).error.message).toContain('Slow down');
   });
 
+  it('ServiceUnavailableException: 503, an overloaded_error for an Anthropic caller', async () => {
+    claude.setHandler({ kind: 'error', status: 529, message: 'Overloaded' });
+    const res = await post('/v1/messages', { model: MODEL, max_tokens: 8, messages: [{ role: 'user', content: 'x' }] });
+    expect(res.status).toBe(503);
+    expect(bedrock.received[0].status).toBe(503);
+    expect(bedrock.received[0].headers['x-amz-date']).toBeDefined();
+    const body = await res.json();
+    expect(body.error.message).toContain('Provider "aws" returned HTTP 503: Overloaded');
+    expect(body.error.type).toBe('overloaded_error');
+  });
+
   it('a throttlingException frame before the first event is a plain 429', async () => {
     claude.setHandler({ kind: 'error', inStream: true, after: 0, type: 'rate_limit_error', message: 'busy' });
     const res = await post('/v1/messages', {
