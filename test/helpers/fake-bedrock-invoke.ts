@@ -29,7 +29,7 @@
  *   fake.received   every call: path, model, headers, body as sent, status
  */
 
-import { createServer, type IncomingHttpHeaders, request, type ServerResponse } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AwsRefusal, type AwsTestCredentials, bedrockAuthCheck } from './aws-auth.js';
 import { eventFrame, exceptionFrame } from './bedrock-frames.js';
@@ -121,11 +121,15 @@ export async function startFakeBedrockInvoke(opts: {
           const body = invokeBody(raw);
           const stream = m[2] === 'invoke-with-response-stream';
           const up = await anthropic('/v1/messages', { model: call.model, ...body, ...(stream ? { stream } : {}) });
-          if (up.status >= 400) return refuse(res, call, awsError(up.status, up.text), up.headers);
+          if ((up.statusCode ?? 502) >= 400 || !stream) {
+            const text = await readAll(up);
+            if ((up.statusCode ?? 502) >= 400) return refuse(res, call, awsError(up.statusCode ?? 502, text), hint(up));
+            call.status = 200;
+            return send(res, 200, text, { 'content-type': 'application/json' });
+          }
           call.status = 200;
-          if (!stream) return send(res, 200, up.text, { 'content-type': 'application/json' });
           res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream' });
-          res.end(Buffer.concat(framesOf(up.text)));
+          relayFrames(up, res);
         } catch (err) {
           refuse(res, call, err instanceof AwsRefusal ? err : new AwsRefusal(500, 'InternalServerException', `${err}`));
         }
@@ -149,17 +153,14 @@ export async function startFakeBedrockInvoke(opts: {
     const counted: Obj = { model: call.model };
     for (const f of COUNT_FIELDS) if (body[f] !== undefined) counted[f] = body[f];
     const up = await anthropic('/v1/messages/count_tokens', counted, body.anthropic_beta);
-    if (up.status >= 400) return refuse(res, call, awsError(up.status, up.text), up.headers);
+    const text = await readAll(up);
+    if ((up.statusCode ?? 502) >= 400) return refuse(res, call, awsError(up.statusCode ?? 502, text), hint(up));
     call.status = 200;
-    json(res, 200, { inputTokens: (JSON.parse(up.text) as { input_tokens: number }).input_tokens });
+    json(res, 200, { inputTokens: (JSON.parse(text) as { input_tokens: number }).input_tokens });
   }
 
-  /** One call of the Anthropic API, as Anthropic takes it; its answer read whole. */
-  function anthropic(
-    path: string,
-    body: Obj,
-    betas = body.anthropic_beta,
-  ): Promise<{ status: number; text: string; headers: Record<string, string> }> {
+  /** One call of the Anthropic API, as Anthropic takes it; its answer unread. */
+  function anthropic(path: string, body: Obj, betas = body.anthropic_beta): Promise<IncomingMessage> {
     const { anthropic_version: _, anthropic_beta: __, ...rest } = body;
     const headers: Record<string, string> = {
       'content-type': 'application/json',
@@ -168,19 +169,7 @@ export async function startFakeBedrockInvoke(opts: {
       ...(Array.isArray(betas) ? { 'anthropic-beta': betas.join(',') } : {}),
     };
     return new Promise((resolve, reject) => {
-      const out = request(new URL(path, opts.anthropic), { method: 'POST', headers }, (up) => {
-        const parts: Buffer[] = [];
-        up.on('data', (c: Buffer) => parts.push(c));
-        up.on('end', () => {
-          const retry = up.headers['retry-after'];
-          resolve({
-            status: up.statusCode ?? 502,
-            text: Buffer.concat(parts).toString('utf8'),
-            headers: typeof retry === 'string' ? { 'retry-after': retry } : {},
-          });
-        });
-        up.on('error', reject);
-      });
+      const out = request(new URL(path, opts.anthropic), { method: 'POST', headers }, resolve);
       out.on('error', reject);
       out.end(JSON.stringify(rest));
     });
@@ -218,39 +207,72 @@ function invokeBody(raw: Buffer): Obj {
   return body;
 }
 
-/** Anthropic's SSE → chunk frames (an error event → an exception frame, ending the stream). */
-function framesOf(sse: string): Buffer[] {
-  const frames: Buffer[] = [];
+function readAll(up: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    up.on('data', (c: Buffer) => parts.push(c));
+    up.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
+    up.on('error', reject);
+  });
+}
+
+/** The retry-after an upstream refusal gave, passed on with the AWS exception. */
+function hint(up: IncomingMessage): Record<string, string> {
+  const retry = up.headers['retry-after'];
+  return typeof retry === 'string' ? { 'retry-after': retry } : {};
+}
+
+/**
+ * Anthropic's SSE → chunk frames, each written as its event arrives (an error event → an exception
+ * frame, ending the stream; a cut upstream cuts the answer).
+ */
+function relayFrames(up: IncomingMessage, res: ServerResponse): void {
+  let pending = '';
   let input = 0;
   let output = 0;
-  for (const block of sse.split('\n\n')) {
-    const data = block
-      .split('\n')
-      .filter((l) => l.startsWith('data:'))
-      .map((l) => l.slice(5).trimStart())
-      .join('\n');
-    if (!data) continue;
-    const event = JSON.parse(data) as Obj;
-    if (event.type === 'error') {
-      const e = event.error as { type?: string; message?: string };
-      frames.push(exceptionFrame(streamExceptionOf(e.type), e.message ?? 'error'));
-      break;
+  let frames = 0;
+  up.setEncoding('utf8');
+  up.on('data', (text: string) => {
+    pending += text;
+    const blocks = pending.split('\n\n');
+    pending = blocks.pop() ?? '';
+    for (const block of blocks) {
+      const data = block
+        .split('\n')
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice(5).trimStart())
+        .join('\n');
+      if (!data || res.writableEnded) continue;
+      const event = JSON.parse(data) as Obj;
+      if (event.type === 'error') {
+        const e = event.error as { type?: string; message?: string };
+        res.end(exceptionFrame(streamExceptionOf(e.type), e.message ?? 'error'));
+        continue;
+      }
+      const usage = ((event.message as Obj | undefined)?.usage ?? event.usage) as Obj | undefined;
+      if (typeof usage?.input_tokens === 'number') input = usage.input_tokens;
+      if (typeof usage?.output_tokens === 'number') output = usage.output_tokens;
+      if (event.type === 'message_stop') {
+        event['amazon-bedrock-invocationMetrics'] = {
+          inputTokenCount: input,
+          outputTokenCount: output,
+          invocationLatency: 12,
+          firstByteLatency: 3,
+        };
+      }
+      const bytes = Buffer.from(JSON.stringify(event)).toString('base64');
+      frames++;
+      res.write(eventFrame('chunk', { bytes, p: 'abcdefghijklmnopqrstuvwxyz'.slice(0, 1 + (frames % 26)) }));
     }
-    const usage = ((event.message as Obj | undefined)?.usage ?? event.usage) as Obj | undefined;
-    if (typeof usage?.input_tokens === 'number') input = usage.input_tokens;
-    if (typeof usage?.output_tokens === 'number') output = usage.output_tokens;
-    if (event.type === 'message_stop') {
-      event['amazon-bedrock-invocationMetrics'] = {
-        inputTokenCount: input,
-        outputTokenCount: output,
-        invocationLatency: 12,
-        firstByteLatency: 3,
-      };
-    }
-    const bytes = Buffer.from(JSON.stringify(event)).toString('base64');
-    frames.push(eventFrame('chunk', { bytes, p: 'abcdefghijklmnopqrstuvwxyz'.slice(0, 1 + (frames.length % 26)) }));
-  }
-  return frames;
+  });
+  up.on('end', () => {
+    if (!res.writableEnded) res.end();
+  });
+  up.on('error', () => res.destroy());
+  // An upstream that went away before its end: the answer is cut too.
+  up.on('close', () => {
+    if (!res.writableEnded) res.destroy();
+  });
 }
 
 function streamExceptionOf(type: string | undefined): string {

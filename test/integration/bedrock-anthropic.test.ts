@@ -355,6 +355,22 @@ describe('auth and errors', () => {
     expect(events.some((e) => e.event === 'message_stop')).toBe(false);
   });
 
+  it('a stream cut after its first events ends with the in-stream error, never a clean end', async () => {
+    claude.setHandler({ kind: 'drop', after: 4 });
+    const res = await post('/v1/messages', {
+      model: MODEL,
+      max_tokens: 8,
+      stream: true,
+      messages: [{ role: 'user', content: 'one two three four' }],
+    });
+    expect(res.status).toBe(200);
+    const events = await readSse(res);
+    expect(events[0].event).toBe('message_start');
+    expect(events.at(-1)?.event).toBe('error');
+    expect(json(events.at(-1)?.data ?? '{}').error.message).toBe('Could not reach provider "aws" (UND_ERR_SOCKET).');
+    expect(events.some((e) => e.event === 'message_stop')).toBe(false);
+  });
+
   it('ValidationException: what Bedrock refuses is a 400 naming it (an unknown field passed through)', async () => {
     const res = await post('/v1/messages', {
       model: MODEL,
