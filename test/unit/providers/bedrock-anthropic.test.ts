@@ -32,6 +32,8 @@ describe('the bedrock-anthropic provider kind', () => {
     expect(at(kind.healthPath)).toBe('/async-invoke?maxResults=1');
     expect(kind.authHeaders).toBe(bedrockProvider.authHeaders);
     expect(kind.forwardHeaders).toBeUndefined();
+    // CountTokens counts the body InvokeModel would take.
+    expect(kind.editCountBody).toBe(kind.editBody);
   });
 
   it('edits a body: model and stream out, anthropic_version first, other bytes kept', () => {
