@@ -4,7 +4,7 @@
  * Assumes the input already passed JSON.parse (the body stage guarantees it).
  */
 
-type Span = [start: number, end: number];
+export type Span = [start: number, end: number];
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -72,10 +72,10 @@ interface Member {
   next?: number;
 }
 
-/** Each top-level member, by key (the last one wins, as with JSON.parse). */
-function topLevelMembers(b: Uint8Array): Map<string, Member> {
+/** Each member of the object at b[at] (the body's by default), by key (the last one wins, as with JSON.parse). */
+function topLevelMembers(b: Uint8Array, at = skipWs(b, 0)): Map<string, Member> {
   const members = new Map<string, Member>();
-  let i = skipWs(b, 0);
+  let i = at;
   if (b[i] !== 0x7b) throw new Error('not a JSON object');
   i = skipWs(b, i + 1);
   if (b[i] === 0x7d) return members;
@@ -110,15 +110,54 @@ export function topLevelSpans(b: Uint8Array): Map<string, Span> {
   return spans;
 }
 
+/** Spans of the values of the members of the object whose `{` is at b[at], by key. */
+export function objectSpans(b: Uint8Array, at: number): Map<string, Span> {
+  const spans = new Map<string, Span>();
+  for (const [key, m] of topLevelMembers(b, at)) spans.set(key, m.value);
+  return spans;
+}
+
+/** Spans of the elements of the array whose `[` is at b[at]. */
+export function arrayElementSpans(b: Uint8Array, at: number): Span[] {
+  if (b[at] !== 0x5b) throw new Error('not a JSON array');
+  const spans: Span[] = [];
+  let i = skipWs(b, at + 1);
+  while (i < b.length && b[i] !== 0x5d) {
+    const end = skipValue(b, i);
+    spans.push([i, end]);
+    i = skipWs(b, end);
+    if (b[i] === 0x2c) i = skipWs(b, i + 1);
+  }
+  return spans;
+}
+
+/** The bytes with each span replaced by its text (spans in order, not overlapping). */
+export function replaceSpans(b: Buffer, edits: ReadonlyArray<{ span: Span; text: string }>): Buffer {
+  const parts: Buffer[] = [];
+  let pos = 0;
+  for (const { span, text } of edits) {
+    parts.push(b.subarray(pos, span[0]), Buffer.from(text));
+    pos = span[1];
+  }
+  parts.push(b.subarray(pos));
+  return Buffer.concat(parts);
+}
+
 /** The body without these top-level members (every occurrence), its other bytes as they are. */
 export function removeTopLevel(body: Buffer, keys: readonly string[]): Buffer {
-  const members = topLevelMembers(body);
-  for (const key of keys) {
-    const m = members.get(key);
-    if (!m) continue;
+  return removeTopLevelWhere(body, (key) => keys.includes(key));
+}
+
+/**
+ * The body without the top-level members whose key `drop` picks (every occurrence), its other bytes
+ * as they are. One pass when nothing is picked; `drop` may see a key more than once.
+ */
+export function removeTopLevelWhere(body: Buffer, drop: (key: string) => boolean): Buffer {
+  for (const [key, m] of topLevelMembers(body)) {
+    if (!drop(key)) continue;
     // With its following comma, or (the last member) the comma before it.
     const [from, to] = m.next !== undefined ? [m.start, m.next] : [m.previousEnd ?? m.start, m.value[1]];
-    return removeTopLevel(Buffer.concat([body.subarray(0, from), body.subarray(to)]), keys);
+    return removeTopLevelWhere(Buffer.concat([body.subarray(0, from), body.subarray(to)]), drop);
   }
   return body;
 }

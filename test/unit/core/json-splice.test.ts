@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { removeTopLevel, spliceTopLevel, topLevelSpans } from '../../../src/core/json-splice.js';
+import {
+  arrayElementSpans,
+  objectSpans,
+  removeTopLevel,
+  removeTopLevelWhere,
+  replaceSpans,
+  spliceTopLevel,
+  topLevelSpans,
+} from '../../../src/core/json-splice.js';
 
 const splice = (s: string, replace: Record<string, string>, insert?: Record<string, string>) =>
   spliceTopLevel(Buffer.from(s), replace, insert).toString();
@@ -47,5 +55,30 @@ describe('removeTopLevel', () => {
     expect(JSON.parse(remove('{"model":"a","x":{"y":"}"},"stream":true}', ['model', 'stream']))).toEqual({
       x: { y: '}' },
     });
+  });
+});
+
+describe('removeTopLevelWhere, arrayElementSpans, objectSpans, replaceSpans', () => {
+  it('removes the members a predicate picks, every other byte kept', () => {
+    const src = '{"a":1, "b":{"a":2},\n"c":[3],"d":"a"}';
+    const picked: string[] = [];
+    const out = removeTopLevelWhere(Buffer.from(src), (key) => {
+      picked.push(key);
+      return key === 'a' || key === 'd';
+    });
+    expect(out.toString()).toBe('{"b":{"a":2},\n"c":[3]}');
+    expect(removeTopLevelWhere(Buffer.from(src), () => false).toString()).toBe(src);
+    expect(new Set(picked)).toEqual(new Set(['a', 'b', 'c', 'd']));
+  });
+  it('finds the elements of a nested array and the members of an object in it', () => {
+    const b = Buffer.from('{"m":[ {"role":"system","x":"]"} , 2,"s",[1]\n]}');
+    const at = topLevelSpans(b).get('m')![0];
+    const els = arrayElementSpans(b, at).map(([s, e]) => b.toString('utf8', s, e));
+    expect(els).toEqual(['{"role":"system","x":"]"}', '2', '"s"', '[1]']);
+    expect(arrayElementSpans(Buffer.from('[ ]'), 0)).toEqual([]);
+    const role = objectSpans(b, arrayElementSpans(b, at)[0][0]).get('role')!;
+    expect(replaceSpans(b, [{ span: role, text: '"user"' }]).toString()).toBe(
+      '{"m":[ {"role":"user","x":"]"} , 2,"s",[1]\n]}',
+    );
   });
 });
