@@ -22,8 +22,6 @@ import {
   upstreamErrorOf,
 } from './upstream-request.js';
 
-const NOTHING_DROPPED: string[] = [];
-
 /** `apiKey`: the provider key for this attempt (the configured one, or the caller's own). */
 export async function attemptHttp(
   ctx: RoutedContext,
@@ -43,8 +41,10 @@ export async function attemptHttp(
   };
   const dropped: string[] = [];
   const formatted = translator.requestBody({ raw: ctx.rawBody, parsed: ctx.body, chat }, target, dropped);
-  const body = kind.editBody ? kind.editBody(formatted, ctx.req.headers, ctx.format.id) : formatted;
-  noteDropped(ctx, translated ? [...dropped, ...droppedBetas(ctx)] : NOTHING_DROPPED);
+  // The kind's edits may leave out what its platform refuses (a beta, a field): listed as a translation's drops.
+  const edit = { provider: c.provider, dropped: translated ? dropped : [] };
+  const body = kind.editBody ? kind.editBody(formatted, ctx.req.headers, ctx.format.id, edit) : formatted;
+  noteDropped(ctx, translated ? [...edit.dropped, ...droppedBetas(ctx)] : edit.dropped);
   const envelope = kind.envelope && ENVELOPES[kind.envelope];
   const streamType = envelope?.streamMediaType ?? upstreamFormat.streamFraming?.mediaType ?? 'text/event-stream';
   const accept = chat.stream ? streamType : 'application/json';
@@ -79,9 +79,9 @@ export async function attemptHttp(
 }
 
 /**
- * What a translated request left out (README, "Translation between the two formats"): in the
- * `x-gateway-dropped-fields` header and the log line. Set per attempt (a fallback to a model of
- * the caller's own format drops nothing).
+ * What a translated request, or a kind's edit, left out (README, "Translation between the two
+ * formats"): in the `x-gateway-dropped-fields` header and the log line. Set per attempt (a fallback
+ * to a model of the caller's own format drops nothing).
  */
 function noteDropped(ctx: RoutedContext, dropped: string[]): void {
   if (dropped.length === 0 && ctx.droppedFields === undefined) return; // the usual case: nothing to note

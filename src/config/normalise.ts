@@ -144,6 +144,7 @@ function normaliseProvider(
   const reason = unavailable.get(id);
   const apiKey = reason === undefined ? str(p.api_key) : undefined;
   const mock = obj(p.mock) ?? {};
+  const betasAllowed = obj(p.anthropic_betas)?.allow;
   return {
     id,
     api,
@@ -161,6 +162,7 @@ function normaliseProvider(
     ...(api === 'azure-openai' || api === 'azure-openai-responses' ? { azure: normaliseAzure(p) } : {}),
     ...(api === 'bedrock' || api === 'bedrock-anthropic' ? { bedrock: normaliseBedrock(p) } : {}),
     ...(api === 'vertex' || api === 'vertex-anthropic' ? { vertex: normaliseVertex(p) } : {}),
+    ...(Array.isArray(betasAllowed) ? { anthropicBetas: betasAllowed as string[] } : {}),
     models,
   };
 }

@@ -143,6 +143,11 @@ export interface ProviderConfig {
   bedrock?: BedrockSettings;
   /** `api: vertex` and `vertex-anthropic` only. */
   vertex?: VertexSettings;
+  /**
+   * `api: bedrock-anthropic` and `vertex-anthropic` only: `anthropic-beta` values passed on besides
+   * the platform's defaults (providers/claude-platform.ts), from `anthropic_betas.allow`.
+   */
+  anthropicBetas?: readonly string[];
   /** Keyed by model name (the part after `<provider>/`); GatewayConfig.models is keyed by id. */
   models: ReadonlyMap<string, ModelSpec>;
 }

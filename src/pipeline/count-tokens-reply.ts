@@ -64,7 +64,9 @@ export const countTokensReply: Stage = routedStage(async (ctx) => {
     upstreamFormat.id === ctx.format.id
       ? passThroughBody(ctx.rawBody, c.model.upstreamName)
       : encodedBody(chat, upstreamFormat, c);
-  const edited = kind.editCountBody ? kind.editCountBody(formatBody, ctx.req.headers, ctx.format.id) : formatBody;
+  // A count has no answer headers to list drops in: what the platform refuses is only left out.
+  const edit = { provider: c.provider, dropped: [] };
+  const edited = kind.editCountBody ? kind.editCountBody(formatBody, ctx.req.headers, ctx.format.id, edit) : formatBody;
   // A kind whose API wraps the format (Bedrock's CountTokens) wraps the body it would count.
   const body = envelope ? envelope.countTokens.body(edited) : edited;
   ctx.attempts += 1;

@@ -1,8 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { UpstreamFormatId } from '../core/canonical.js';
-import { removeTopLevel, spliceTopLevel } from '../core/json-splice.js';
+import { spliceTopLevel } from '../core/json-splice.js';
 import { bedrockProvider } from './bedrock.js';
-import type { HttpProviderKind } from './types.js';
+import { BEDROCK_CLAUDE, NO_BETAS, platformBetas, platformBody } from './claude-platform.js';
+import type { BodyEdit, HttpProviderKind } from './types.js';
 
 /** What Bedrock takes in the body instead of Anthropic's `anthropic-version` header. */
 export const BEDROCK_ANTHROPIC_VERSION = 'bedrock-2023-05-31';
@@ -13,7 +14,9 @@ export const BEDROCK_ANTHROPIC_VERSION = 'bedrock-2023-05-31';
  * chunks: the `bedrock-invoke` envelope unwraps them into Anthropic's SSE). The body's edits from
  * Anthropic's: no `model` (it is in the URL), no `stream` (the path says it), `anthropic_version:
  * "bedrock-2023-05-31"` first, and the caller's `anthropic-beta` header as the `anthropic_beta`
- * array; messages callers otherwise pass through, others are translated, then edited the same way.
+ * array, kept to the betas and fields Bedrock takes (claude-platform.ts: it refuses any other with
+ * 400 `invalid beta flag` or `extraneous key`; the rest is dropped and listed); messages callers
+ * otherwise pass through, others are translated, then edited the same way.
  * SigV4 signs the edited body as sent. Region, auth, config and the health check are the `bedrock`
  * kind's; count_tokens is Bedrock's CountTokens (local for a model it does not support).
  * @see https://docs.aws.amazon.com/bedrock/latest/userguide/model-parameters-anthropic-claude-messages.html
@@ -38,24 +41,20 @@ export const bedrockAnthropicProvider: HttpProviderKind = {
   editCountBody: bedrockBody,
 };
 
-function bedrockBody(body: Buffer, caller: IncomingHttpHeaders, callerFormat: UpstreamFormatId): Buffer {
-  const betas = callerFormat === 'anthropic-messages' ? betaValues(caller) : [];
+function bedrockBody(
+  body: Buffer,
+  caller: IncomingHttpHeaders,
+  callerFormat: UpstreamFormatId,
+  edit: BodyEdit,
+): Buffer {
+  const betas = callerFormat === 'anthropic-messages' ? platformBetas(BEDROCK_CLAUDE, caller, edit.provider) : NO_BETAS;
+  edit.dropped.push(...betas.dropped);
   return spliceTopLevel(
-    removeTopLevel(body, ['model', 'stream']),
+    platformBody(BEDROCK_CLAUDE, body, betas, ['model', 'stream'], edit.dropped),
     {},
     {
       anthropic_version: JSON.stringify(BEDROCK_ANTHROPIC_VERSION),
-      ...(betas.length > 0 ? { anthropic_beta: JSON.stringify(betas) } : {}),
+      ...(betas.kept.length > 0 ? { anthropic_beta: JSON.stringify(betas.kept) } : {}),
     },
   );
-}
-
-/** `anthropic-beta: a,b` (or the header repeated) → ['a', 'b']. */
-function betaValues(headers: IncomingHttpHeaders): string[] {
-  const v = headers['anthropic-beta'];
-  if (v === undefined) return [];
-  return (Array.isArray(v) ? v.join(',') : v)
-    .split(',')
-    .map((b) => b.trim())
-    .filter((b) => b.length > 0);
 }

@@ -11,6 +11,13 @@ export interface OutgoingRequest {
   body?: Buffer;
 }
 
+/** What a kind's body edit knows besides the body and the caller. */
+export interface BodyEdit {
+  provider: ProviderConfig;
+  /** Names of what the edit left out, appended (`anthropic-beta:<value>` for a beta). */
+  dropped: string[];
+}
+
 /** A provider kind is data plus tiny functions; adding one is one file and a registry line. */
 export interface HttpProviderKind {
   api: Exclude<ProviderApi, 'mock'>;
@@ -46,9 +53,13 @@ export interface HttpProviderKind {
   probeBody(model: string): Record<string, unknown>;
   /**
    * Caller headers this kind passes on (e.g. `anthropic-version`), given the caller's format (the
-   * kind's own when there is no caller: `gateway providers`).
+   * kind's own when there is no caller: `gateway providers`) and the provider's settings.
    */
-  forwardHeaders?(caller: IncomingHttpHeaders, callerFormat: UpstreamFormatId): Record<string, string>;
+  forwardHeaders?(
+    caller: IncomingHttpHeaders,
+    callerFormat: UpstreamFormatId,
+    provider: ProviderConfig,
+  ): Record<string, string>;
   /**
    * Where one of this kind's paths lives, for kinds whose URL names the model (Azure's deployments,
    * its api-version); without a model, a path of the resource (the model list). Without it, as is.
@@ -58,8 +69,10 @@ export interface HttpProviderKind {
    * Edits this kind makes to every chat body after its format's (pass-through or translated): Claude
    * on Vertex takes no `model` (it is in the URL) and an `anthropic_version` in the body. `caller`:
    * the caller's headers, of `callerFormat` (Bedrock takes Anthropic's beta header in the body).
+   * What the edit leaves out of the caller's request (a field or beta the platform refuses) is
+   * pushed to `dropped`, for `x-gateway-dropped-fields`.
    */
-  editBody?(body: Buffer, caller: IncomingHttpHeaders, callerFormat: UpstreamFormatId): Buffer;
+  editBody?(body: Buffer, caller: IncomingHttpHeaders, callerFormat: UpstreamFormatId, edit: BodyEdit): Buffer;
   /** The provider refused the credential sent (401): a kind that holds a token drops it. */
   credentialRejected?(provider: ProviderConfig): void;
   /** A clearer message for an upstream error body than its format's own, when the kind has one. */
@@ -72,7 +85,7 @@ export interface HttpProviderKind {
    * Claude's InvokeModel body on Bedrock (before its envelope's CountTokens wraps it). `caller` and
    * `callerFormat` as for `editBody`.
    */
-  editCountBody?(body: Buffer, caller: IncomingHttpHeaders, callerFormat: UpstreamFormatId): Buffer;
+  editCountBody?(body: Buffer, caller: IncomingHttpHeaders, callerFormat: UpstreamFormatId, edit: BodyEdit): Buffer;
   /**
    * Path of an OpenAI-format embeddings endpoint, for kinds that have one (config/semantic.ts,
    * EMBEDDING_APIS, lists them for check-config).

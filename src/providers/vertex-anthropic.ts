@@ -1,4 +1,5 @@
-import { removeTopLevel, spliceTopLevel } from '../core/json-splice.js';
+import { spliceTopLevel } from '../core/json-splice.js';
+import { NO_BETAS, platformBetas, platformBody, VERTEX_CLAUDE } from './claude-platform.js';
 import { vertexAuthHeaders, vertexProvider } from './vertex.js';
 import type { HttpProviderKind } from './types.js';
 
@@ -8,11 +9,13 @@ export const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16';
 /**
  * Claude models on Vertex AI: Anthropic's messages format at
  * `…/publishers/anthropic/models/{model}:rawPredict` (`:streamRawPredict` for a stream; the body's
- * `stream` says which it answers). The body has exactly two edits from Anthropic's: no `model` (it
- * is in the URL) and `anthropic_version: "vertex-2023-10-16"`; messages callers otherwise pass
- * through, others are translated. Auth as `vertex` (vertex-token.ts). Token counts are Vertex's
- * `count-tokens:rawPredict`, a publisher-level path whose body is Anthropic's count_tokens body with
- * its `model` kept (the URL names none), plus `anthropic_version` as the SDK sends it.
+ * `stream` says which it answers). The body's edits from Anthropic's: no `model` (it is in the URL),
+ * `anthropic_version: "vertex-2023-10-16"`, and only the fields Vertex takes, as the betas in the
+ * header (claude-platform.ts: Vertex refuses any other with a 400; the rest is dropped and listed);
+ * messages callers otherwise pass through, others are translated. Auth as `vertex`
+ * (vertex-token.ts). Token counts are Vertex's `count-tokens:rawPredict`, a publisher-level path
+ * whose body is Anthropic's count_tokens body with its `model` kept (the URL names none), plus
+ * `anthropic_version` as the SDK sends it.
  * @see https://cloud.google.com/vertex-ai/generative-ai/docs/partner-models/claude
  * @see https://cloud.google.com/vertex-ai/generative-ai/docs/partner-models/claude/count-tokens
  */
@@ -31,19 +34,22 @@ export const vertexAnthropicProvider: HttpProviderKind = {
   }),
   authHeaders: vertexAuthHeaders,
   credentialRejected: vertexProvider.credentialRejected,
-  // Vertex takes Anthropic's beta features in the same header.
-  forwardHeaders(caller, callerFormat): Record<string, string> {
-    const beta = callerFormat === 'anthropic-messages' ? caller['anthropic-beta'] : undefined;
-    if (typeof beta === 'string' && beta) return { 'anthropic-beta': beta };
-    if (Array.isArray(beta) && beta.length > 0) return { 'anthropic-beta': beta.join(',') };
-    return {};
+  // Vertex takes Anthropic's beta features in the same header: those it knows (editBody lists the rest).
+  forwardHeaders(caller, callerFormat, provider): Record<string, string> {
+    if (callerFormat !== 'anthropic-messages') return {};
+    const { kept } = platformBetas(VERTEX_CLAUDE, caller, provider);
+    return kept.length > 0 ? { 'anthropic-beta': kept.join(',') } : {};
   },
-  editBody: (body) =>
-    spliceTopLevel(
-      removeTopLevel(body, ['model']),
+  editBody(body, caller, callerFormat, edit) {
+    const betas =
+      callerFormat === 'anthropic-messages' ? platformBetas(VERTEX_CLAUDE, caller, edit.provider) : NO_BETAS;
+    edit.dropped.push(...betas.dropped);
+    return spliceTopLevel(
+      platformBody(VERTEX_CLAUDE, body, betas, ['model'], edit.dropped),
       {},
       { anthropic_version: JSON.stringify(VERTEX_ANTHROPIC_VERSION) },
-    ),
+    );
+  },
   // A model's methods (`:rawPredict`…) follow its path; Claude's Vertex ids carry a version after `@`
   // (claude-sonnet-4-5@20250929), written as is. The count path names its own resource.
   pathFor: (path, _provider, model) =>

@@ -6,7 +6,9 @@
  *   POST /model/{modelId}/invoke                      an Anthropic body with Bedrock's edits: no `model`,
  *                                                     no `stream`, `anthropic_version: bedrock-2023-05-31`,
  *                                                     only the fields Bedrock documents (`anthropic_beta`
- *                                                     among them); relayed to `/v1/messages` as Anthropic
+ *                                                     among them, only with the betas Bedrock takes: 400
+ *                                                     ValidationException "invalid beta flag" otherwise;
+ *                                                     `betas` adds some); relayed to `/v1/messages` as Anthropic
  *                                                     takes it (model from the URL, the version and betas as
  *                                                     headers); its JSON answered as is
  *   POST /model/{modelId}/invoke-with-response-stream the same, streamed: each Anthropic event becomes an
@@ -61,6 +63,24 @@ const FIELDS = new Set([
   'context_management',
   'output_config',
 ]);
+/**
+ * The anthropic_beta values Bedrock takes (the AWS user guide's Claude messages page; refused:
+ * claude-code#49370, CLIProxyAPI#4750): not claude-code-20250219 nor prompt-caching-scope-2026-01-05.
+ */
+const BETAS = [
+  'interleaved-thinking-2025-05-14',
+  'context-management-2025-06-27',
+  'effort-2025-11-24',
+  'tool-search-tool-2025-10-19',
+  'tool-examples-2025-10-29',
+  'context-1m-2025-08-07',
+  'computer-use-2025-01-24',
+  'computer-use-2025-11-24',
+  'token-efficient-tools-2025-02-19',
+  'fine-grained-tool-streaming-2025-05-14',
+  'output-128k-2025-02-19',
+  'compact-2026-01-12',
+];
 /** What Anthropic's count_tokens takes of such a body. */
 const COUNT_FIELDS = ['messages', 'system', 'tools', 'tool_choice', 'thinking'];
 
@@ -89,7 +109,10 @@ export async function startFakeBedrockInvoke(opts: {
   anthropic: string;
   /** Model ids CountTokens refuses (as it does cross-region inference profiles). */
   noCountTokens?: string[];
+  /** anthropic_beta values this account takes besides Bedrock's (a newer beta). */
+  betas?: string[];
 }): Promise<FakeBedrockInvoke> {
+  const betasTaken = new Set([...BETAS, ...(opts.betas ?? [])]);
   const received: InvokeCall[] = [];
   const authenticate = bedrockAuthCheck(opts);
 
@@ -118,7 +141,7 @@ export async function startFakeBedrockInvoke(opts: {
           if (call.method !== 'POST' || !m) throw new AwsRefusal(404, 'UnknownOperationException', 'Not found');
           call.model = decodeURIComponent(m[1]);
           if (m[2] === 'count-tokens') return await countTokens(call, raw, res);
-          const body = invokeBody(raw);
+          const body = invokeBody(raw, betasTaken);
           const stream = m[2] === 'invoke-with-response-stream';
           const up = await anthropic('/v1/messages', { model: call.model, ...body, ...(stream ? { stream } : {}) });
           if ((up.statusCode ?? 502) >= 400 || !stream) {
@@ -147,7 +170,7 @@ export async function startFakeBedrockInvoke(opts: {
     const blob = (input.invokeModel as Obj | undefined)?.body;
     if (typeof blob !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(blob))
       throw new AwsRefusal(400, 'SerializationException', 'input.invokeModel.body must be base64.');
-    const body = invokeBody(Buffer.from(blob, 'base64'));
+    const body = invokeBody(Buffer.from(blob, 'base64'), betasTaken);
     if (opts.noCountTokens?.includes(call.model))
       throw validation("The provided model doesn't support counting tokens.");
     const counted: Obj = { model: call.model };
@@ -190,7 +213,7 @@ export async function startFakeBedrockInvoke(opts: {
 }
 
 /** An InvokeModel body as Bedrock checks it before the model sees it. */
-function invokeBody(raw: Buffer): Obj {
+function invokeBody(raw: Buffer, betasTaken: ReadonlySet<string>): Obj {
   const body = parseObject(raw);
   for (const k of Object.keys(body)) {
     if (!FIELDS.has(k))
@@ -204,6 +227,8 @@ function invokeBody(raw: Buffer): Obj {
   }
   if (body.anthropic_beta !== undefined && !isStringArray(body.anthropic_beta))
     throw validation('Malformed input request: #/anthropic_beta: expected type: JSONArray of strings');
+  if ((body.anthropic_beta as string[] | undefined)?.some((b) => !betasTaken.has(b)))
+    throw validation('invalid beta flag');
   return body;
 }
 

@@ -16,13 +16,16 @@
  *                 to the Gemini API's countTokens as its `generateContentRequest`; answers `{totalTokens}`.
  *   POST /v1/projects/{p}/locations/{l}/publishers/anthropic/models/{m}:rawPredict (or :streamRawPredict)
  *                 Claude: the body must have no `model` and `anthropic_version: "vertex-2023-10-16"`
- *                 (400 INVALID_ARGUMENT otherwise); it is relayed to the strict fake Anthropic API
- *                 (fake-upstream.ts `/v1/messages`, as Anthropic takes it: `model` from the URL, the
- *                 version as a header) and answered as it answers.
+ *                 (400 INVALID_ARGUMENT otherwise), only the fields Vertex takes and only the
+ *                 `anthropic-beta` values it knows (`claudeBetas` adds some), else Anthropic's 400
+ *                 invalid_request_error as Vertex answers it ("… Extra inputs are not permitted",
+ *                 "Unexpected value(s) `x` for the `anthropic-beta` header…"); it is relayed to the
+ *                 strict fake Anthropic API (fake-upstream.ts `/v1/messages`, as Anthropic takes it:
+ *                 `model` from the URL, the version as a header, the betas) and answered as it answers.
  *   POST …/publishers/anthropic/models/count-tokens:rawPredict
  *                 Claude's token count: Anthropic's count_tokens body WITH its `model` (the URL names no
- *                 model), `anthropic_version` optional but, when sent, the Vertex one; relayed to the fake's
- *                 `/v1/messages/count_tokens`, answers `{input_tokens}`.
+ *                 model), `anthropic_version` optional but, when sent, the Vertex one, the betas checked as
+ *                 above; relayed to the fake's `/v1/messages/count_tokens`, answers `{input_tokens}`.
  *   GET /v1/projects/{p}/locations/{l}/models   the project's (empty) model list
  * A bearer token this fake did not issue, or one past its expiry, is 401 UNAUTHENTICATED; another
  * project is 403 PERMISSION_DENIED; another location or path is 404 NOT_FOUND (Google's error shape).
@@ -52,11 +55,43 @@ const GEMINI_METHODS = ['generateContent', 'streamGenerateContent', 'countTokens
 const VERTEX_COUNT_FIELDS = ['model', 'contents', 'systemInstruction', 'tools', 'generationConfig'];
 /** The Anthropic API behind the Claude endpoints (the gateway's strict fake upstream). */
 const ANTHROPIC_KEY = 'sk-ant-behind-vertex';
+/**
+ * The anthropic-beta values Vertex takes for Claude (claude-code#34802: not effort-2025-11-24;
+ * litellm#19984: not prompt-caching-scope-2026-01-05; tool search under its 3P name).
+ */
+const VERTEX_CLAUDE_BETAS = [
+  'interleaved-thinking-2025-05-14',
+  'context-management-2025-06-27',
+  'tool-search-tool-2025-10-19',
+  'compact-2026-01-12',
+  'computer-use-2025-01-24',
+  'computer-use-2025-11-24',
+];
+/** The top-level fields of a Claude rawPredict body on Vertex. */
+const VERTEX_CLAUDE_FIELDS = [
+  'anthropic_version',
+  'messages',
+  'max_tokens',
+  'system',
+  'metadata',
+  'stop_sequences',
+  'stream',
+  'temperature',
+  'top_p',
+  'top_k',
+  'tools',
+  'tool_choice',
+  'thinking',
+  'output_config',
+  'context_management',
+];
 
 export interface VertexCall {
   method: string;
   path: string;
   authorization: string | undefined;
+  /** The `anthropic-beta` header as received. */
+  anthropicBeta: string | undefined;
   /** The body as sent. */
   body: string;
   status?: number;
@@ -86,7 +121,10 @@ export async function startFakeVertex(opts: {
   geminiKey: string;
   /** Origin of a fake Anthropic API (fake-upstream.ts). */
   anthropic: string;
+  /** anthropic-beta values this project takes besides Vertex's (a newer beta). */
+  claudeBetas?: string[];
 }): Promise<FakeVertex> {
+  const betasTaken = new Set([...VERTEX_CLAUDE_BETAS, ...(opts.claudeBetas ?? [])]);
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const issued = new Map<string, number>();
   const server = createServer((req, res) => {
@@ -100,6 +138,7 @@ export async function startFakeVertex(opts: {
         method: req.method ?? '',
         path: req.url ?? '',
         authorization: req.headers.authorization,
+        anthropicBeta: typeof req.headers['anthropic-beta'] === 'string' ? req.headers['anthropic-beta'] : undefined,
         body: body.toString('utf8'),
       };
       fake.received.push(call);
@@ -131,19 +170,34 @@ export async function startFakeVertex(opts: {
         }
         const claude = parseObject(body);
         if (!claude) return fail(400, 'INVALID_ARGUMENT', 'Invalid JSON payload received.');
-        if (model === 'count-tokens' && method === 'rawPredict') return claudeCount(claude, res, call);
+        const unknownBetas = (call.anthropicBeta ?? '')
+          .split(',')
+          .map((b) => b.trim())
+          .filter((b) => b && !betasTaken.has(b));
+        if (unknownBetas.length > 0) {
+          const values = unknownBetas.map((b) => `\`${b}\``).join(', ');
+          return refuseClaude(
+            res,
+            call,
+            `Unexpected value(s) ${values} for the \`anthropic-beta\` header. Please consult our documentation at ` +
+              'docs.anthropic.com or try again without the header.',
+          );
+        }
+        const headers = {
+          'x-api-key': ANTHROPIC_KEY,
+          'anthropic-version': '2023-06-01',
+          ...(call.anthropicBeta ? { 'anthropic-beta': call.anthropicBeta } : {}),
+        };
+        if (model === 'count-tokens' && method === 'rawPredict') return claudeCount(claude, res, call, headers);
         if ('model' in claude) return fail(400, 'INVALID_ARGUMENT', 'model: Extra inputs are not permitted');
         if (claude.anthropic_version !== VERTEX_ANTHROPIC_VERSION) {
           return fail(400, 'INVALID_ARGUMENT', `anthropic_version must be ${VERTEX_ANTHROPIC_VERSION}`);
         }
+        const extra = Object.keys(claude).find((k) => !VERTEX_CLAUDE_FIELDS.includes(k));
+        if (extra) return refuseClaude(res, call, `${extra}: Extra inputs are not permitted`);
         const { anthropic_version: _, ...rest } = claude;
-        const headers = { 'x-api-key': ANTHROPIC_KEY, 'anthropic-version': '2023-06-01' };
-        const beta = req.headers['anthropic-beta'];
         const sent = Buffer.from(JSON.stringify({ model: decodeURIComponent(model), ...rest }));
-        return relay(new URL('/v1/messages', opts.anthropic), sent, res, call, {
-          ...headers,
-          ...(typeof beta === 'string' ? { 'anthropic-beta': beta } : {}),
-        });
+        return relay(new URL('/v1/messages', opts.anthropic), sent, res, call, headers);
       }
       if (req.method !== 'POST' || !GEMINI_METHODS.includes(method as string)) {
         return fail(404, 'NOT_FOUND', `Method ${method} was not found.`);
@@ -178,7 +232,12 @@ export async function startFakeVertex(opts: {
   }
 
   /** Claude's count: the body names the model (the URL cannot); relayed to Anthropic's count_tokens. */
-  function claudeCount(claude: Record<string, unknown>, res: ServerResponse, call: VertexCall) {
+  function claudeCount(
+    claude: Record<string, unknown>,
+    res: ServerResponse,
+    call: VertexCall,
+    headers: Record<string, string>,
+  ) {
     const { anthropic_version: version, ...rest } = claude;
     const problem =
       typeof rest.model !== 'string'
@@ -190,7 +249,6 @@ export async function startFakeVertex(opts: {
       call.status = 400;
       return sendJson(res, 400, { error: { code: 400, message: problem, status: 'INVALID_ARGUMENT' } });
     }
-    const headers = { 'x-api-key': ANTHROPIC_KEY, 'anthropic-version': '2023-06-01' };
     relay(new URL('/v1/messages/count_tokens', opts.anthropic), Buffer.from(JSON.stringify(rest)), res, call, headers);
   }
 
@@ -297,6 +355,12 @@ function parseObject(body: Buffer): Record<string, unknown> | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** What Vertex answers for a Claude request Anthropic's validation refuses: Anthropic's error body. */
+function refuseClaude(res: ServerResponse, call: VertexCall, message: string): void {
+  call.status = 400;
+  sendJson(res, 400, { type: 'error', error: { type: 'invalid_request_error', message } });
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {

@@ -36,6 +36,16 @@ const PROFILE = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
 const MODEL = 'aws/claude';
 const PATH = `/model/${encodeURIComponent(CLAUDE)}`;
 const USAGE = { input: 21, cacheRead: 4, cacheWrite: 2, output: 6 };
+/** A beta this account's Bedrock takes that the gateway's defaults do not know; one Bedrock refuses. */
+const NEWER_BETA = 'newer-feature-2026-09-01';
+const UNKNOWN_BETA = 'no-such-feature-2099-01-01';
+/** What Bedrock takes of Claude Code's betas (as the fake front knows them), tool search under its 3P name. */
+const BEDROCK_NAMES: Record<string, string> = {
+  'interleaved-thinking-2025-05-14': 'interleaved-thinking-2025-05-14',
+  'context-management-2025-06-27': 'context-management-2025-06-27',
+  'effort-2025-11-24': 'effort-2025-11-24',
+  'advanced-tool-use-2025-11-20': 'tool-search-tool-2025-10-19',
+};
 
 let claude: FakeUpstream;
 let bedrock: FakeBedrockInvoke;
@@ -51,6 +61,7 @@ beforeAll(async () => {
     apiKey: API_KEY,
     anthropic: claude.url,
     noCountTokens: [PROFILE],
+    betas: [NEWER_BETA],
   });
   const models = `    models:
       claude: { upstream_name: "${CLAUDE}", context_window: 200000 }
@@ -67,6 +78,9 @@ ${models}  badsig:
 ${common}    aws: { access_key_id: "${CREDS.accessKeyId}", secret_access_key: "not-the-secret", ${session} }
 ${models}  keyed:
 ${common}    api_key: "${API_KEY}"
+${models}  newer:
+${common}    api_key: "${API_KEY}"
+    anthropic_betas: { allow: ["${NEWER_BETA}", "${UNKNOWN_BETA}"] }
 ${models}roles:
   dev: { models: ["*"] }
 keys:
@@ -371,15 +385,15 @@ describe('auth and errors', () => {
     expect(events.some((e) => e.event === 'message_stop')).toBe(false);
   });
 
-  it('ValidationException: what Bedrock refuses is a 400 naming it (an unknown field passed through)', async () => {
-    const res = await post('/v1/messages', {
-      model: MODEL,
-      max_tokens: 8,
-      messages: [{ role: 'user', content: 'x' }],
-      service_tier: 'auto',
-    });
+  it('ValidationException: what Bedrock refuses is a 400 naming it (a beta config allows, Bedrock not)', async () => {
+    const res = await post(
+      '/v1/messages',
+      { model: 'newer/claude', max_tokens: 8, messages: [{ role: 'user', content: 'x' }] },
+      { 'anthropic-beta': UNKNOWN_BETA },
+    );
     expect(res.status).toBe(400);
-    expect((await res.json()).error.message).toContain('extraneous key [service_tier] is not permitted');
+    expect((await res.json()).error.message).toBe('Provider "newer" returned HTTP 400: invalid beta flag');
+    expect(json(bedrock.received[0].body).anthropic_beta).toEqual([UNKNOWN_BETA]);
     expect(claude.received).toHaveLength(0);
   });
 
@@ -451,6 +465,66 @@ describe('count_tokens', () => {
   });
 });
 
+describe('what Bedrock does not take is dropped and listed', () => {
+  it('first-party betas and fields: left out, in x-gateway-dropped-fields; the strict front answers', async () => {
+    const res = await post(
+      '/v1/messages',
+      {
+        model: MODEL,
+        max_tokens: 8,
+        service_tier: 'auto',
+        messages: [{ role: 'user', content: 'x' }],
+        context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] },
+        inference_geo: 'us',
+      },
+      { 'anthropic-beta': 'claude-code-20250219,prompt-caching-scope-2026-01-05,advanced-tool-use-2025-11-20' },
+    );
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(res.headers.get('x-gateway-dropped-fields')).toBe(
+      'anthropic-beta:claude-code-20250219, anthropic-beta:prompt-caching-scope-2026-01-05, ' +
+        'service_tier, context_management, inference_geo',
+    );
+    // context_management needs its beta, which the caller did not send: Bedrock would refuse it.
+    expect(bedrock.received[0].body).toBe(
+      '{"anthropic_version":"bedrock-2023-05-31","anthropic_beta":["tool-search-tool-2025-10-19"],' +
+        '"max_tokens":8,"messages":[{"role":"user","content":"x"}]}',
+    );
+    expect(bedrock.received[0].status).toBe(200);
+  });
+
+  it("a beta the provider's anthropic_betas.allow names goes up; another provider drops it", async () => {
+    const body = { model: 'newer/claude', max_tokens: 8, messages: [{ role: 'user', content: 'x' }] };
+    const res = await post('/v1/messages', body, { 'anthropic-beta': NEWER_BETA });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(res.headers.get('x-gateway-dropped-fields')).toBeNull();
+    expect(json(bedrock.received[0].body).anthropic_beta).toEqual([NEWER_BETA]);
+    const dropped = await post('/v1/messages', { ...body, model: MODEL }, { 'anthropic-beta': NEWER_BETA });
+    expect(dropped.status).toBe(200);
+    expect(dropped.headers.get('x-gateway-dropped-fields')).toBe(`anthropic-beta:${NEWER_BETA}`);
+    expect('anthropic_beta' in json(bedrock.received[1].body)).toBe(false);
+  });
+
+  it('no beta nor dropped field: nothing listed; the strict front refuses a beta it does not take', async () => {
+    const res = await post('/v1/messages', { model: MODEL, max_tokens: 8, messages: [{ role: 'user', content: 'x' }] });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-gateway-dropped-fields')).toBeNull();
+    // The front itself, as Bedrock: an unknown beta is a ValidationException.
+    const direct = await fetch(`${bedrock.url}${PATH}/invoke`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        anthropic_version: 'bedrock-2023-05-31',
+        anthropic_beta: ['claude-code-20250219'],
+        max_tokens: 8,
+        messages: [{ role: 'user', content: 'x' }],
+      }),
+    });
+    expect(direct.status).toBe(400);
+    expect(direct.headers.get('x-amzn-errortype')).toBe('ValidationException:');
+    expect(await direct.json()).toEqual({ message: 'invalid beta flag' });
+  });
+});
+
 describe("Claude Code's captured requests → InvokeModel", () => {
   const messages = loadScenarios().flatMap((s) =>
     s.requests.filter((c) => c.method === 'POST' && c.path.startsWith('/v1/messages?')).map((c) => ({ ...s, c })),
@@ -467,7 +541,19 @@ describe("Claude Code's captured requests → InvokeModel", () => {
       expect(bedrock.received[0].path).toBe(`${PATH}/${c.body.stream ? 'invoke-with-response-stream' : 'invoke'}`);
       expect(sent.anthropic_version).toBe('bedrock-2023-05-31');
       expect('model' in sent || 'stream' in sent).toBe(false);
-      expect(sent.anthropic_beta).toEqual(c.headers['anthropic-beta'].split(','));
+      // The betas Bedrock takes go up (renamed where its name differs); the others are listed.
+      const betas = c.headers['anthropic-beta'].split(',');
+      expect(sent.anthropic_beta).toEqual(betas.filter((b) => BEDROCK_NAMES[b]).map((b) => BEDROCK_NAMES[b]));
+      const listed = betas.filter((b) => !BEDROCK_NAMES[b]).map((b) => `anthropic-beta:${b}`);
+      expect(res.headers.get('x-gateway-dropped-fields')).toBe(listed.join(', '));
+      // Claude Code's body fields are all Bedrock's (context_management with its beta).
+      expect(Object.keys(sent).sort()).toEqual(
+        [
+          'anthropic_version',
+          'anthropic_beta',
+          ...Object.keys(c.body).filter((k) => k !== 'model' && k !== 'stream'),
+        ].sort(),
+      );
     },
   );
 

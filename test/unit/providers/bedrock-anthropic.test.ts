@@ -39,7 +39,7 @@ describe('the bedrock-anthropic provider kind', () => {
   it('edits a body: model and stream out, anthropic_version first, other bytes kept', () => {
     const rest = '"max_tokens":5,\n "messages":[{"role":"user","content":"{\\"model\\":1,\\"stream\\":true}"}]}';
     const edit = (body: string, headers = {}, format: 'anthropic-messages' | 'openai-chat' = 'anthropic-messages') =>
-      kind.editBody!(Buffer.from(body), headers, format).toString();
+      kind.editBody!(Buffer.from(body), headers, format, { provider: {} as ProviderConfig, dropped: [] }).toString();
     expect(edit(`{"model":"claude","stream":true,${rest}`)).toBe(`{"anthropic_version":"bedrock-2023-05-31",${rest}`);
     // A caller's own anthropic_version is replaced by Bedrock's.
     expect(JSON.parse(edit('{"anthropic_version":"x","max_tokens":1}'))).toEqual({
@@ -48,17 +48,36 @@ describe('the bedrock-anthropic provider kind', () => {
     });
   });
 
-  it("puts the messages caller's anthropic-beta values (one header, or repeated) in anthropic_beta", () => {
-    const edit = (headers: Record<string, string | string[]>, format = 'anthropic-messages' as const) =>
-      kind.editBody!(Buffer.from('{"model":"m","max_tokens":1}'), headers, format).toString();
-    expect(edit({ 'anthropic-beta': 'a-2025-01-01, b-2025-02-02' })).toBe(
-      '{"anthropic_version":"bedrock-2023-05-31","anthropic_beta":["a-2025-01-01","b-2025-02-02"],"max_tokens":1}',
-    );
-    expect(JSON.parse(edit({ 'anthropic-beta': ['a', 'b,c'] })).anthropic_beta).toEqual(['a', 'b', 'c']);
-    expect(JSON.parse(edit({ 'anthropic-beta': ' , ' })).anthropic_beta).toBeUndefined();
-    // A translated caller's betas are listed as dropped, never sent.
-    const translated = kind.editBody!(Buffer.from('{"max_tokens":1}'), { 'anthropic-beta': 'a' }, 'openai-chat');
-    expect(translated.toString()).toBe('{"anthropic_version":"bedrock-2023-05-31","max_tokens":1}');
+  it("puts the messages caller's betas Bedrock takes (one header, or repeated) in anthropic_beta", () => {
+    const provider: ProviderConfig = { ...({} as ProviderConfig), anthropicBetas: ['b-2025-02-02'] };
+    const edit = (headers: Record<string, string | string[]>, format = 'anthropic-messages' as const) => {
+      const dropped: string[] = [];
+      const body = kind.editBody!(Buffer.from('{"model":"m","max_tokens":1}'), headers, format, { provider, dropped });
+      return { body: body.toString(), dropped };
+    };
+    expect(edit({ 'anthropic-beta': 'interleaved-thinking-2025-05-14, b-2025-02-02' })).toEqual({
+      body:
+        '{"anthropic_version":"bedrock-2023-05-31",' +
+        '"anthropic_beta":["interleaved-thinking-2025-05-14","b-2025-02-02"],"max_tokens":1}',
+      dropped: [],
+    });
+    expect(
+      edit({ 'anthropic-beta': ['claude-code-20250219', 'effort-2025-11-24,advanced-tool-use-2025-11-20'] }),
+    ).toEqual({
+      body:
+        '{"anthropic_version":"bedrock-2023-05-31",' +
+        '"anthropic_beta":["effort-2025-11-24","tool-search-tool-2025-10-19"],"max_tokens":1}',
+      dropped: ['anthropic-beta:claude-code-20250219'],
+    });
+    expect(edit({ 'anthropic-beta': ' , ' })).toEqual({
+      body: '{"anthropic_version":"bedrock-2023-05-31","max_tokens":1}',
+      dropped: [],
+    });
+    // A translated caller's betas are listed by the attempt, never sent.
+    expect(edit({ 'anthropic-beta': 'effort-2025-11-24' }, 'openai-chat' as 'anthropic-messages')).toEqual({
+      body: '{"anthropic_version":"bedrock-2023-05-31","max_tokens":1}',
+      dropped: [],
+    });
   });
 
   it('probes with the smallest InvokeModel body', () => {

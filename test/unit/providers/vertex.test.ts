@@ -38,6 +38,7 @@ describe('the vertex provider kinds', () => {
       Buffer.from(JSON.stringify({ generateContentRequest: request })),
       {},
       'openai-chat',
+      { provider, dropped: [] },
     );
     expect(JSON.parse(edited.toString())).toEqual({
       contents,
@@ -64,14 +65,16 @@ describe('the vertex provider kinds', () => {
       Buffer.from('{"model":"claude-sonnet-4-5@20250929","messages":[]}'),
       {},
       'anthropic-messages',
+      { provider, dropped: [] },
     );
     expect(counted.toString()).toBe(
       '{"anthropic_version":"vertex-2023-10-16","model":"claude-sonnet-4-5@20250929","messages":[]}',
     );
   });
 
-  it('vertex-anthropic edits a body exactly twice: model out, anthropic_version in, other bytes kept', () => {
-    const edit = (body: Buffer) => vertexAnthropicProvider.editBody!(body, {}, 'anthropic-messages');
+  it('vertex-anthropic edits a body: model out, anthropic_version in, other bytes kept', () => {
+    const edit = (body: Buffer) =>
+      vertexAnthropicProvider.editBody!(body, {}, 'anthropic-messages', { provider, dropped: [] });
     const rest = '"max_tokens":5,\n "messages":[{"role":"user","content":"{\\"model\\":1}"}]}';
     expect(edit(Buffer.from(`{"model":"claude",${rest}`)).toString()).toBe(
       `{"anthropic_version":"vertex-2023-10-16",${rest}`,
@@ -83,10 +86,15 @@ describe('the vertex provider kinds', () => {
     });
   });
 
-  it('vertex-anthropic passes anthropic-beta from a messages caller, never anthropic-version', () => {
-    const headers = { 'anthropic-beta': 'b1', 'anthropic-version': '2023-06-01' };
-    expect(vertexAnthropicProvider.forwardHeaders!(headers, 'anthropic-messages')).toEqual({ 'anthropic-beta': 'b1' });
-    expect(vertexAnthropicProvider.forwardHeaders!(headers, 'openai-chat')).toEqual({});
+  it('vertex-anthropic passes the betas Vertex takes from a messages caller, never anthropic-version', () => {
+    const headers = {
+      'anthropic-beta': 'claude-code-20250219,context-management-2025-06-27',
+      'anthropic-version': '1',
+    };
+    const forward = (format: 'anthropic-messages' | 'openai-chat') =>
+      vertexAnthropicProvider.forwardHeaders!(headers, format, provider);
+    expect(forward('anthropic-messages')).toEqual({ 'anthropic-beta': 'context-management-2025-06-27' });
+    expect(forward('openai-chat')).toEqual({});
     expect(vertexAnthropicProvider.probeBody('m')).toEqual({
       anthropic_version: 'vertex-2023-10-16',
       max_tokens: 1,
