@@ -34,7 +34,7 @@ export async function sendUpstream(
   const path = upstreamPath(kind, call.path, c.provider, c.model);
   const headers: Record<string, string> = {
     ...c.provider.headers,
-    ...kind.forwardHeaders?.(ctx.req.headers, ctx.format.id, c.provider),
+    ...kind.forwardHeaders?.(ctx.req.headers, ctx.format.id, c.provider, call.path),
     'content-type': 'application/json',
     accept: call.accept,
     'x-correlation-id': ctx.id,

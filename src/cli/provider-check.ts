@@ -188,7 +188,7 @@ async function send(
   const headers: Record<string, string> = {
     ...p.headers,
     // No caller here: the kind's defaults (Anthropic's anthropic-version).
-    ...kind.forwardHeaders?.({}, kind.speaks, p),
+    ...kind.forwardHeaders?.({}, kind.speaks, p, call.path),
     accept: 'application/json',
     ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
   };

@@ -47,7 +47,10 @@ function bedrockBody(
   callerFormat: UpstreamFormatId,
   edit: BodyEdit,
 ): Buffer {
-  const betas = callerFormat === 'anthropic-messages' ? platformBetas(BEDROCK_CLAUDE, caller, edit.provider) : NO_BETAS;
+  const betas =
+    callerFormat === 'anthropic-messages'
+      ? platformBetas(BEDROCK_CLAUDE, caller, edit.provider.anthropicBetas)
+      : NO_BETAS;
   edit.dropped.push(...betas.dropped);
   return spliceTopLevel(
     platformBody(BEDROCK_CLAUDE, body, betas, ['model', 'stream'], edit.dropped),

@@ -23,7 +23,6 @@
  */
 
 import type { IncomingHttpHeaders } from 'node:http';
-import type { ProviderConfig } from '../config/types.js';
 import {
   arrayElementSpans,
   objectSpans,
@@ -100,6 +99,18 @@ export const VERTEX_CLAUDE: ClaudePlatform = {
   gated: GATED,
 };
 
+/**
+ * Claude's token count on Vertex (`count-tokens:rawPredict`): each model's backend takes new betas
+ * on its own schedule and refuses the others even where its messages endpoint takes them, while a
+ * count needs none (anthropic-sdk-typescript#1037, #1089; BerriAI/litellm#39597): no betas, so no
+ * field a beta gates; `model` names the counted model.
+ */
+export const VERTEX_CLAUDE_COUNT: ClaudePlatform = {
+  betas: new Map(),
+  fields: new Set(['model', 'messages', 'system', 'tools', 'tool_choice', 'thinking', 'output_config']),
+  gated: GATED,
+};
+
 export interface PlatformBetas {
   /** What goes up, in the platform's names, each once. */
   kept: string[];
@@ -117,12 +128,13 @@ export const NO_BETAS: PlatformBetas = { kept: [], dropped: [], systemAsUser: fa
 
 /**
  * The caller's `anthropic-beta` values (one header or repeated, comma-separated) sorted into those
- * the platform takes (renamed) and the rest. `provider.anthropicBetas` adds values it takes.
+ * the platform takes (renamed) and the rest. `allowed`: values it takes too (a provider's
+ * `anthropic_betas.allow`).
  */
 export function platformBetas(
   platform: ClaudePlatform,
   caller: IncomingHttpHeaders,
-  provider: ProviderConfig,
+  allowed: readonly string[] | undefined,
 ): PlatformBetas {
   const header = caller['anthropic-beta'];
   if (header === undefined) return NO_BETAS;
@@ -132,7 +144,7 @@ export function platformBetas(
   for (const raw of (Array.isArray(header) ? header.join(',') : header).split(',')) {
     const beta = raw.trim();
     if (!beta) continue;
-    const named = platform.betas.get(beta) ?? (provider.anthropicBetas?.includes(beta) ? beta : undefined);
+    const named = platform.betas.get(beta) ?? (allowed?.includes(beta) ? beta : undefined);
     if (named !== undefined) {
       kept.add(named);
       continue;

@@ -53,12 +53,14 @@ export interface HttpProviderKind {
   probeBody(model: string): Record<string, unknown>;
   /**
    * Caller headers this kind passes on (e.g. `anthropic-version`), given the caller's format (the
-   * kind's own when there is no caller: `gateway providers`) and the provider's settings.
+   * kind's own when there is no caller: `gateway providers`), the provider's settings and the path
+   * of the call (`chatPath`, `countTokensPath`…: Claude on Vertex counts without betas).
    */
   forwardHeaders?(
     caller: IncomingHttpHeaders,
     callerFormat: UpstreamFormatId,
     provider: ProviderConfig,
+    path: string,
   ): Record<string, string>;
   /**
    * Where one of this kind's paths lives, for kinds whose URL names the model (Azure's deployments,

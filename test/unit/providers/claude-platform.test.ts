@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import type { ProviderConfig } from '../../../src/config/types.js';
 import {
   BEDROCK_CLAUDE,
   NO_BETAS,
@@ -8,7 +7,6 @@ import {
   VERTEX_CLAUDE,
 } from '../../../src/providers/claude-platform.js';
 
-const provider = {} as ProviderConfig;
 /** What Claude Code 2.1.197 sends with a thinking model (test/fixtures/claude-code/2.1.197/). */
 const CLAUDE_CODE_BETAS =
   'claude-code-20250219,interleaved-thinking-2025-05-14,thinking-token-count-2026-05-13,' +
@@ -17,7 +15,7 @@ const CLAUDE_CODE_BETAS =
 
 describe('platformBetas', () => {
   it("keeps Claude Code's betas Bedrock takes, tool search renamed; lists the rest", () => {
-    expect(platformBetas(BEDROCK_CLAUDE, { 'anthropic-beta': CLAUDE_CODE_BETAS }, provider)).toEqual({
+    expect(platformBetas(BEDROCK_CLAUDE, { 'anthropic-beta': CLAUDE_CODE_BETAS }, undefined)).toEqual({
       kept: [
         'interleaved-thinking-2025-05-14',
         'context-management-2025-06-27',
@@ -38,7 +36,7 @@ describe('platformBetas', () => {
     const headers = {
       'anthropic-beta': [' effort-2025-11-24 ,interleaved-thinking-2025-05-14', 'tool-search-tool-2025-10-19'],
     };
-    expect(platformBetas(VERTEX_CLAUDE, headers, provider)).toEqual({
+    expect(platformBetas(VERTEX_CLAUDE, headers, undefined)).toEqual({
       kept: ['interleaved-thinking-2025-05-14', 'tool-search-tool-2025-10-19'],
       dropped: ['anthropic-beta:effort-2025-11-24'],
       systemAsUser: false,
@@ -46,7 +44,7 @@ describe('platformBetas', () => {
   });
 
   it("adds the provider's anthropic_betas.allow; a renamed beta sent twice goes up once", () => {
-    const allowing = { ...provider, anthropicBetas: ['fast-mode-2026-02-01'] };
+    const allowing = ['fast-mode-2026-02-01'];
     const headers = {
       'anthropic-beta': 'fast-mode-2026-02-01,advanced-tool-use-2025-11-20,tool-search-tool-2025-10-19',
     };
@@ -55,14 +53,14 @@ describe('platformBetas', () => {
       dropped: [],
       systemAsUser: false,
     });
-    expect(platformBetas(VERTEX_CLAUDE, headers, provider).dropped).toEqual(['anthropic-beta:fast-mode-2026-02-01']);
+    expect(platformBetas(VERTEX_CLAUDE, headers, undefined).dropped).toEqual(['anthropic-beta:fast-mode-2026-02-01']);
   });
 
   it('no header: nothing to keep or list; the caller text listed is bounded', () => {
-    expect(platformBetas(BEDROCK_CLAUDE, {}, provider)).toBe(NO_BETAS);
+    expect(platformBetas(BEDROCK_CLAUDE, {}, undefined)).toBe(NO_BETAS);
     const many = Array.from({ length: 40 }, (_, i) => `x-${i}`).join(',');
     const long = 'y'.repeat(101);
-    const { dropped } = platformBetas(BEDROCK_CLAUDE, { 'anthropic-beta': `${long},${many}` }, provider);
+    const { dropped } = platformBetas(BEDROCK_CLAUDE, { 'anthropic-beta': `${long},${many}` }, undefined);
     expect(dropped).toHaveLength(32);
     expect(dropped[0]).toBe('anthropic-beta:x-0');
   });

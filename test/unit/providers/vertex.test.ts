@@ -70,6 +70,18 @@ describe('the vertex provider kinds', () => {
     expect(counted.toString()).toBe(
       '{"anthropic_version":"vertex-2023-10-16","model":"claude-sonnet-4-5@20250929","messages":[]}',
     );
+    // Counted without betas: no field a beta gates, a mid-conversation system message as a user turn.
+    const dropped: string[] = [];
+    const gated = kind.editCountBody!(
+      Buffer.from('{"model":"c","messages":[{"role":"system","content":"s"}],"context_management":{},"speed":"fast"}'),
+      { 'anthropic-beta': 'context-management-2025-06-27,mid-conversation-system-2026-04-07' },
+      'anthropic-messages',
+      { provider: { ...provider, anthropicBetas: ['context-management-2025-06-27'] }, dropped },
+    );
+    expect(gated.toString()).toBe(
+      '{"anthropic_version":"vertex-2023-10-16","model":"c","messages":[{"role":"user","content":"s"}]}',
+    );
+    expect(dropped).toEqual(['context_management', 'speed']);
   });
 
   it('vertex-anthropic edits a body: model out, anthropic_version in, other bytes kept', () => {
@@ -91,10 +103,16 @@ describe('the vertex provider kinds', () => {
       'anthropic-beta': 'claude-code-20250219,context-management-2025-06-27',
       'anthropic-version': '1',
     };
-    const forward = (format: 'anthropic-messages' | 'openai-chat') =>
-      vertexAnthropicProvider.forwardHeaders!(headers, format, provider);
+    const kind = vertexAnthropicProvider;
+    const forward = (format: 'anthropic-messages' | 'openai-chat', path = kind.chatPath) =>
+      kind.forwardHeaders!(headers, format, provider, path);
     expect(forward('anthropic-messages')).toEqual({ 'anthropic-beta': 'context-management-2025-06-27' });
+    expect(forward('anthropic-messages', kind.streamPath)).toEqual({
+      'anthropic-beta': 'context-management-2025-06-27',
+    });
     expect(forward('openai-chat')).toEqual({});
+    // A count takes no beta on Vertex.
+    expect(forward('anthropic-messages', kind.countTokensPath)).toEqual({});
     expect(vertexAnthropicProvider.probeBody('m')).toEqual({
       anthropic_version: 'vertex-2023-10-16',
       max_tokens: 1,
