@@ -16,6 +16,12 @@
  *   GET /v1/models                   the model list (modelListBody): Anthropic's when the call carries
  *                                    anthropic-version (its key and version required), else OpenAI's (Bearer key)
  *   anything else                    404 in the format the path suggests (an unknown response id: 404 too)
+ * AWS Bedrock runtime (format 'bedrock'; the `aws` account's Bedrock API key as a bearer token or its
+ * SigV4 signature, recomputed; the Converse rules of bedrock-rules.ts; answers by bedrock-wire.ts):
+ *   POST /model/{id}/converse        Converse JSON (endpoint 'chat')
+ *   POST /model/{id}/converse-stream ConverseStream: event-stream frames; in-stream errors are exception frames
+ *   POST /model/{id}/count-tokens    CountTokens ({inputTokens}; `countTokens` gets `input.converse`)
+ *   GET /async-invoke                ListAsyncInvokes, empty (endpoint 'models': the gateway's health check)
  *
  * API
  *   const up = await startFakeUpstream({ answer?, usage?, countTokens?, accept?, name?, ... })
@@ -81,13 +87,38 @@ import {
   requestIdHeader,
   sealReasoning,
   streamError,
+  type StreamStyle,
   type WireAnswer,
-  type WireFormat,
+  type WireFormat as SseFormat,
   type WireUsage,
   words,
 } from './upstream-wire.js';
+// AWS Bedrock Converse: rules and binary wire in their own files.
+import {
+  ASYNC_INVOKE_LIST,
+  AWS_TEST_ACCOUNT,
+  type AwsTestAccount,
+  bedrockChecker,
+  bedrockConversation,
+  bedrockEndpoint,
+  bedrockForcedTool,
+  bedrockLastUserText,
+  isBedrockPath,
+  isBedrockStream,
+} from './bedrock-rules.js';
+import {
+  BEDROCK_CLOSING_FRAMES,
+  BEDROCK_STREAM_TYPE,
+  bedrockErrorHeaders,
+  bedrockFrames,
+  bedrockJson,
+  bedrockRequestIdHeader,
+  bedrockStreamError,
+  countTokensJson,
+} from './bedrock-wire.js';
 
-export type { WireFormat } from './upstream-wire.js';
+/** The SSE formats of upstream-wire.ts, and Bedrock Converse (bedrock-wire.ts: JSON and event-stream frames). */
+export type WireFormat = SseFormat | 'bedrock';
 
 export interface UpstreamCall {
   /** 1-based, per upstream. */
@@ -114,7 +145,7 @@ export interface UpstreamCall {
   status: number;
   /** The refusal or error message, when refused. */
   error?: string;
-  /** The bytes answered (body). */
+  /** The bytes answered (body); Bedrock's event-stream frames as latin1, a character per byte. */
   responseText: string;
 }
 
@@ -193,6 +224,8 @@ export type Handler = (call: UpstreamCall) => Reply | undefined | Promise<Reply 
 export interface FormatUsage {
   openai?: { prompt: number; cached: number; completion: number };
   anthropic?: { input: number; cacheRead: number; cacheWrite: number; output: number };
+  /** Bedrock's inputTokens, as Anthropic's, excludes the cache. */
+  bedrock?: { input: number; cacheRead: number; cacheWrite: number; output: number };
 }
 
 export interface FakeUpstreamOptions {
@@ -219,6 +252,8 @@ export interface FakeUpstreamOptions {
    * For tests that check the gateway forwards what it does not know unchanged.
    */
   accept?: { missingKey?: boolean; unknownFields?: boolean; anyBody?: boolean };
+  /** The AWS account the Bedrock routes serve (region, credentials, API key). Default AWS_TEST_ACCOUNT. */
+  aws?: AwsTestAccount;
   /** Shared across a fleet: upstream names in call order, and every call. */
   sequence?: string[];
   allCalls?: UpstreamCall[];
@@ -259,6 +294,7 @@ const toReply = (r: Reply | number): Reply => (typeof r === 'number' ? { kind: '
 const copyUsage = (u: FormatUsage): FormatUsage => ({
   ...(u.openai ? { openai: { ...u.openai } } : {}),
   ...(u.anthropic ? { anthropic: { ...u.anthropic } } : {}),
+  ...(u.bedrock ? { bedrock: { ...u.bedrock } } : {}),
 });
 
 export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise<FakeUpstream> {
@@ -273,23 +309,26 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
   const responses = new ResponsesStore();
   const open = new Set<ServerResponse>();
   const sockets = new Set<Socket>();
+  const checkBedrock = bedrockChecker(opts.aws ?? AWS_TEST_ACCOUNT);
 
   const server: Server = createServer(async (req, res) => {
     open.add(res);
     res.on('close', () => open.delete(res));
     const parts: Buffer[] = [];
     for await (const c of req) parts.push(c as Buffer);
-    const rawBody = Buffer.concat(parts).toString('utf8');
+    const raw = Buffer.concat(parts);
+    const rawBody = raw.toString('utf8');
     const url = req.url ?? '';
     const path = url.split('?')[0]!;
     // Both APIs list models at /v1/models; only Anthropic's callers send anthropic-version.
     const anthropicList = path === '/v1/models' && req.headers['anthropic-version'] !== undefined;
-    const format: WireFormat =
+    let format: WireFormat =
       path.startsWith('/v1/messages') || anthropicList
         ? 'anthropic'
         : path.startsWith('/v1/responses')
           ? 'responses'
           : 'openai';
+    if (isBedrockPath(path)) format = 'bedrock';
     let body: any;
     let parsed = true;
     try {
@@ -297,7 +336,8 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
     } catch {
       parsed = false;
     }
-    const endpoint = endpointOf(req.method ?? '', path);
+    const endpoint =
+      format === 'bedrock' ? bedrockEndpoint(req.method ?? '', path) : endpointOf(req.method ?? '', path);
     const call: UpstreamCall = {
       n: received.length + 1,
       upstream: name,
@@ -318,7 +358,10 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
     opts.sequence?.push(name);
     const out = new Output(res, call, format, `req_${name}_${call.n}`);
 
-    const refusal = check(call, parsed, reasoning, opts.accept ?? {}, responses);
+    const refusal =
+      format === 'bedrock'
+        ? await checkBedrock(call, raw, parsed, opts.accept ?? {})
+        : check(call, parsed, reasoning, opts.accept ?? {}, responses);
     if (refusal) return out.error(refusal.status ?? 400, refusal);
     if (gate) await gate;
     const reply = queue.shift() ?? (await handler?.(call));
@@ -380,6 +423,7 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
       gate = undefined;
       delete usage.openai;
       delete usage.anthropic;
+      delete usage.bedrock;
       Object.assign(usage, copyUsage(opts.usage ?? {}));
       responses.clear();
     },
@@ -423,6 +467,7 @@ function check(
   accept: NonNullable<FakeUpstreamOptions['accept']>,
   responses: ResponsesStore,
 ): Refusal | undefined {
+  if (call.format === 'bedrock') throw new Error('Bedrock calls are checked by bedrock-rules.ts');
   if (call.endpoint === 'other') {
     const type = call.format === 'anthropic' ? 'not_found_error' : 'invalid_request_error';
     return { status: 404, message: `Not found: ${call.method} ${call.path}`, type };
@@ -467,14 +512,17 @@ class Output {
   ) {}
   head(status: number, headers: Headers): void {
     this.call.status = status;
-    this.res.writeHead(status, { ...requestIdHeader(this.format, this.requestId), ...headers });
+    const id =
+      this.format === 'bedrock' ? bedrockRequestIdHeader(this.requestId) : requestIdHeader(this.format, this.requestId);
+    this.res.writeHead(status, { ...id, ...headers });
   }
-  write(s: string): void {
+  /** Text, or a binary frame (Bedrock), kept on the call as latin1 (a character per byte). */
+  write(s: Chunk): void {
     if (this.res.destroyed) return;
-    this.call.responseText += s;
+    this.call.responseText += typeof s === 'string' ? s : Buffer.from(s).toString('latin1');
     this.res.write(s);
   }
-  end(s = ''): void {
+  end(s: Chunk = ''): void {
     this.write(s);
     if (!this.res.destroyed) this.res.end();
   }
@@ -484,13 +532,22 @@ class Output {
   }
   error(status: number, e: Refusal, headers: Headers = {}): void {
     this.call.error = e.message;
-    const body = errorBody(this.format, status, { ...e, requestId: this.requestId });
-    this.json(status, body, headers);
+    if (this.format === 'bedrock') {
+      this.json(status, { message: e.message }, { ...bedrockErrorHeaders(status, e.type), ...headers });
+    } else {
+      this.json(status, errorBody(this.format, status, { ...e, requestId: this.requestId }), headers);
+    }
   }
+  /** A stream's head: SSE, or (Bedrock) the event-stream media type, sent at once. */
   sseHead(headers: Headers = {}): void {
-    this.head(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...headers });
+    if (this.format === 'bedrock') {
+      this.head(200, { 'content-type': BEDROCK_STREAM_TYPE, ...headers });
+      this.res.flushHeaders();
+    } else {
+      this.head(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...headers });
+    }
   }
-  async events(events: string[], delayMs = 0): Promise<void> {
+  async events(events: Chunk[], delayMs = 0): Promise<void> {
     for (const e of events) {
       if (this.res.destroyed) return;
       this.write(e);
@@ -514,7 +571,7 @@ interface AnswerContext {
 
 async function answer(out: Output, reply: Reply | undefined, ctx: AnswerContext): Promise<void> {
   const { call } = ctx;
-  const stream = call.body?.stream === true;
+  const stream = isStream(call);
   const style = { includeUsage: call.body?.stream_options?.include_usage === true, interleave: ctx.opts.interleave };
   const wire = (c: Content) => toWire(c, ctx);
   const content = (r: Content & { kind?: string }): Content =>
@@ -535,11 +592,11 @@ async function answer(out: Output, reply: Reply | undefined, ctx: AnswerContext)
     }
     const a = wire(content(reply ?? {}));
     if (!stream) {
-      out.json(200, encodeJson(call.format, a));
+      out.json(200, jsonOf(call.format, a));
       return keep(a);
     }
     out.sseHead();
-    await out.events(encodeStream(call.format, a, style), delay);
+    await out.events(streamOf(call.format, a, style), delay);
     out.end();
     return keep(a);
   }
@@ -547,7 +604,7 @@ async function answer(out: Output, reply: Reply | undefined, ctx: AnswerContext)
     case 'json': {
       if (reply.body !== undefined) return out.json(reply.status ?? 200, reply.body, reply.headers);
       const a = wire(content(reply));
-      out.json(reply.status ?? 200, encodeJson(call.format, a), reply.headers);
+      out.json(reply.status ?? 200, jsonOf(call.format, a), reply.headers);
       if ((reply.status ?? 200) === 200) keep(a);
       return;
     }
@@ -558,7 +615,7 @@ async function answer(out: Output, reply: Reply | undefined, ctx: AnswerContext)
         return out.end();
       }
       const a = wire(content(reply));
-      await out.events(encodeStream(call.format, a, style), reply.delayMs ?? delay);
+      await out.events(streamOf(call.format, a, style), reply.delayMs ?? delay);
       out.end();
       return keep(a);
     }
@@ -570,9 +627,9 @@ async function answer(out: Output, reply: Reply | undefined, ctx: AnswerContext)
       if (!reply.inStream) return out.error(status, { ...reply, message }, reply.headers);
       out.call.error = message;
       out.sseHead(reply.headers);
-      const sent = encodeStream(call.format, wire(content(reply)), style).slice(0, reply.after ?? 0);
+      const sent = streamOf(call.format, wire(content(reply)), style).slice(0, reply.after ?? 0);
       await out.events(sent);
-      return out.end(streamError(call.format, message, reply.type, sent.length));
+      return out.end(streamErrorOf(call.format, message, reply.type, sent.length));
     }
     case 'hang':
     case 'drop': {
@@ -580,13 +637,13 @@ async function answer(out: Output, reply: Reply | undefined, ctx: AnswerContext)
         const a = wire(content(reply));
         if (reply.events === undefined && !stream) {
           // A non-streaming call cut short: half its JSON body.
-          const text = JSON.stringify(encodeJson(call.format, a));
+          const text = JSON.stringify(jsonOf(call.format, a));
           out.head(200, { 'content-type': 'application/json' });
           out.write(text.slice(0, Math.floor(text.length / 2)));
         } else {
-          const all = encodeStream(call.format, a, style);
-          const n = reply.after === 'body' ? all.length - closingEvents(call.format, a, style) : reply.after;
-          const events = reply.events ?? (n === 0 ? [KEEP_ALIVE] : all.slice(0, n));
+          const all = streamOf(call.format, a, style);
+          const n = reply.after === 'body' ? all.length - closingOf(call.format, a, style) : reply.after;
+          const events = reply.events ?? (n === 0 ? keepAlive(call.format) : all.slice(0, n));
           out.sseHead();
           await out.events(events, delay);
         }
@@ -615,7 +672,9 @@ function endpointAnswer(ctx: AnswerContext): unknown {
   const id = responseIdOf(call.path);
   switch (call.endpoint) {
     case 'count_tokens': {
-      const input_tokens = (ctx.countTokens ?? estimateTokens)(call.body);
+      const count = ctx.countTokens ?? estimateTokens;
+      if (call.format === 'bedrock') return countTokensJson(count(call.body.input.converse ?? call.body.input));
+      const input_tokens = count(call.body);
       return call.format === 'responses' ? { object: 'response.input_tokens', input_tokens } : { input_tokens };
     }
     case 'retrieve':
@@ -627,7 +686,7 @@ function endpointAnswer(ctx: AnswerContext): unknown {
     case 'embeddings':
       return embeddingsAnswer(call.body, ctx.usage.openai?.prompt);
     case 'models':
-      return modelListBody(call.format);
+      return call.format === 'bedrock' ? ASYNC_INVOKE_LIST : modelListBody(call.format);
     default:
       throw new Error(`no default answer for ${call.method} ${call.path}`);
   }
@@ -666,6 +725,7 @@ const ID_PREFIX: Record<WireFormat, { answer: string; call: string }> = {
   openai: { answer: 'chatcmpl-', call: 'call_' },
   responses: { answer: 'resp_', call: 'call_' },
   anthropic: { answer: 'msg_', call: 'toolu_' },
+  bedrock: { answer: 'converse_', call: 'tooluse_' },
 };
 
 /** A Responses custom tool's input text (ToolCallSpec.args). */
@@ -696,7 +756,8 @@ function toWire(c: Content, ctx: AnswerContext): WireAnswer {
     return { id: t.id ?? `${ID_PREFIX[format].call}${tag}_${i}`, name: t.name, args: t.pieces ?? slices, custom };
   });
   const reasoningTokens = c.thinking ? Math.max(1, words(c.thinking).length) : 0;
-  const fixed = format === 'anthropic' ? ctx.usage.anthropic : ctx.usage.openai;
+  const fixed =
+    format === 'bedrock' ? ctx.usage.bedrock : format === 'anthropic' ? ctx.usage.anthropic : ctx.usage.openai;
   const fixedUsage: Partial<WireUsage> | undefined = !fixed
     ? undefined
     : 'prompt' in fixed
@@ -707,7 +768,7 @@ function toWire(c: Content, ctx: AnswerContext): WireAnswer {
     id: c.id ?? `${ID_PREFIX[format].answer}${tag}`,
     model: c.model ?? String(body?.model ?? 'unknown'),
     thinking:
-      format === 'anthropic' && c.thinking !== undefined
+      (format === 'anthropic' || format === 'bedrock') && c.thinking !== undefined
         ? { pieces: words(c.thinking), signature: `sig_${Buffer.from(c.thinking).toString('base64').slice(0, 16)}` }
         : undefined,
     reasoning: format === 'responses' && c.thinking !== undefined ? responsesReasoning(c.thinking, body) : undefined,
@@ -740,6 +801,24 @@ function responsesTools(body: any, type: 'function' | 'custom'): any[] {
   return (Array.isArray(body?.tools) ? body.tools : []).filter((t: any) => t?.type === type);
 }
 
+// ---------------------------------------------------------------- format dispatch: the SSE formats, Bedrock
+
+type Chunk = string | Uint8Array;
+
+/** ConverseStream is its own path; the other APIs stream when the body says `stream: true`. */
+export const isStream = (call: UpstreamCall): boolean =>
+  call.format === 'bedrock' ? isBedrockStream(call.path) : call.body?.stream === true;
+const jsonOf = (format: WireFormat, a: WireAnswer): unknown =>
+  format === 'bedrock' ? bedrockJson(a) : encodeJson(format, a);
+const streamOf = (format: WireFormat, a: WireAnswer, style: StreamStyle): Chunk[] =>
+  format === 'bedrock' ? bedrockFrames(a) : encodeStream(format, a, style);
+const closingOf = (format: WireFormat, a: WireAnswer, style: StreamStyle): number =>
+  format === 'bedrock' ? BEDROCK_CLOSING_FRAMES : closingEvents(format, a, style);
+const streamErrorOf = (format: WireFormat, message: string, type: string | undefined, sequence: number): Chunk =>
+  format === 'bedrock' ? bedrockStreamError(message, type) : streamError(format, message, type, sequence);
+/** What a stream cut before its first event sends: an SSE comment; nothing in an event stream (its head is sent). */
+const keepAlive = (format: WireFormat): Chunk[] => (format === 'bedrock' ? [] : [KEEP_ALIVE]);
+
 // ---------------------------------------------------------------- default answers
 
 const isObj = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -751,7 +830,8 @@ export function strictAnswer(call: UpstreamCall): Content {
     return { toolCalls: [{ name: forced.name, args: forced.custom ? 'sample' : sampleFromSchema(forced.schema) }] };
   const schema = structuredSchema(call.format, call.body);
   if (schema !== undefined) return { json: sampleFromSchema(schema) };
-  return { text: `echo: ${lastUserText(call.body)}` };
+  const userText = call.format === 'bedrock' ? bedrockLastUserText(call.body) : lastUserText(call.body);
+  return { text: `echo: ${userText}` };
 }
 
 /** A value that satisfies a JSON schema (enough of JSON Schema for tool inputs and structured output). */
@@ -845,6 +925,8 @@ function lastResponsesUserText(input: unknown): string {
 
 /** The schema the request demands an answer in, if any. */
 function structuredSchema(format: WireFormat, body: any): unknown | undefined {
+  // Converse has no structured output field the gateway sends: a forced tool carries it.
+  if (format === 'bedrock') return undefined;
   if (format === 'responses') {
     const f = body?.text?.format;
     if (f?.type === 'json_schema') return f.schema ?? {};
@@ -861,6 +943,7 @@ function structuredSchema(format: WireFormat, body: any): unknown | undefined {
 }
 
 function forcedTool(format: WireFormat, body: any): { name: string; schema: unknown; custom?: boolean } | undefined {
+  if (format === 'bedrock') return bedrockForcedTool(body);
   const tools: any[] = Array.isArray(body?.tools) ? body.tools : [];
   const tc = body?.tool_choice;
   let name: string | undefined;
@@ -896,10 +979,10 @@ export function youSaid(call: UpstreamCall): Content {
 
 /** An answer written out in a format, for replies a test assembles itself (`model` default 'unknown'). */
 export function answerBody(format: WireFormat, c: Content): unknown {
-  return encodeJson(format, standalone(format, c));
+  return jsonOf(format, standalone(format, c));
 }
 
-export function answerEvents(format: WireFormat, c: Content, style: { includeUsage?: boolean } = {}): string[] {
+export function answerEvents(format: SseFormat, c: Content, style: { includeUsage?: boolean } = {}): string[] {
   return encodeStream(format, standalone(format, c), style);
 }
 
@@ -964,13 +1047,15 @@ function scripted(call: UpstreamCall): Reply | undefined {
   const reply = `${c.system ? `[sys:${c.system}] ` : ''}echo: ${c.lastUserText}`;
   if (!c.lastUserText.includes('cut')) return say(reply);
   // A non-streaming request cannot fail half-way: a plain server error.
-  if (call.body?.stream !== true) return { kind: 'error', status: 500 };
+  if (!isStream(call)) return { kind: 'error', status: 500 };
   // In-stream errors after the first text delta (OpenAI: role chunk; Anthropic: message_start, ping, block start;
-  // Responses: created, in_progress, output_item.added, content_part.added).
+  // Responses: created, in_progress, output_item.added, content_part.added; Bedrock: messageStart).
   const [message, type, after] =
     call.format === 'anthropic'
       ? ['Overloaded', 'overloaded_error', 4]
-      : ['boom', 'server_error', call.format === 'responses' ? 5 : 2];
+      : call.format === 'bedrock'
+        ? ['boom', 'internalServerException', 2]
+        : ['boom', 'server_error', call.format === 'responses' ? 5 : 2];
   return { kind: 'error', inStream: true, message, type, after, ...say(reply) };
 }
 
@@ -1000,6 +1085,7 @@ const TEXT_PARTS = ['text', 'input_text', 'output_text'];
 /** What the scenario depends on, whatever the format. */
 function conversation(format: WireFormat, body: any) {
   if (format === 'responses') return responsesConversation(body);
+  if (format === 'bedrock') return bedrockConversation(body);
   const msgs: any[] = Array.isArray(body?.messages) ? body.messages : [];
   const lastUser = [...msgs].reverse().find((m) => m?.role === 'user');
   const last = msgs.at(-1);
