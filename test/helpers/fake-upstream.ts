@@ -1,8 +1,9 @@
 /**
- * THE fake upstream of the tests: a real HTTP server on 127.0.0.1 that plays the providers' three APIs as
+ * THE fake upstream of the tests: a real HTTP server on 127.0.0.1 that plays the providers' APIs as
  * strictly as the real ones (it refuses what they refuse, with their error shapes: upstream-rules.ts),
  * records every call, and answers each call as the test chooses. Bodies and streams are written by
  * upstream-wire.ts only; the Responses API's stored state is responses-state.ts. Shares no code with src/.
+ * Bedrock's rules and wire are bedrock-rules.ts and bedrock-wire.ts.
  *
  *   POST /v1/chat/completions        OpenAI Chat Completions (Bearer key required)
  *   POST /v1/responses               OpenAI Responses (Bearer key; JSON, or SSE with `stream: true`; stored
