@@ -53,16 +53,17 @@ export async function sendUpstream(
   });
 }
 
-/** An upstream error answer (status ≥ 400) as the catalogue error; the body is read here. */
+/** An upstream error answer (status ≥ 400) as the catalogue error; the body is read here unless given as `text`. */
 export async function upstreamErrorOf(
   up: UpstreamResponse,
   c: Candidate,
   format: UpstreamFormat,
   apiKey: string | undefined,
+  text?: string,
 ): Promise<GatewayError> {
   const kind = HTTP_PROVIDERS[c.provider.api];
   if (up.status === 401) kind?.credentialRejected?.(c.provider);
-  const text = await up.body.text().catch(() => '');
+  text ??= await up.body.text().catch(() => '');
   let message: string | undefined;
   let bodyDelayMs: number | undefined;
   let status = up.status;

@@ -1,4 +1,5 @@
 import type { ChatRequest, UpstreamFormatId, WireFormatId } from '../core/canonical.js';
+import type { ProviderConfig } from '../config/types.js';
 import { GatewayError } from '../core/errors.js';
 import { spliceTopLevel } from '../core/json-splice.js';
 import type { UpstreamFormat } from '../formats/types.js';
@@ -9,6 +10,7 @@ import { sendUpstream, upstreamErrorOf } from '../attempt/upstream-request.js';
 import { CredentialPlan } from '../routing/byok.js';
 import type { Candidate } from '../routing/resolve-model.js';
 import { routedStage, type Stage } from './compose.js';
+import type { RoutedContext } from '../request/context.js';
 
 /** Fields each counting endpoint accepts (generation settings are not among them). */
 const COUNT_FIELDS: Partial<Record<UpstreamFormatId, readonly string[]>> = {
@@ -38,6 +40,8 @@ function countBody(caller: WireFormatId, inputTokens: number): object {
  * provider's exact count; any other model is counted
  * locally with its family's tokenizer (see README, "Token counting", for the accuracy). A caller of
  * the provider's own format has its body forwarded as sent (pass-through), like /v1/messages.
+ * A model the provider says it cannot count (the format's `countTokens.unsupported`) is counted
+ * locally instead, and `x-gateway-token-count-fallback` says so.
  */
 export const countTokensReply: Stage = routedStage(async (ctx) => {
   const resolution = ctx.resolution;
@@ -52,12 +56,8 @@ export const countTokensReply: Stage = routedStage(async (ctx) => {
   ctx.responseHeaders['x-gateway-model'] = c.model.id;
   const kind = c.provider.api === 'mock' ? undefined : HTTP_PROVIDERS[c.provider.api];
   const upstreamFormat = kind && UPSTREAM_FORMATS[kind.speaks];
-  if (!kind?.countTokensPath || !upstreamFormat) {
-    const count = countTokensLocal(ctx.config, c.model.id, chat);
-    ctx.responseHeaders['x-gateway-token-count'] = count.exact ? 'local-exact' : 'local-approximate';
-    ctx.reply = { kind: 'json', status: 200, body: countBody(ctx.format.id, count.inputTokens) };
-    return;
-  }
+  if (!kind?.countTokensPath || !upstreamFormat) return replyLocalCount(ctx, c, chat);
+  if (upstreamUncountable.get(c.provider)?.has(c.model.upstreamName)) return replyLocalCount(ctx, c, chat, true);
   const body =
     upstreamFormat.id === ctx.format.id
       ? passThroughBody(ctx.rawBody, c.model.upstreamName)
@@ -69,13 +69,15 @@ export const countTokensReply: Stage = routedStage(async (ctx) => {
     accept: 'application/json',
     apiKey: cred.apiKey,
   });
-  if (up.status >= 400) throw await upstreamErrorOf(up, c, upstreamFormat, cred.apiKey);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(await up.body.text());
-  } catch {
-    parsed = undefined;
+  if (up.status >= 400) {
+    const text = await up.body.text().catch(() => '');
+    if (upstreamFormat.countTokens?.unsupported?.(up.status, parseOrUndefined(text))) {
+      rememberUncountable(c);
+      return replyLocalCount(ctx, c, chat, true);
+    }
+    throw await upstreamErrorOf(up, c, upstreamFormat, cred.apiKey, text);
   }
+  const parsed = parseOrUndefined(await up.body.text().catch(() => ''));
   const count = upstreamFormat.countTokens
     ? upstreamFormat.countTokens.inputTokens(parsed)
     : (parsed as { input_tokens?: unknown } | undefined)?.input_tokens;
@@ -84,6 +86,37 @@ export const countTokensReply: Stage = routedStage(async (ctx) => {
   ctx.responseHeaders['x-gateway-token-count'] = 'upstream';
   ctx.reply = { kind: 'json', status: 200, body: countBody(ctx.format.id, count) };
 });
+
+/**
+ * Models a provider said it cannot count (Bedrock's CountTokens does not take every model), per
+ * provider config: they are counted locally from then on, until a reload brings a new config.
+ */
+const upstreamUncountable = new WeakMap<ProviderConfig, Set<string>>();
+
+function rememberUncountable(c: Candidate): void {
+  const models = upstreamUncountable.get(c.provider) ?? new Set<string>();
+  models.add(c.model.upstreamName);
+  upstreamUncountable.set(c.provider, models);
+}
+
+/**
+ * The model family's local count. `fallback`: the provider cannot count this model, said in
+ * `x-gateway-token-count-fallback` next to the local method.
+ */
+function replyLocalCount(ctx: RoutedContext, c: Candidate, chat: ChatRequest, fallback = false): void {
+  const count = countTokensLocal(ctx.config, c.model.id, chat);
+  ctx.responseHeaders['x-gateway-token-count'] = count.exact ? 'local-exact' : 'local-approximate';
+  if (fallback) ctx.responseHeaders['x-gateway-token-count-fallback'] = 'upstream-unsupported';
+  ctx.reply = { kind: 'json', status: 200, body: countBody(ctx.format.id, count.inputTokens) };
+}
+
+function parseOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * Same format: the caller's count_tokens body as sent (only `model` rewritten); the provider judges

@@ -7,7 +7,8 @@ import type { HttpProviderKind } from './types.js';
  * an ARN) is URL-encoded in the path (`/model/{modelId}/converse`, `/converse-stream` for AWS
  * event-stream answers). A Bedrock API key goes as a bearer token (one string, so BYOK works);
  * otherwise the request is SigV4-signed (service `bedrock`) over the exact body sent. Every
- * caller is translated (no caller speaks Converse); count_tokens is counted locally.
+ * caller is translated (no caller speaks Converse); count_tokens asks CountTokens
+ * (`/model/{modelId}/count-tokens`), signed the same way.
  * The health check is ListAsyncInvokes (`GET /async-invoke`): the runtime's one call that costs
  * nothing; it needs `bedrock:ListAsyncInvokes`, so a role limited to InvokeModel is reported as
  * credentials rejected there while `--probe` succeeds.
@@ -18,6 +19,7 @@ export const bedrockProvider: HttpProviderKind = {
   speaks: 'bedrock-converse',
   chatPath: '/converse',
   streamPath: '/converse-stream',
+  countTokensPath: '/count-tokens',
   healthPath: '/async-invoke?maxResults=1',
   probeBody: () => ({
     messages: [{ role: 'user', content: [{ text: 'ping' }] }],

@@ -21,6 +21,11 @@ const CREDS = {
 const API_KEY = 'ABSKQmVkcm9ja0FQSUtleS1mYWtl';
 const CLAUDE = 'us.anthropic.claude-sonnet-4-20250514-v1:0';
 const MODEL = 'aws/claude';
+/** A foundation model id: the fake's CountTokens counts it (the inference profile CLAUDE it does not). */
+const HAIKU = 'anthropic.claude-3-5-haiku-20241022-v1:0';
+const COUNT_BASE = 900;
+/** The local count of 'How many tokens is this?' (o200k_base and the chat overhead: no Claude tokenizer). */
+const LOCAL_COUNT = 13;
 
 let up: FakeUpstream;
 let gw: RunningGateway;
@@ -28,8 +33,13 @@ let openai: OpenAI;
 let anthropic: Anthropic;
 
 beforeAll(async () => {
-  up = await startFakeUpstream({ aws: { region: REGION, credentials: CREDS, apiKey: API_KEY } });
-  const models = `    models:\n      claude: { upstream_name: "${CLAUDE}", context_window: 200000 }\n`;
+  up = await startFakeUpstream({
+    aws: { region: REGION, credentials: CREDS, apiKey: API_KEY },
+    countTokens: (converse) => COUNT_BASE + converse.messages.length,
+  });
+  const models =
+    `    models:\n      claude: { upstream_name: "${CLAUDE}", context_window: 200000 }\n` +
+    `      haiku: { upstream_name: "${HAIKU}", context_window: 200000 }\n`;
   const session = `session_token: "${CREDS.sessionToken}"`;
   const yaml = `routing: { retry: { max_retries: 0 }, cooldown: { failures: 1000, cooldown_ms: 1 } }
 providers:
@@ -349,17 +359,92 @@ describe('auth and errors', () => {
   });
 });
 
-describe('count_tokens', () => {
-  it('is counted locally (approximately): no upstream call', async () => {
-    const res = await anthropic.messages.countTokens({
-      model: MODEL,
-      messages: [{ role: 'user', content: 'How many tokens is this?' }],
-    });
-    expect(res.input_tokens).toBeGreaterThan(0);
-    expect(up.received).toHaveLength(0);
-    const raw = await anthropic.messages
-      .countTokens({ model: MODEL, messages: [{ role: 'user', content: 'x' }] })
+describe('count_tokens: Bedrock CountTokens', () => {
+  const HAIKU_PATH = `/model/${encodeURIComponent(HAIKU)}/count-tokens`;
+  const countCall = () => up.on(HAIKU_PATH);
+
+  it('messages: input.converse (messages, system, toolConfig; no inferenceConfig), signed; its count', async () => {
+    const res = await anthropic.messages
+      .countTokens({
+        model: 'aws/haiku',
+        system: 'Be brief.',
+        messages: [{ role: 'user', content: 'How many tokens is this?' }],
+        tools: [{ name: 'get_weather', input_schema: WEATHER_TOOL.parameters }],
+      })
       .withResponse();
-    expect(raw.response.headers.get('x-gateway-token-count')).toBe('local-approximate');
+    expect(res.data).toEqual({ input_tokens: COUNT_BASE + 1 });
+    expect(res.response.headers.get('x-gateway-token-count')).toBe('upstream');
+    expect(res.response.headers.get('x-gateway-token-count-fallback')).toBeNull();
+    const [call] = countCall();
+    expect(call).toMatchObject({ format: 'bedrock', endpoint: 'count_tokens', status: 200 });
+    expect(call!.headers.authorization).toMatch(
+      new RegExp(`^AWS4-HMAC-SHA256 Credential=${CREDS.accessKeyId}/\\d{8}/${REGION}/bedrock/aws4_request, `),
+    );
+    expect(call!.body).toEqual({
+      input: {
+        converse: {
+          messages: [{ role: 'user', content: [{ text: 'How many tokens is this?' }] }],
+          system: [{ text: 'Be brief.' }],
+          toolConfig: {
+            tools: [{ toolSpec: { name: 'get_weather', inputSchema: { json: WEATHER_TOOL.parameters } } }],
+          },
+        },
+      },
+    });
+  });
+
+  it('Responses input_tokens, and a Bedrock API key provider: the upstream count', async () => {
+    const counted = await openai.responses.inputTokens.count({
+      model: 'keyed/haiku',
+      input: [
+        { role: 'user', content: 'one' },
+        { role: 'assistant', content: 'two' },
+        { role: 'user', content: 'three' },
+      ],
+    });
+    expect(counted).toEqual({ object: 'response.input_tokens', input_tokens: COUNT_BASE + 3 });
+    expect(countCall().map((c) => [c.status, c.headers.authorization])).toEqual([[200, `Bearer ${API_KEY}`]]);
+  });
+
+  it('a model CountTokens does not support: counted locally, said in a header, not asked again', async () => {
+    const count = () =>
+      anthropic.messages
+        .countTokens({ model: MODEL, messages: [{ role: 'user', content: 'How many tokens is this?' }] })
+        .withResponse();
+    const first = await count();
+    const local = first.data.input_tokens;
+    expect(local).toBe(LOCAL_COUNT);
+    expect(first.response.headers.get('x-gateway-token-count')).toBe('local-approximate');
+    expect(first.response.headers.get('x-gateway-token-count-fallback')).toBe('upstream-unsupported');
+    expect(up.received.map((c) => [c.path, c.status, c.error])).toEqual([
+      [`${PATH}/count-tokens`, 400, "The provided model doesn't support counting tokens."],
+    ]);
+    const second = await count();
+    expect([second.data.input_tokens, second.response.headers.get('x-gateway-token-count-fallback')]).toEqual([
+      local,
+      'upstream-unsupported',
+    ]);
+    expect(up.received).toHaveLength(1);
+  });
+
+  it('a refused signature (403): the credential error in the caller format, no local count', async () => {
+    const res = await fetch(`${gw.url}/v1/messages/count_tokens`, {
+      method: 'POST',
+      headers: { 'x-api-key': KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'badsig/haiku', messages: [{ role: 'user', content: 'x' }] }),
+    });
+    expect(res.status).toBe(502);
+    const body = await res.json();
+    expect(body.type).toBe('error');
+    expect(body.error.message).toBe('Provider "badsig" rejected the gateway\'s credentials (HTTP 403).');
+    expect(res.headers.get('x-gateway-token-count')).toBeNull();
+    expect(countCall().map((c) => c.status)).toEqual([403]);
+  });
+
+  it('other upstream errors reach the caller (a throttled count is a 429, not a local count)', async () => {
+    up.script({ kind: 'error', status: 429, type: 'ThrottlingException', message: 'Too many requests' });
+    const err = await openai.responses.inputTokens.count({ model: 'aws/haiku', input: 'x' }).catch((e: unknown) => e);
+    expect((err as { status?: number }).status).toBe(429);
+    expect((err as Error).message).toContain('Provider "aws" returned HTTP 429: Too many requests');
   });
 });
