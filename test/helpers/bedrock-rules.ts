@@ -91,7 +91,7 @@ export function bedrockChecker(account: AwsTestAccount) {
   ): Promise<Refusal | undefined> => {
     if (call.endpoint === 'other')
       return refusal(404, 'UnknownOperationException', `Not found: ${call.method} ${call.path}`);
-    if (!accept.missingKey || call.headers.authorization !== undefined) {
+    if (!accept.missingKey) {
       try {
         await authenticate(call.method, call.url, call.headers, raw);
       } catch (e) {

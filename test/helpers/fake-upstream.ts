@@ -238,7 +238,7 @@ export interface FakeUpstreamOptions {
   handler?: Handler | Reply;
   /** Fixed usage per format for every answer that sets none. */
   usage?: FormatUsage;
-  /** What count_tokens answers. Default: request characters / 4. */
+  /** What count_tokens answers. Default: request characters / 4. Bedrock's CountTokens gives it `input.converse`. */
   countTokens?: (body: any) => number;
   /** Model names that behave as OpenAI reasoning models. Default /^(o\d|gpt-5)/. */
   reasoningModels?: RegExp;
