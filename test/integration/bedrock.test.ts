@@ -24,6 +24,8 @@ const MODEL = 'aws/claude';
 /** A foundation model id: the fake's CountTokens counts it (the inference profile CLAUDE it does not). */
 const HAIKU = 'anthropic.claude-3-5-haiku-20241022-v1:0';
 const COUNT_BASE = 900;
+/** A model the fake's CountTokens does not count (as the real one, which counts some Claude models only). */
+const NOVA = 'amazon.nova-pro-v1:0';
 /** The local count of 'How many tokens is this?' (o200k_base and the chat overhead: no Claude tokenizer). */
 const LOCAL_COUNT = 13;
 
@@ -39,7 +41,8 @@ beforeAll(async () => {
   });
   const models =
     `    models:\n      claude: { upstream_name: "${CLAUDE}", context_window: 200000 }\n` +
-    `      haiku: { upstream_name: "${HAIKU}", context_window: 200000 }\n`;
+    `      haiku: { upstream_name: "${HAIKU}", context_window: 200000 }\n` +
+    `      nova: { upstream_name: "${NOVA}", context_window: 300000 }\n`;
   const session = `session_token: "${CREDS.sessionToken}"`;
   const yaml = `routing: { retry: { max_retries: 0 }, cooldown: { failures: 1000, cooldown_ms: 1 } }
 providers:
@@ -406,10 +409,22 @@ describe('count_tokens: Bedrock CountTokens', () => {
     expect(countCall().map((c) => [c.status, c.headers.authorization])).toEqual([[200, `Bearer ${API_KEY}`]]);
   });
 
+  it('an inference profile is counted as its foundation model (CountTokens takes no profile)', async () => {
+    const res = await anthropic.messages
+      .countTokens({ model: MODEL, messages: [{ role: 'user', content: 'x' }] })
+      .withResponse();
+    expect([res.data.input_tokens, res.response.headers.get('x-gateway-token-count')]).toEqual([
+      COUNT_BASE + 1,
+      'upstream',
+    ]);
+    const foundation = encodeURIComponent(CLAUDE.replace(/^us\./, ''));
+    expect(up.received.map((c) => [c.path, c.status])).toEqual([[`/model/${foundation}/count-tokens`, 200]]);
+  });
+
   it('a model CountTokens does not support: counted locally, said in a header, not asked again', async () => {
     const count = () =>
       anthropic.messages
-        .countTokens({ model: MODEL, messages: [{ role: 'user', content: 'How many tokens is this?' }] })
+        .countTokens({ model: 'aws/nova', messages: [{ role: 'user', content: 'How many tokens is this?' }] })
         .withResponse();
     const first = await count();
     const local = first.data.input_tokens;
@@ -417,7 +432,7 @@ describe('count_tokens: Bedrock CountTokens', () => {
     expect(first.response.headers.get('x-gateway-token-count')).toBe('local-approximate');
     expect(first.response.headers.get('x-gateway-token-count-fallback')).toBe('upstream-unsupported');
     expect(up.received.map((c) => [c.path, c.status, c.error])).toEqual([
-      [`${PATH}/count-tokens`, 400, "The provided model doesn't support counting tokens."],
+      [`/model/${encodeURIComponent(NOVA)}/count-tokens`, 400, "The provided model doesn't support counting tokens."],
     ]);
     const second = await count();
     expect([second.data.input_tokens, second.response.headers.get('x-gateway-token-count-fallback')]).toEqual([
