@@ -58,10 +58,11 @@ export const countTokensReply: Stage = routedStage(async (ctx) => {
   const upstreamFormat = kind && UPSTREAM_FORMATS[kind.speaks];
   if (!kind?.countTokensPath || !upstreamFormat) return replyLocalCount(ctx, c, chat);
   if (upstreamUncountable.get(c.provider)?.has(c.model.upstreamName)) return replyLocalCount(ctx, c, chat, true);
-  const body =
+  const formatBody =
     upstreamFormat.id === ctx.format.id
       ? passThroughBody(ctx.rawBody, c.model.upstreamName)
       : encodedBody(chat, upstreamFormat, c);
+  const body = kind.editCountBody ? kind.editCountBody(formatBody) : formatBody;
   ctx.attempts += 1;
   const up = await sendUpstream(ctx, c, kind, {
     path: kind.countTokensPath,

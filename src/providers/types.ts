@@ -61,6 +61,11 @@ export interface HttpProviderKind {
   /** Path of the token-counting endpoint, for kinds that have one. */
   countTokensPath?: string;
   /**
+   * Edits this kind makes to a token-counting body after its format's (pass-through or made from the
+   * request), when its endpoint takes another shape: Vertex's countTokens, Claude's count-tokens on Vertex.
+   */
+  editCountBody?(body: Buffer): Buffer;
+  /**
    * Path of an OpenAI-format embeddings endpoint, for kinds that have one (config/semantic.ts,
    * EMBEDDING_APIS, lists them for check-config).
    */

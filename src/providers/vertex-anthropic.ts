@@ -10,14 +10,19 @@ export const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16';
  * `…/publishers/anthropic/models/{model}:rawPredict` (`:streamRawPredict` for a stream; the body's
  * `stream` says which it answers). The body has exactly two edits from Anthropic's: no `model` (it
  * is in the URL) and `anthropic_version: "vertex-2023-10-16"`; messages callers otherwise pass
- * through, others are translated. Auth as `vertex` (vertex-token.ts). Token counts are local.
+ * through, others are translated. Auth as `vertex` (vertex-token.ts). Token counts are Vertex's
+ * `count-tokens:rawPredict`, a publisher-level path whose body is Anthropic's count_tokens body with
+ * its `model` kept (the URL names none), plus `anthropic_version` as the SDK sends it.
  * @see https://cloud.google.com/vertex-ai/generative-ai/docs/partner-models/claude
+ * @see https://cloud.google.com/vertex-ai/generative-ai/docs/partner-models/claude/count-tokens
  */
 export const vertexAnthropicProvider: HttpProviderKind = {
   api: 'vertex-anthropic',
   speaks: 'anthropic-messages',
   chatPath: ':rawPredict',
   streamPath: ':streamRawPredict',
+  countTokensPath: '/publishers/anthropic/models/count-tokens:rawPredict',
+  editCountBody: (body) => spliceTopLevel(body, {}, { anthropic_version: JSON.stringify(VERTEX_ANTHROPIC_VERSION) }),
   healthPath: vertexProvider.healthPath,
   probeBody: () => ({
     anthropic_version: VERTEX_ANTHROPIC_VERSION,
@@ -39,7 +44,10 @@ export const vertexAnthropicProvider: HttpProviderKind = {
       {},
       { anthropic_version: JSON.stringify(VERTEX_ANTHROPIC_VERSION) },
     ),
-  // Claude's Vertex ids carry a version after `@` (claude-sonnet-4-5@20250929), written as is.
+  // A model's methods (`:rawPredict`…) follow its path; Claude's Vertex ids carry a version after `@`
+  // (claude-sonnet-4-5@20250929), written as is. The count path names its own resource.
   pathFor: (path, _provider, model) =>
-    model ? `/publishers/anthropic/models/${encodeURIComponent(model.upstreamName).replace(/%40/g, '@')}${path}` : path,
+    model && path.startsWith(':')
+      ? `/publishers/anthropic/models/${encodeURIComponent(model.upstreamName).replace(/%40/g, '@')}${path}`
+      : path,
 };

@@ -1,6 +1,7 @@
 /**
  * Google Cloud access tokens for Vertex AI, through google-auth-library: from a service-account key
- * file (`vertex.credentials_file`) or the environment's application default credentials. One cache
+ * file (`vertex.credentials_file`) or the environment's application default credentials (the file
+ * GOOGLE_APPLICATION_CREDENTIALS names, gcloud's, the metadata server). One cache
  * per provider's settings: a token is reused until shortly before it expires, concurrent requests
  * share one fetch, and a token Vertex refuses is dropped (with its client, so a rotated key file is
  * read again). A failed fetch is not cached and is bounded by the provider's first-byte timeout.
@@ -59,7 +60,9 @@ class VertexTokenSource extends CachedTokenSource {
   private async makeClient(): Promise<AuthClient> {
     const { GoogleAuth } = await import('google-auth-library');
     const clientOptions = { eagerRefreshThresholdMillis: REFRESH_MARGIN_MS };
-    const file = this.settings.credentialsFile;
+    // The default credentials' first source, GOOGLE_APPLICATION_CREDENTIALS, is a key file too: read
+    // here as a configured one is, so its token_uri is honoured (the library would post to Google's).
+    const file = this.settings.credentialsFile ?? (process.env.GOOGLE_APPLICATION_CREDENTIALS || undefined);
     if (file === undefined) return new GoogleAuth({ scopes: SCOPE, clientOptions }).getClient();
     const key = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
     const client = await new GoogleAuth({ scopes: SCOPE, credentials: key, clientOptions }).getClient();

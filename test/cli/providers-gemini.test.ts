@@ -1,17 +1,17 @@
-/** `gateway providers` on `api: gemini` providers, against the strict fake Gemini upstream. */
+/** `gateway providers` on `api: gemini` providers, against the fake upstream's strict Gemini API. */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { type GeminiUpstream, startGeminiUpstream } from '../helpers/gemini-upstream.js';
+import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.js';
 import { cli } from './capture.js';
 
 const GOOGLE_KEY = 'AIza-providers-test-key-0123';
-let up: GeminiUpstream;
+let up: FakeUpstream;
 let file: string;
 
 beforeAll(async () => {
-  up = await startGeminiUpstream({ apiKey: GOOGLE_KEY });
+  up = await startFakeUpstream({ geminiKey: GOOGLE_KEY });
   file = join(mkdtempSync(join(tmpdir(), 'gw-providers-gemini-')), 'gateway.yaml');
   const models = '{ gemini-2.5-flash: { context_window: 1048576 } }';
   writeFileSync(
@@ -29,9 +29,7 @@ beforeAll(async () => {
   );
 });
 afterAll(() => up?.close());
-beforeEach(() => {
-  up.received.length = 0;
-});
+beforeEach(() => up.reset());
 
 describe('gateway providers: gemini', () => {
   test('GET /models with x-goog-api-key; a key Google refuses (its 400) is a credential failure; exit 1', async () => {

@@ -5,22 +5,21 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.js';
 import { type FakeVertex, startFakeVertex } from '../helpers/fake-vertex.js';
-import { type GeminiUpstream, startGeminiUpstream } from '../helpers/gemini-upstream.js';
 import { cli } from './capture.js';
 
 const GEMINI_KEY = 'AIza-providers-vertex-000';
-let gemini: GeminiUpstream;
+let gemini: FakeUpstream;
 let claude: FakeUpstream;
 let vertex: FakeVertex;
 let file: string;
 
 beforeAll(async () => {
-  gemini = await startGeminiUpstream({ apiKey: GEMINI_KEY });
+  gemini = await startFakeUpstream({ geminiKey: GEMINI_KEY });
   claude = await startFakeUpstream();
   vertex = await startFakeVertex({
     project: 'proj-1',
     location: 'us-east5',
-    gemini,
+    gemini: gemini.url,
     geminiKey: GEMINI_KEY,
     anthropic: claude.url,
   });

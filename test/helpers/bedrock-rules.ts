@@ -66,9 +66,6 @@ export const bedrockModel = (path: string): string => decodeURIComponent(ROUTE.e
 /** ConverseStream answers in event-stream frames; Converse in JSON. */
 export const isBedrockStream = (path: string): boolean => path.endsWith('/converse-stream');
 
-/** The ListAsyncInvokes answer to the health check. */
-export const ASYNC_INVOKE_LIST = { asyncInvokeSummaries: [] };
-
 /** What a call of the fake upstream needs checked. */
 export interface BedrockCallView {
   method: string;

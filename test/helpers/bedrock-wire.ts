@@ -12,7 +12,7 @@
  */
 
 import { eventFrame, exceptionFrame } from './bedrock-frames.js';
-import type { WireAnswer, WireUsage } from './upstream-wire.js';
+import type { WireAnswer, WireError, WireUsage } from './upstream-wire.js';
 
 const STOP_REASON = { stop: 'end_turn', length: 'max_tokens', tool_calls: 'tool_use' } as const;
 
@@ -27,9 +27,6 @@ const EXCEPTION_BY_STATUS: Record<number, string> = {
   500: 'InternalServerException',
   503: 'ServiceUnavailableException',
 };
-
-/** Closing frames of a stream: messageStop and metadata. */
-export const BEDROCK_CLOSING_FRAMES = 2;
 
 export const BEDROCK_STREAM_TYPE = 'application/vnd.amazon.eventstream';
 
@@ -90,11 +87,16 @@ export function bedrockFrames(a: WireAnswer): Buffer[] {
   return frames;
 }
 
-/** An AWS error's headers: the exception name in `x-amzn-errortype` (from the status when not given). */
-export function bedrockErrorHeaders(status: number, type?: string): Record<string, string> {
+/** An AWS error: `{message}`, the exception name in `x-amzn-errortype` (from the status when not given). */
+export function bedrockError(
+  status: number,
+  e: WireError,
+  headers: Record<string, string>,
+): { body: unknown; headers: Record<string, string> } {
   const name =
-    type ?? EXCEPTION_BY_STATUS[status] ?? (status >= 500 ? 'InternalServerException' : 'ValidationException');
-  return { 'x-amzn-errortype': `${name}:http://internal.amazon.com/coral/com.amazon.bedrock/` };
+    e.type ?? EXCEPTION_BY_STATUS[status] ?? (status >= 500 ? 'InternalServerException' : 'ValidationException');
+  const errortype = `${name}:http://internal.amazon.com/coral/com.amazon.bedrock/`;
+  return { body: { message: e.message }, headers: { 'x-amzn-errortype': errortype, ...headers } };
 }
 
 /** The exception frame that ends a stream (type as ConverseStream names its members: throttlingException…). */
@@ -102,7 +104,7 @@ export function bedrockStreamError(message: string, type = 'internalServerExcept
   return exceptionFrame(type, message);
 }
 
-/** CountTokens' answer. */
-export const countTokensJson = (inputTokens: number) => ({ inputTokens });
+/** ListAsyncInvokes, the health check's call: an empty list. */
+export const bedrockAsyncInvokeList = () => ({ asyncInvokeSummaries: [] });
 
 export const bedrockRequestIdHeader = (id: string) => ({ 'x-amzn-requestid': id });

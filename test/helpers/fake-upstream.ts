@@ -1,9 +1,10 @@
 /**
  * THE fake upstream of the tests: a real HTTP server on 127.0.0.1 that plays the providers' APIs as
- * strictly as the real ones (it refuses what they refuse, with their error shapes: upstream-rules.ts),
- * records every call, and answers each call as the test chooses. Bodies and streams are written by
- * upstream-wire.ts only; the Responses API's stored state is responses-state.ts. Shares no code with src/.
- * Bedrock's rules and wire are bedrock-rules.ts and bedrock-wire.ts.
+ * strictly as the real ones (it refuses what they refuse, with their error shapes: upstream-rules.ts,
+ * gemini-rules.ts), records every call, and answers each call as the test chooses. Bodies and streams are
+ * written by upstream-wire.ts, or a format's own wire file (gemini-wire.ts, bedrock-wire.ts, dispatched from
+ * OWN_WIRES);
+ * the Responses API's stored state is responses-state.ts. Shares no code with src/.
  *
  *   POST /v1/chat/completions        OpenAI Chat Completions (Bearer key required)
  *   POST /v1/responses               OpenAI Responses (Bearer key; JSON, or SSE with `stream: true`; stored
@@ -16,19 +17,20 @@
  *   POST /v1/embeddings              OpenAI embeddings (Bearer key required; answers embeddingsAnswer)
  *   GET /v1/models                   the model list (modelListBody): Anthropic's when the call carries
  *                                    anthropic-version (its key and version required), else OpenAI's (Bearer key)
+ *   /v1beta/…                        the Gemini API (gemini-rules.ts: `models/{m}:generateContent`,
+ *                                    `:streamGenerateContent?alt=sse`, `:countTokens`, GET `models`; x-goog-api-key,
+ *                                    `geminiKey` when given), written by gemini-wire.ts
+ *   /model/{id}/…, /async-invoke     the AWS Bedrock runtime (bedrock-rules.ts: POST `converse`, `converse-stream`
+ *                                    (event-stream frames; in-stream errors as exception frames), `count-tokens`
+ *                                    (`countTokens` gets `input.converse`), GET /async-invoke (endpoint 'models', the
+ *                                    health check); the `aws` account's API key or SigV4), written by bedrock-wire.ts
  *   anything else                    404 in the format the path suggests (an unknown response id: 404 too)
- * AWS Bedrock runtime (format 'bedrock'; the `aws` account's Bedrock API key as a bearer token or its
- * SigV4 signature, recomputed; the Converse rules of bedrock-rules.ts; answers by bedrock-wire.ts):
- *   POST /model/{id}/converse        Converse JSON (endpoint 'chat')
- *   POST /model/{id}/converse-stream ConverseStream: event-stream frames; in-stream errors are exception frames
- *   POST /model/{id}/count-tokens    CountTokens ({inputTokens}; `countTokens` gets `input.converse`)
- *   GET /async-invoke                ListAsyncInvokes, empty (endpoint 'models': the gateway's health check)
  *
  * API
  *   const up = await startFakeUpstream({ answer?, usage?, countTokens?, accept?, name?, ... })
  *   up.url                     origin (OpenAI providers use `${up.url}/v1`, Anthropic ones `up.url`)
  *   up.received / up.calls     every call, oldest first (one array, two names); call.format is 'openai',
- *                              'responses' or 'anthropic', call.endpoint names the route
+ *                              'responses', 'anthropic', 'gemini' or 'bedrock', call.endpoint names the route
  *   up.accepted / up.rejected  the calls answered 2xx / refused
  *   up.on(path) / up.last(path?)
  *   up.setHandler(h)           how calls are answered from now on: a Reply, or (call) => Reply | undefined
@@ -49,8 +51,8 @@
  *   { kind: 'drop' }             destroys the socket before any byte; with `after` (or `events`), mid-stream
  *   { kind: 'held', until }      waits for `until`, then answers `then`
  *   { kind: 'raw', status, body } bytes as given
- * `after` counts the answer's stream events (0: a keep-alive comment only; 'body': all but the closing
- * ones, for Responses the terminal event); a non-streaming call gets half its JSON body instead.
+ * `after` counts the answer's stream events (0: a keep-alive comment only, nothing for Bedrock; 'body': all but
+ * the closing ones, for Responses the terminal event); a non-streaming call gets half its JSON body instead.
  * A Responses answer the fake encodes itself and sends whole (200) is stored; bodies or events given
  * as they are, cut streams and errors are not.
  *
@@ -76,27 +78,30 @@ import {
   validateOpenAIEmbeddings,
   validateOpenAIResponses,
 } from './upstream-rules.js';
+import * as baseWire from './upstream-wire.js';
 import {
-  closingEvents,
   embeddingsJson,
-  encodeJson,
   fakeEmbedding,
-  modelListBody,
-  encodeStream,
-  errorBody,
   KEEP_ALIVE,
-  requestIdHeader,
   sealReasoning,
-  streamError,
   type StreamStyle,
   type WireAnswer,
-  type WireFormat as SseFormat,
+  type WireError,
+  type WireFormat,
   type WireUsage,
   words,
 } from './upstream-wire.js';
-// AWS Bedrock Converse: rules and binary wire in their own files.
 import {
-  ASYNC_INVOKE_LIST,
+  geminiContentCount,
+  geminiConversation,
+  geminiForcedTool,
+  geminiLastUserText,
+  geminiRefusal,
+  geminiRoute,
+  geminiSchema,
+} from './gemini-rules.js';
+import { geminiError, geminiJson, geminiModelList, geminiStream, geminiStreamError } from './gemini-wire.js';
+import {
   AWS_TEST_ACCOUNT,
   type AwsTestAccount,
   bedrockChecker,
@@ -104,22 +109,73 @@ import {
   bedrockEndpoint,
   bedrockForcedTool,
   bedrockLastUserText,
+  bedrockModel,
   isBedrockPath,
   isBedrockStream,
 } from './bedrock-rules.js';
 import {
-  BEDROCK_CLOSING_FRAMES,
   BEDROCK_STREAM_TYPE,
-  bedrockErrorHeaders,
+  bedrockAsyncInvokeList,
+  bedrockError,
   bedrockFrames,
   bedrockJson,
   bedrockRequestIdHeader,
   bedrockStreamError,
-  countTokensJson,
 } from './bedrock-wire.js';
 
-/** The SSE formats of upstream-wire.ts, and Bedrock Converse (bedrock-wire.ts: JSON and event-stream frames). */
-export type WireFormat = SseFormat | 'bedrock';
+export type { WireFormat } from './upstream-wire.js';
+
+// ---------------------------------------------------------------- wire formats written in files of their own
+
+/** What a stream writes: SSE text, or a binary frame (Bedrock's event stream). */
+type Chunk = string | Uint8Array;
+
+/** How one format is written on the wire (upstream-wire.ts writes openai, responses and anthropic). */
+interface OwnWire {
+  json(a: WireAnswer): unknown;
+  stream(a: WireAnswer, style: StreamStyle): Chunk[];
+  closingEvents: number;
+  error(status: number, e: WireError, headers: Headers): { body: unknown; headers: Headers };
+  streamError(message: string, type?: string): Chunk;
+  modelList(): unknown;
+  /** A stream's media type when it is not SSE (its head is then sent at once: no keep-alive comment exists). */
+  streamType?: string;
+  requestIdHeader?(id: string): Headers;
+}
+
+const OWN_WIRES: Partial<Record<WireFormat, OwnWire>> = {
+  gemini: {
+    json: geminiJson,
+    stream: geminiStream,
+    closingEvents: 1,
+    error: geminiError,
+    streamError: geminiStreamError,
+    modelList: geminiModelList,
+  },
+  bedrock: {
+    json: bedrockJson,
+    stream: bedrockFrames,
+    closingEvents: 2, // messageStop, metadata
+    error: bedrockError,
+    streamError: bedrockStreamError,
+    modelList: bedrockAsyncInvokeList,
+    streamType: BEDROCK_STREAM_TYPE,
+    requestIdHeader: bedrockRequestIdHeader,
+  },
+};
+
+const encodeJson = (f: WireFormat, a: WireAnswer) => OWN_WIRES[f]?.json(a) ?? baseWire.encodeJson(f, a);
+const encodeStream = (f: WireFormat, a: WireAnswer, style: StreamStyle = {}) =>
+  OWN_WIRES[f]?.stream(a, style) ?? baseWire.encodeStream(f, a, style);
+const closingEvents = (f: WireFormat, a: WireAnswer, style: StreamStyle) =>
+  OWN_WIRES[f]?.closingEvents ?? baseWire.closingEvents(f, a, style);
+const errorOf = (f: WireFormat, status: number, e: WireError, headers: Headers) =>
+  OWN_WIRES[f]?.error(status, e, headers) ?? { body: baseWire.errorBody(f, status, e), headers };
+const streamError = (f: WireFormat, message: string, type: string | undefined, sequence: number) =>
+  OWN_WIRES[f]?.streamError(message, type) ?? baseWire.streamError(f, message, type, sequence);
+const requestIdHeader = (f: WireFormat, id: string) =>
+  OWN_WIRES[f] ? (OWN_WIRES[f].requestIdHeader?.(id) ?? {}) : baseWire.requestIdHeader(f, id);
+const modelListBody = (f: WireFormat) => OWN_WIRES[f]?.modelList() ?? baseWire.modelListBody(f);
 
 export interface UpstreamCall {
   /** 1-based, per upstream. */
@@ -137,7 +193,8 @@ export interface UpstreamCall {
   /**
    * `responses`: POST /v1/responses; `count_tokens`: Anthropic's count_tokens or POST /v1/responses/input_tokens;
    * `retrieve`, `delete`, `input_items`: GET / DELETE /v1/responses/{id}, GET /v1/responses/{id}/input_items;
-   * `embeddings`: POST /v1/embeddings; `models`: GET /v1/models.
+   * `embeddings`: POST /v1/embeddings; `models`: GET /v1/models. Gemini: `chat` (generateContent and
+   * streamGenerateContent), `count_tokens` (countTokens), `models` (GET /v1beta/models).
    */
   endpoint: Endpoint;
   /** performance.now() when the body had arrived. */
@@ -146,7 +203,7 @@ export interface UpstreamCall {
   status: number;
   /** The refusal or error message, when refused. */
   error?: string;
-  /** The bytes answered (body); Bedrock's event-stream frames as latin1, a character per byte. */
+  /** The bytes answered (body). */
   responseText: string;
 }
 
@@ -187,6 +244,8 @@ export interface Content {
   toolCalls?: ToolCallSpec[];
   /** Structured output: JSON text, or the forced tool's input when a tool is forced. */
   json?: unknown;
+  /** Gemini: the prompt blocked for this reason (promptFeedback.blockReason, no candidate); others ignore it. */
+  blocked?: string;
   finish?: 'stop' | 'length';
   usage?: Partial<Omit<WireUsage, 'reasoning'>>;
   id?: string;
@@ -225,6 +284,8 @@ export type Handler = (call: UpstreamCall) => Reply | undefined | Promise<Reply 
 export interface FormatUsage {
   openai?: { prompt: number; cached: number; completion: number };
   anthropic?: { input: number; cacheRead: number; cacheWrite: number; output: number };
+  /** Gemini: promptTokenCount includes the cached tokens, candidatesTokenCount excludes the thoughts. */
+  gemini?: { prompt: number; cached: number; candidates: number; thoughts: number };
   /** Bedrock's inputTokens, as Anthropic's, excludes the cache. */
   bedrock?: { input: number; cacheRead: number; cacheWrite: number; output: number };
 }
@@ -238,7 +299,7 @@ export interface FakeUpstreamOptions {
   handler?: Handler | Reply;
   /** Fixed usage per format for every answer that sets none. */
   usage?: FormatUsage;
-  /** What count_tokens answers. Default: request characters / 4. Bedrock's CountTokens gives it `input.converse`. */
+  /** What count_tokens answers. Default: request characters / 4. */
   countTokens?: (body: any) => number;
   /** Model names that behave as OpenAI reasoning models. Default /^(o\d|gpt-5)/. */
   reasoningModels?: RegExp;
@@ -253,6 +314,8 @@ export interface FakeUpstreamOptions {
    * For tests that check the gateway forwards what it does not know unchanged.
    */
   accept?: { missingKey?: boolean; unknownFields?: boolean; anyBody?: boolean };
+  /** The one key the Gemini routes take in x-goog-api-key (another: 400 API_KEY_INVALID). Default: any. */
+  geminiKey?: string;
   /** The AWS account the Bedrock routes serve (region, credentials, API key). Default AWS_TEST_ACCOUNT. */
   aws?: AwsTestAccount;
   /** Shared across a fleet: upstream names in call order, and every call. */
@@ -295,6 +358,7 @@ const toReply = (r: Reply | number): Reply => (typeof r === 'number' ? { kind: '
 const copyUsage = (u: FormatUsage): FormatUsage => ({
   ...(u.openai ? { openai: { ...u.openai } } : {}),
   ...(u.anthropic ? { anthropic: { ...u.anthropic } } : {}),
+  ...(u.gemini ? { gemini: { ...u.gemini } } : {}),
   ...(u.bedrock ? { bedrock: { ...u.bedrock } } : {}),
 });
 
@@ -323,13 +387,15 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
     const path = url.split('?')[0]!;
     // Both APIs list models at /v1/models; only Anthropic's callers send anthropic-version.
     const anthropicList = path === '/v1/models' && req.headers['anthropic-version'] !== undefined;
-    let format: WireFormat =
-      path.startsWith('/v1/messages') || anthropicList
-        ? 'anthropic'
-        : path.startsWith('/v1/responses')
-          ? 'responses'
-          : 'openai';
-    if (isBedrockPath(path)) format = 'bedrock';
+    const format: WireFormat = path.startsWith('/v1beta/')
+      ? 'gemini'
+      : isBedrockPath(path)
+        ? 'bedrock'
+        : path.startsWith('/v1/messages') || anthropicList
+          ? 'anthropic'
+          : path.startsWith('/v1/responses')
+            ? 'responses'
+            : 'openai';
     let body: any;
     let parsed = true;
     try {
@@ -337,8 +403,7 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
     } catch {
       parsed = false;
     }
-    const endpoint =
-      format === 'bedrock' ? bedrockEndpoint(req.method ?? '', path) : endpointOf(req.method ?? '', path);
+    const endpoint = endpointOf(req.method ?? '', path);
     const call: UpstreamCall = {
       n: received.length + 1,
       upstream: name,
@@ -360,9 +425,11 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
     const out = new Output(res, call, format, `req_${name}_${call.n}`);
 
     const refusal =
-      format === 'bedrock'
-        ? await checkBedrock(call, raw, parsed, opts.accept ?? {})
-        : check(call, parsed, reasoning, opts.accept ?? {}, responses);
+      format === 'gemini'
+        ? geminiRefusal({ ...call, parsed, key: opts.geminiKey, accept: opts.accept ?? {} })
+        : format === 'bedrock'
+          ? await checkBedrock(call, raw, parsed, opts.accept ?? {})
+          : check(call, parsed, reasoning, opts.accept ?? {}, responses);
     if (refusal) return out.error(refusal.status ?? 400, refusal);
     if (gate) await gate;
     const reply = queue.shift() ?? (await handler?.(call));
@@ -424,6 +491,7 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
       gate = undefined;
       delete usage.openai;
       delete usage.anthropic;
+      delete usage.gemini;
       delete usage.bedrock;
       Object.assign(usage, copyUsage(opts.usage ?? {}));
       responses.clear();
@@ -440,6 +508,8 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
 const RESPONSE_PATH = /^\/v1\/responses\/([^/]+)(\/input_items)?$/;
 
 function endpointOf(method: string, path: string): Endpoint {
+  if (path.startsWith('/v1beta/')) return geminiRoute(method, path)?.endpoint ?? 'other';
+  if (isBedrockPath(path)) return bedrockEndpoint(method, path);
   const route = `${method} ${path}`;
   if (route === 'POST /v1/chat/completions') return 'chat';
   if (route === 'POST /v1/messages') return 'messages';
@@ -468,7 +538,6 @@ function check(
   accept: NonNullable<FakeUpstreamOptions['accept']>,
   responses: ResponsesStore,
 ): Refusal | undefined {
-  if (call.format === 'bedrock') throw new Error('Bedrock calls are checked by bedrock-rules.ts');
   if (call.endpoint === 'other') {
     const type = call.format === 'anthropic' ? 'not_found_error' : 'invalid_request_error';
     return { status: 404, message: `Not found: ${call.method} ${call.path}`, type };
@@ -513,9 +582,7 @@ class Output {
   ) {}
   head(status: number, headers: Headers): void {
     this.call.status = status;
-    const id =
-      this.format === 'bedrock' ? bedrockRequestIdHeader(this.requestId) : requestIdHeader(this.format, this.requestId);
-    this.res.writeHead(status, { ...id, ...headers });
+    this.res.writeHead(status, { ...requestIdHeader(this.format, this.requestId), ...headers });
   }
   /** Text, or a binary frame (Bedrock), kept on the call as latin1 (a character per byte). */
   write(s: Chunk): void {
@@ -533,19 +600,17 @@ class Output {
   }
   error(status: number, e: Refusal, headers: Headers = {}): void {
     this.call.error = e.message;
-    if (this.format === 'bedrock') {
-      this.json(status, { message: e.message }, { ...bedrockErrorHeaders(status, e.type), ...headers });
-    } else {
-      this.json(status, errorBody(this.format, status, { ...e, requestId: this.requestId }), headers);
-    }
+    const written = errorOf(this.format, status, { ...e, requestId: this.requestId }, headers);
+    this.json(status, written.body, written.headers);
   }
-  /** A stream's head: SSE, or (Bedrock) the event-stream media type, sent at once. */
+  /** A stream's head: SSE, or a format's own stream type (Bedrock's event stream), sent at once. */
   sseHead(headers: Headers = {}): void {
-    if (this.format === 'bedrock') {
-      this.head(200, { 'content-type': BEDROCK_STREAM_TYPE, ...headers });
-      this.res.flushHeaders();
-    } else {
+    const type = OWN_WIRES[this.format]?.streamType;
+    if (type === undefined) {
       this.head(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...headers });
+    } else {
+      this.head(200, { 'content-type': type, ...headers });
+      this.res.flushHeaders();
     }
   }
   async events(events: Chunk[], delayMs = 0): Promise<void> {
@@ -572,7 +637,7 @@ interface AnswerContext {
 
 async function answer(out: Output, reply: Reply | undefined, ctx: AnswerContext): Promise<void> {
   const { call } = ctx;
-  const stream = isStream(call);
+  const stream = streams(call);
   const style = { includeUsage: call.body?.stream_options?.include_usage === true, interleave: ctx.opts.interleave };
   const wire = (c: Content) => toWire(c, ctx);
   const content = (r: Content & { kind?: string }): Content =>
@@ -593,11 +658,11 @@ async function answer(out: Output, reply: Reply | undefined, ctx: AnswerContext)
     }
     const a = wire(content(reply ?? {}));
     if (!stream) {
-      out.json(200, jsonOf(call.format, a));
+      out.json(200, encodeJson(call.format, a));
       return keep(a);
     }
     out.sseHead();
-    await out.events(streamOf(call.format, a, style), delay);
+    await out.events(encodeStream(call.format, a, style), delay);
     out.end();
     return keep(a);
   }
@@ -605,7 +670,7 @@ async function answer(out: Output, reply: Reply | undefined, ctx: AnswerContext)
     case 'json': {
       if (reply.body !== undefined) return out.json(reply.status ?? 200, reply.body, reply.headers);
       const a = wire(content(reply));
-      out.json(reply.status ?? 200, jsonOf(call.format, a), reply.headers);
+      out.json(reply.status ?? 200, encodeJson(call.format, a), reply.headers);
       if ((reply.status ?? 200) === 200) keep(a);
       return;
     }
@@ -616,7 +681,7 @@ async function answer(out: Output, reply: Reply | undefined, ctx: AnswerContext)
         return out.end();
       }
       const a = wire(content(reply));
-      await out.events(streamOf(call.format, a, style), reply.delayMs ?? delay);
+      await out.events(encodeStream(call.format, a, style), reply.delayMs ?? delay);
       out.end();
       return keep(a);
     }
@@ -628,9 +693,9 @@ async function answer(out: Output, reply: Reply | undefined, ctx: AnswerContext)
       if (!reply.inStream) return out.error(status, { ...reply, message }, reply.headers);
       out.call.error = message;
       out.sseHead(reply.headers);
-      const sent = streamOf(call.format, wire(content(reply)), style).slice(0, reply.after ?? 0);
+      const sent = encodeStream(call.format, wire(content(reply)), style).slice(0, reply.after ?? 0);
       await out.events(sent);
-      return out.end(streamErrorOf(call.format, message, reply.type, sent.length));
+      return out.end(streamError(call.format, message, reply.type, sent.length));
     }
     case 'hang':
     case 'drop': {
@@ -638,12 +703,12 @@ async function answer(out: Output, reply: Reply | undefined, ctx: AnswerContext)
         const a = wire(content(reply));
         if (reply.events === undefined && !stream) {
           // A non-streaming call cut short: half its JSON body.
-          const text = JSON.stringify(jsonOf(call.format, a));
+          const text = JSON.stringify(encodeJson(call.format, a));
           out.head(200, { 'content-type': 'application/json' });
           out.write(text.slice(0, Math.floor(text.length / 2)));
         } else {
-          const all = streamOf(call.format, a, style);
-          const n = reply.after === 'body' ? all.length - closingOf(call.format, a, style) : reply.after;
+          const all = encodeStream(call.format, a, style);
+          const n = reply.after === 'body' ? all.length - closingEvents(call.format, a, style) : reply.after;
           const events = reply.events ?? (n === 0 ? keepAlive(call.format) : all.slice(0, n));
           out.sseHead();
           await out.events(events, delay);
@@ -673,9 +738,11 @@ function endpointAnswer(ctx: AnswerContext): unknown {
   const id = responseIdOf(call.path);
   switch (call.endpoint) {
     case 'count_tokens': {
-      const count = ctx.countTokens ?? estimateTokens;
-      if (call.format === 'bedrock') return countTokensJson(count(call.body.input.converse ?? call.body.input));
-      const input_tokens = count(call.body);
+      // Bedrock's CountTokens counts the Converse request under input.converse.
+      const counted = call.format === 'bedrock' ? (call.body.input.converse ?? call.body.input) : call.body;
+      const input_tokens = (ctx.countTokens ?? estimateTokens)(counted);
+      if (call.format === 'gemini') return { totalTokens: input_tokens };
+      if (call.format === 'bedrock') return { inputTokens: input_tokens };
       return call.format === 'responses' ? { object: 'response.input_tokens', input_tokens } : { input_tokens };
     }
     case 'retrieve':
@@ -687,13 +754,13 @@ function endpointAnswer(ctx: AnswerContext): unknown {
     case 'embeddings':
       return embeddingsAnswer(call.body, ctx.usage.openai?.prompt);
     case 'models':
-      return call.format === 'bedrock' ? ASYNC_INVOKE_LIST : modelListBody(call.format);
+      return modelListBody(call.format);
     default:
       throw new Error(`no default answer for ${call.method} ${call.path}`);
   }
 }
 
-const CONTENT_KEYS = ['text', 'thinking', 'toolCalls', 'json'] as const;
+const CONTENT_KEYS = ['text', 'thinking', 'toolCalls', 'json', 'blocked'] as const;
 const hasContent = (r: Content) => CONTENT_KEYS.some((k) => r[k] !== undefined);
 const pickMeta = (r: Content): Content => ({
   ...(r.usage ? { usage: r.usage } : {}),
@@ -726,8 +793,47 @@ const ID_PREFIX: Record<WireFormat, { answer: string; call: string }> = {
   openai: { answer: 'chatcmpl-', call: 'call_' },
   responses: { answer: 'resp_', call: 'call_' },
   anthropic: { answer: 'msg_', call: 'toolu_' },
-  bedrock: { answer: 'converse_', call: 'tooluse_' },
+  // Gemini calls have no id; its responseId is an opaque string.
+  gemini: { answer: 'gemini-', call: '' },
+  bedrock: { answer: 'converse-', call: 'tooluse_' },
 };
+
+/** Whether the call asked for a stream: Gemini and Bedrock by their path, the others by `stream: true`. */
+const streams = (call: UpstreamCall): boolean =>
+  call.format === 'gemini'
+    ? geminiRoute(call.method, call.path)?.stream === true
+    : call.format === 'bedrock'
+      ? isBedrockStream(call.path)
+      : call.body?.stream === true;
+
+/** An SSE stream cut before its first event sends a keep-alive comment; an event stream, nothing. */
+const keepAlive = (format: WireFormat): Chunk[] => (OWN_WIRES[format]?.streamType ? [] : [KEEP_ALIVE]);
+
+/** The model a call names: Gemini's and Bedrock's are in the path. */
+const modelOf = (call: UpstreamCall): string =>
+  call.format === 'gemini'
+    ? (geminiRoute(call.method, call.path)?.model ?? 'unknown')
+    : call.format === 'bedrock'
+      ? bedrockModel(call.path) || 'unknown'
+      : String(call.body?.model ?? 'unknown');
+
+/** Usage fixed for the call's format (FormatUsage), in neutral counts. */
+function fixedUsage(format: WireFormat, usage: FormatUsage): Partial<WireUsage> | undefined {
+  if (format === 'anthropic') return usage.anthropic;
+  if (format === 'bedrock') return usage.bedrock;
+  if (format === 'gemini') {
+    const g = usage.gemini;
+    if (!g) return undefined;
+    return {
+      input: g.prompt - g.cached,
+      cacheRead: g.cached,
+      output: g.candidates + g.thoughts,
+      reasoning: g.thoughts,
+    };
+  }
+  const o = usage.openai;
+  return o && { input: o.prompt - o.cached, cacheRead: o.cached, output: o.completion };
+}
 
 /** A Responses custom tool's input text (ToolCallSpec.args). */
 const customInput = (args: unknown): string =>
@@ -756,32 +862,27 @@ function toWire(c: Content, ctx: AnswerContext): WireAnswer {
     const slices = Array.from({ length: Math.ceil(json.length / 8) }, (_, k) => json.slice(k * 8, k * 8 + 8));
     return { id: t.id ?? `${ID_PREFIX[format].call}${tag}_${i}`, name: t.name, args: t.pieces ?? slices, custom };
   });
-  const reasoningTokens = c.thinking ? Math.max(1, words(c.thinking).length) : 0;
-  const fixed =
-    format === 'bedrock' ? ctx.usage.bedrock : format === 'anthropic' ? ctx.usage.anthropic : ctx.usage.openai;
-  const fixedUsage: Partial<WireUsage> | undefined = !fixed
-    ? undefined
-    : 'prompt' in fixed
-      ? { input: fixed.prompt - fixed.cached, cacheRead: fixed.cached, output: fixed.completion }
-      : fixed;
+  const fixed = fixedUsage(format, ctx.usage);
+  const reasoningTokens = fixed?.reasoning ?? (c.thinking ? Math.max(1, words(c.thinking).length) : 0);
   const outputWords = words(pieces.join('')).length;
   return {
     id: c.id ?? `${ID_PREFIX[format].answer}${tag}`,
-    model: c.model ?? String(body?.model ?? 'unknown'),
+    model: c.model ?? modelOf(call),
     thinking:
-      (format === 'anthropic' || format === 'bedrock') && c.thinking !== undefined
+      (format === 'anthropic' || format === 'gemini' || format === 'bedrock') && c.thinking !== undefined
         ? { pieces: words(c.thinking), signature: `sig_${Buffer.from(c.thinking).toString('base64').slice(0, 16)}` }
         : undefined,
     reasoning: format === 'responses' && c.thinking !== undefined ? responsesReasoning(c.thinking, body) : undefined,
-    request: format === 'responses' ? body : undefined,
+    request: format === 'responses' || format === 'gemini' ? body : undefined,
+    blocked: format === 'gemini' ? c.blocked : undefined,
     text: pieces,
     toolCalls: calls,
     finish: calls.length > 0 ? 'tool_calls' : (c.finish ?? 'stop'),
     usage: {
-      input: c.usage?.input ?? fixedUsage?.input ?? estimateTokens(body),
-      output: c.usage?.output ?? fixedUsage?.output ?? Math.max(1, outputWords + 10 * calls.length + reasoningTokens),
-      cacheRead: c.usage?.cacheRead ?? fixedUsage?.cacheRead ?? 0,
-      cacheWrite: c.usage?.cacheWrite ?? fixedUsage?.cacheWrite ?? 0,
+      input: c.usage?.input ?? fixed?.input ?? estimateTokens(body),
+      output: c.usage?.output ?? fixed?.output ?? Math.max(1, outputWords + 10 * calls.length + reasoningTokens),
+      cacheRead: c.usage?.cacheRead ?? fixed?.cacheRead ?? 0,
+      cacheWrite: c.usage?.cacheWrite ?? fixed?.cacheWrite ?? 0,
       reasoning: reasoningTokens,
     },
   };
@@ -801,24 +902,6 @@ function responsesReasoning(thinking: string, body: any): WireAnswer['reasoning'
 function responsesTools(body: any, type: 'function' | 'custom'): any[] {
   return (Array.isArray(body?.tools) ? body.tools : []).filter((t: any) => t?.type === type);
 }
-
-// ---------------------------------------------------------------- format dispatch: the SSE formats, Bedrock
-
-type Chunk = string | Uint8Array;
-
-/** ConverseStream is its own path; the other APIs stream when the body says `stream: true`. */
-export const isStream = (call: UpstreamCall): boolean =>
-  call.format === 'bedrock' ? isBedrockStream(call.path) : call.body?.stream === true;
-const jsonOf = (format: WireFormat, a: WireAnswer): unknown =>
-  format === 'bedrock' ? bedrockJson(a) : encodeJson(format, a);
-const streamOf = (format: WireFormat, a: WireAnswer, style: StreamStyle): Chunk[] =>
-  format === 'bedrock' ? bedrockFrames(a) : encodeStream(format, a, style);
-const closingOf = (format: WireFormat, a: WireAnswer, style: StreamStyle): number =>
-  format === 'bedrock' ? BEDROCK_CLOSING_FRAMES : closingEvents(format, a, style);
-const streamErrorOf = (format: WireFormat, message: string, type: string | undefined, sequence: number): Chunk =>
-  format === 'bedrock' ? bedrockStreamError(message, type) : streamError(format, message, type, sequence);
-/** What a stream cut before its first event sends: an SSE comment; nothing in an event stream (its head is sent). */
-const keepAlive = (format: WireFormat): Chunk[] => (format === 'bedrock' ? [] : [KEEP_ALIVE]);
 
 // ---------------------------------------------------------------- default answers
 
@@ -892,6 +975,7 @@ export function sampleFromSchema(schema: unknown, defs: Record<string, unknown> 
 
 /** Text of the last user message (string content or its text parts), in any format. */
 export function lastUserText(body: any): string {
+  if (Array.isArray(body?.contents) || body?.generateContentRequest !== undefined) return geminiLastUserText(body);
   if (body?.messages === undefined && body?.input !== undefined) return lastResponsesUserText(body.input);
   const msgs: any[] = Array.isArray(body?.messages) ? body.messages : [];
   for (let i = msgs.length - 1; i >= 0; i--) {
@@ -926,6 +1010,7 @@ function lastResponsesUserText(input: unknown): string {
 
 /** The schema the request demands an answer in, if any. */
 function structuredSchema(format: WireFormat, body: any): unknown | undefined {
+  if (format === 'gemini') return geminiSchema(body);
   // Converse has no structured output field the gateway sends: a forced tool carries it.
   if (format === 'bedrock') return undefined;
   if (format === 'responses') {
@@ -944,6 +1029,7 @@ function structuredSchema(format: WireFormat, body: any): unknown | undefined {
 }
 
 function forcedTool(format: WireFormat, body: any): { name: string; schema: unknown; custom?: boolean } | undefined {
+  if (format === 'gemini') return geminiForcedTool(body);
   if (format === 'bedrock') return bedrockForcedTool(body);
   const tools: any[] = Array.isArray(body?.tools) ? body.tools : [];
   const tc = body?.tool_choice;
@@ -980,11 +1066,16 @@ export function youSaid(call: UpstreamCall): Content {
 
 /** An answer written out in a format, for replies a test assembles itself (`model` default 'unknown'). */
 export function answerBody(format: WireFormat, c: Content): unknown {
-  return jsonOf(format, standalone(format, c));
+  return encodeJson(format, standalone(format, c));
 }
 
-export function answerEvents(format: SseFormat, c: Content, style: { includeUsage?: boolean } = {}): string[] {
-  return encodeStream(format, standalone(format, c), style);
+/** The SSE events of an answer (Bedrock's binary frames: bedrockFrames in bedrock-wire.ts). */
+export function answerEvents(
+  format: Exclude<WireFormat, 'bedrock'>,
+  c: Content,
+  style: { includeUsage?: boolean } = {},
+): string[] {
+  return encodeStream(format, standalone(format, c), style) as string[];
 }
 
 function standalone(format: WireFormat, c: Content): WireAnswer {
@@ -1015,7 +1106,11 @@ export const SCRIPTED: FakeUpstreamOptions = {
   handler: scripted,
   countTokens: (body) =>
     COUNT_TOKENS_BASE +
-    (Array.isArray(body?.messages) ? body.messages.length : Array.isArray(body?.input) ? body.input.length : 0),
+    (Array.isArray(body?.messages)
+      ? body.messages.length
+      : Array.isArray(body?.input)
+        ? body.input.length
+        : geminiContentCount(body)),
   interleave: true,
 };
 
@@ -1048,7 +1143,7 @@ function scripted(call: UpstreamCall): Reply | undefined {
   const reply = `${c.system ? `[sys:${c.system}] ` : ''}echo: ${c.lastUserText}`;
   if (!c.lastUserText.includes('cut')) return say(reply);
   // A non-streaming request cannot fail half-way: a plain server error.
-  if (!isStream(call)) return { kind: 'error', status: 500 };
+  if (!streams(call)) return { kind: 'error', status: 500 };
   // In-stream errors after the first text delta (OpenAI: role chunk; Anthropic: message_start, ping, block start;
   // Responses: created, in_progress, output_item.added, content_part.added; Bedrock: messageStart).
   const [message, type, after] =
@@ -1086,6 +1181,7 @@ const TEXT_PARTS = ['text', 'input_text', 'output_text'];
 /** What the scenario depends on, whatever the format. */
 function conversation(format: WireFormat, body: any) {
   if (format === 'responses') return responsesConversation(body);
+  if (format === 'gemini') return geminiConversation(body);
   if (format === 'bedrock') return bedrockConversation(body);
   const msgs: any[] = Array.isArray(body?.messages) ? body.messages : [];
   const lastUser = [...msgs].reverse().find((m) => m?.role === 'user');

@@ -8,18 +8,26 @@
  *                 lives `tokenLifetimeS`. Every fetch is counted.
  *   POST /v1/projects/{p}/locations/{l}/publishers/google/models/{m}:generateContent
  *   POST …:streamGenerateContent?alt=sse
- *                 relayed to a strict fake Gemini API (gemini-upstream.ts) with its key, answered as it
- *                 answers: same body, same stream.
+ *                 relayed to THE fake upstream's strict Gemini API (fake-upstream.ts, `/v1beta/models/{m}:…`)
+ *                 with its key, answered as it answers: same body, same stream.
+ *   POST …/publishers/google/models/{m}:countTokens
+ *                 Vertex's body: `contents`, `systemInstruction`, `tools`, `generationConfig` at the top
+ *                 (and an optional `model` naming this one); anything else is 400 INVALID_ARGUMENT. Relayed
+ *                 to the Gemini API's countTokens as its `generateContentRequest`; answers `{totalTokens}`.
  *   POST /v1/projects/{p}/locations/{l}/publishers/anthropic/models/{m}:rawPredict (or :streamRawPredict)
  *                 Claude: the body must have no `model` and `anthropic_version: "vertex-2023-10-16"`
  *                 (400 INVALID_ARGUMENT otherwise); it is relayed to the strict fake Anthropic API
  *                 (fake-upstream.ts `/v1/messages`, as Anthropic takes it: `model` from the URL, the
  *                 version as a header) and answered as it answers.
+ *   POST …/publishers/anthropic/models/count-tokens:rawPredict
+ *                 Claude's token count: Anthropic's count_tokens body WITH its `model` (the URL names no
+ *                 model), `anthropic_version` optional but, when sent, the Vertex one; relayed to the fake's
+ *                 `/v1/messages/count_tokens`, answers `{input_tokens}`.
  *   GET /v1/projects/{p}/locations/{l}/models   the project's (empty) model list
  * A bearer token this fake did not issue, or one past its expiry, is 401 UNAUTHENTICATED; another
  * project is 403 PERMISSION_DENIED; another location or path is 404 NOT_FOUND (Google's error shape).
  *
- *   const vx = await startFakeVertex({ project, location, gemini, geminiKey, anthropic })
+ *   const vx = await startFakeVertex({ project, location, gemini, geminiKey, anthropic })   (origins of fakes)
  *   vx.keyFile                 a service-account key file whose token_uri is this fake's
  *   vx.tokenFetches            how many tokens it issued
  *   vx.received                every API call: method, path, authorization, status
@@ -31,7 +39,6 @@ import { createServer, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { GeminiUpstream } from './gemini-upstream.js';
 
 export const SERVICE_ACCOUNT = 'gateway-test@fake-project.iam.gserviceaccount.com';
 const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
@@ -40,6 +47,9 @@ const ROUTE =
   /^\/v1\/projects\/([^/]+)\/locations\/([^/]+)\/publishers\/(google|anthropic)\/models\/([^/:]+):([A-Za-z]+)$/;
 const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16';
 const MODELS = /^\/v1\/projects\/([^/]+)\/locations\/([^/]+)\/models$/;
+const GEMINI_METHODS = ['generateContent', 'streamGenerateContent', 'countTokens'];
+/** What Vertex's countTokens takes (`instances` is for other models than Gemini's: not played here). */
+const VERTEX_COUNT_FIELDS = ['model', 'contents', 'systemInstruction', 'tools', 'generationConfig'];
 /** The Anthropic API behind the Claude endpoints (the gateway's strict fake upstream). */
 const ANTHROPIC_KEY = 'sk-ant-behind-vertex';
 
@@ -71,7 +81,8 @@ export interface FakeVertex {
 export async function startFakeVertex(opts: {
   project: string;
   location: string;
-  gemini: GeminiUpstream;
+  /** Origin of a fake upstream (fake-upstream.ts) that takes `geminiKey` on its Gemini API. */
+  gemini: string;
   geminiKey: string;
   /** Origin of a fake Anthropic API (fake-upstream.ts). */
   anthropic: string;
@@ -120,6 +131,7 @@ export async function startFakeVertex(opts: {
         }
         const claude = parseObject(body);
         if (!claude) return fail(400, 'INVALID_ARGUMENT', 'Invalid JSON payload received.');
+        if (model === 'count-tokens' && method === 'rawPredict') return claudeCount(claude, res, call);
         if ('model' in claude) return fail(400, 'INVALID_ARGUMENT', 'model: Extra inputs are not permitted');
         if (claude.anthropic_version !== VERTEX_ANTHROPIC_VERSION) {
           return fail(400, 'INVALID_ARGUMENT', `anthropic_version must be ${VERTEX_ANTHROPIC_VERSION}`);
@@ -133,14 +145,54 @@ export async function startFakeVertex(opts: {
           ...(typeof beta === 'string' ? { 'anthropic-beta': beta } : {}),
         });
       }
-      if (req.method !== 'POST' || (method !== 'generateContent' && method !== 'streamGenerateContent')) {
+      if (req.method !== 'POST' || !GEMINI_METHODS.includes(method as string)) {
         return fail(404, 'NOT_FOUND', `Method ${method} was not found.`);
       }
-      relay(new URL(`/v1beta/models/${model}:${method}${url.search}`, opts.gemini.url), body, res, call, {
+      if (method === 'countTokens') return geminiCount(model as string, body, res, call, fail);
+      relay(new URL(`/v1beta/models/${model}:${method}${url.search}`, opts.gemini), body, res, call, {
         'x-goog-api-key': opts.geminiKey,
       });
     });
   });
+
+  /** Vertex's countTokens body (its fields at the top), relayed as the Gemini API's generateContentRequest. */
+  function geminiCount(
+    model: string,
+    body: Buffer,
+    res: ServerResponse,
+    call: VertexCall,
+    fail: (status: number, reason: string, message: string) => void,
+  ) {
+    const count = parseObject(body);
+    if (!count) return fail(400, 'INVALID_ARGUMENT', 'Invalid JSON payload received.');
+    const unknown = Object.keys(count).find((k) => !VERTEX_COUNT_FIELDS.includes(k));
+    if (unknown) return fail(400, 'INVALID_ARGUMENT', `Invalid JSON payload received. Unknown name "${unknown}".`);
+    const { model: named, ...request } = count;
+    if (named !== undefined && !String(named).endsWith(`/publishers/google/models/${model}`)) {
+      return fail(400, 'INVALID_ARGUMENT', `model must name publishers/google/models/${model}.`);
+    }
+    const sent = Buffer.from(JSON.stringify({ generateContentRequest: { model: `models/${model}`, ...request } }));
+    relay(new URL(`/v1beta/models/${model}:countTokens`, opts.gemini), sent, res, call, {
+      'x-goog-api-key': opts.geminiKey,
+    });
+  }
+
+  /** Claude's count: the body names the model (the URL cannot); relayed to Anthropic's count_tokens. */
+  function claudeCount(claude: Record<string, unknown>, res: ServerResponse, call: VertexCall) {
+    const { anthropic_version: version, ...rest } = claude;
+    const problem =
+      typeof rest.model !== 'string'
+        ? 'model: Field required'
+        : version !== undefined && version !== VERTEX_ANTHROPIC_VERSION
+          ? `anthropic_version must be ${VERTEX_ANTHROPIC_VERSION}`
+          : undefined;
+    if (problem) {
+      call.status = 400;
+      return sendJson(res, 400, { error: { code: 400, message: problem, status: 'INVALID_ARGUMENT' } });
+    }
+    const headers = { 'x-api-key': ANTHROPIC_KEY, 'anthropic-version': '2023-06-01' };
+    relay(new URL('/v1/messages/count_tokens', opts.anthropic), Buffer.from(JSON.stringify(rest)), res, call, headers);
+  }
 
   /** Google's token endpoint for a service account: the assertion must verify and say what it must. */
   function token(form: string, res: ServerResponse): void {

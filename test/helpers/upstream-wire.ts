@@ -11,8 +11,11 @@
  * custom_tool_call items), then response.completed or response.incomplete, every event numbered.
  */
 
-/** `openai`: Chat Completions; `responses`: the OpenAI Responses API; `anthropic`: Messages. */
-export type WireFormat = 'openai' | 'anthropic' | 'responses';
+/**
+ * `openai`: Chat Completions; `responses`: the OpenAI Responses API; `anthropic`: Messages; `gemini`:
+ * generateContent (its wire is gemini-wire.ts); `bedrock`: Converse (bedrock-wire.ts).
+ */
+export type WireFormat = 'openai' | 'anthropic' | 'responses' | 'gemini' | 'bedrock';
 
 /** Token counts, neutral: OpenAI's prompt_tokens is input + cacheRead, Anthropic reports each apart. */
 export interface WireUsage {
@@ -49,8 +52,10 @@ export interface WireAnswer {
   toolCalls: WireToolCall[];
   finish: 'stop' | 'length' | 'tool_calls';
   usage: WireUsage;
-  /** Responses: the create request, whose settings the response object repeats. */
+  /** Responses: the create request, whose settings the response object repeats; Gemini: the request. */
   request?: Record<string, any>;
+  /** Gemini: the prompt was blocked for this reason (promptFeedback.blockReason): no candidate. */
+  blocked?: string;
 }
 
 export interface StreamStyle {

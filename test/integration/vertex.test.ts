@@ -1,7 +1,7 @@
 /**
  * The vertex and vertex-anthropic kinds over real HTTP: the official openai SDK (chat, responses)
  * and the Anthropic SDK reaching a Gemini model and a Claude model on the fake Vertex AI
- * (fake-vertex.ts, in front of the strict fake Gemini API and the strict fake Anthropic API), JSON
+ * (fake-vertex.ts, in front of THE fake upstream's strict Gemini and Anthropic APIs), JSON
  * and streams, tool round trips; the service account's token fetched once for concurrent requests,
  * refreshed before expiry and after a refusal; credentials that fail; `gateway providers` on both.
  */
@@ -18,9 +18,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { checkProvider } from '../../src/cli/provider-check.js';
 import type { GatewayConfig } from '../../src/config/types.js';
 import { UpstreamPool } from '../../src/upstream/client.js';
-import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.js';
+import { type FakeUpstream, type Reply, startFakeUpstream, type UpstreamCall } from '../helpers/fake-upstream.js';
 import { type FakeVertex, startFakeVertex } from '../helpers/fake-vertex.js';
-import { type GeminiCall, type GeminiUpstream, startGeminiUpstream } from '../helpers/gemini-upstream.js';
 import { loadTestConfig, type RunningGateway, startGateway } from '../helpers/start-gateway.js';
 
 const KEY = 'vertex-suite-key-0001';
@@ -32,8 +31,12 @@ const CLAUDE = 'claude/claude-sonnet-4-5';
 const LOCATION_PATH = `/v1/projects/${PROJECT}/locations/${LOCATION}`;
 const CLAUDE_PATH = `${LOCATION_PATH}/publishers/anthropic/models/claude-sonnet-4-5@20250929`;
 const VERTEX_PATH = `/v1/projects/${PROJECT}/locations/${LOCATION}/publishers/google/models/gemini-2.5-flash`;
+const CLAUDE_COUNT_PATH = `${LOCATION_PATH}/publishers/anthropic/models/count-tokens:rawPredict`;
+/** What the fake upstreams answer to a token count. */
+const GEMINI_COUNT = 777;
+const CLAUDE_COUNT = 555;
 
-let gemini: GeminiUpstream;
+let gemini: FakeUpstream;
 /** A token endpoint that takes the connection and never answers. */
 let hangingServer: Server;
 let hanging: string;
@@ -97,12 +100,12 @@ beforeAll(async () => {
   hangingServer = createServer(() => {});
   await new Promise<void>((r) => hangingServer.listen(0, '127.0.0.1', r));
   hanging = `http://127.0.0.1:${(hangingServer.address() as AddressInfo).port}`;
-  gemini = await startGeminiUpstream({ apiKey: GEMINI_KEY });
-  claudeUp = await startFakeUpstream();
+  gemini = await startFakeUpstream({ geminiKey: GEMINI_KEY, countTokens: () => GEMINI_COUNT });
+  claudeUp = await startFakeUpstream({ countTokens: () => CLAUDE_COUNT });
   vertex = await startFakeVertex({
     project: PROJECT,
     location: LOCATION,
-    gemini,
+    gemini: gemini.url,
     geminiKey: GEMINI_KEY,
     anthropic: claudeUp.url,
   });
@@ -120,18 +123,17 @@ afterAll(async () => {
   await claudeUp?.close();
 });
 beforeEach(() => {
-  gemini.received.length = 0;
-  gemini.setHandler(undefined);
+  gemini.reset();
   vertex.received.length = 0;
   claudeUp.reset();
 });
 
 /** First turn: call get_weather; once the result is back: answer from it. */
-function weatherLoop(call: GeminiCall) {
+function weatherLoop(call: UpstreamCall): Reply {
   const contents = call.body.contents as Array<{ parts: Array<Record<string, unknown>> }>;
   const answered = contents[contents.length - 1].parts.find((p) => p.functionResponse !== undefined);
-  if (answered) return { parts: [{ text: `It is ${JSON.stringify(answered.functionResponse)}` }] };
-  return { parts: [{ call: { name: 'get_weather', args: { city: 'Paris' } } }] };
+  if (answered) return { text: [`It is ${JSON.stringify(answered.functionResponse)}`] };
+  return { toolCalls: [{ name: 'get_weather', args: { city: 'Paris' } }] };
 }
 
 const WEATHER_TOOL = {
@@ -147,7 +149,7 @@ describe('openai SDK, chat completions → Gemini on Vertex', () => {
       messages: [{ role: 'user', content: 'Hello there' }],
       max_tokens: 50,
     });
-    expect(res.choices[0].message.content).toBe('You said: Hello there');
+    expect(res.choices[0].message.content).toBe('echo: Hello there');
     expect(res.model).toBe(MODEL);
     expect(vertex.received[0].path).toBe(`${VERTEX_PATH}:generateContent`);
     expect(vertex.received[0].authorization).toMatch(/^Bearer ya29\.fake-\d+-/);
@@ -159,7 +161,7 @@ describe('openai SDK, chat completions → Gemini on Vertex', () => {
   });
 
   it('stream: streamGenerateContent?alt=sse, the text in order', async () => {
-    gemini.setHandler(() => ({ parts: [{ text: 'One, ' }, { text: 'two.' }] }));
+    gemini.setHandler({ text: ['One, ', 'two.'] });
     const stream = await openai.chat.completions.create({
       model: MODEL,
       messages: [{ role: 'user', content: 'Count' }],
@@ -202,7 +204,7 @@ describe('Anthropic SDK, messages → Gemini on Vertex', () => {
       max_tokens: 64,
       messages: [{ role: 'user', content: 'Hi from Claude Code' }],
     });
-    expect(msg.content).toEqual([{ type: 'text', text: 'You said: Hi from Claude Code' }]);
+    expect(msg.content).toEqual([{ type: 'text', text: 'echo: Hi from Claude Code' }]);
     expect(msg.stop_reason).toBe('end_turn');
     expect(vertex.received[0].path).toBe(`${VERTEX_PATH}:generateContent`);
   });
@@ -315,13 +317,82 @@ describe('Claude on Vertex (vertex-anthropic)', () => {
 
 describe('openai SDK, responses → both Vertex kinds', () => {
   it.each([
-    [MODEL, `${VERTEX_PATH}:generateContent`, 'You said: Via Responses'],
+    [MODEL, `${VERTEX_PATH}:generateContent`, 'echo: Via Responses'],
     [CLAUDE, `${CLAUDE_PATH}:rawPredict`, 'echo: Via Responses'],
   ])('%s: translated, JSON', async (model, path, text) => {
     const res = await openai.responses.create({ model, input: 'Via Responses', store: false });
     expect(res.output_text).toBe(text);
     expect(res.model).toBe(model);
     expect(vertex.received.map((c) => [c.path, c.status])).toEqual([[path, 200]]);
+  });
+});
+
+describe('token counts on both Vertex kinds: the upstream counts', () => {
+  const count = (path: string, body: unknown) =>
+    fetch(`${gw.url}${path}`, {
+      method: 'POST',
+      headers: { 'x-api-key': KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const messages = [{ role: 'user', content: 'Count these words' }];
+
+  it('vertex, /v1/messages/count_tokens: :countTokens with the counted fields at the top', async () => {
+    const res = await count('/v1/messages/count_tokens', { model: MODEL, system: 'Be brief.', messages });
+    expect([res.status, res.headers.get('x-gateway-token-count')]).toEqual([200, 'upstream']);
+    expect(await res.json()).toEqual({ input_tokens: GEMINI_COUNT });
+    expect(vertex.received.map((c) => [c.path, c.status])).toEqual([[`${VERTEX_PATH}:countTokens`, 200]]);
+    expect(JSON.parse(vertex.received[0].body)).toEqual({
+      contents: [{ role: 'user', parts: [{ text: 'Count these words' }] }],
+      systemInstruction: { parts: [{ text: 'Be brief.' }] },
+    });
+    expect(gemini.received.map((c) => [c.endpoint, c.status])).toEqual([['count_tokens', 200]]);
+  });
+
+  it('vertex-anthropic, /v1/messages/count_tokens: count-tokens:rawPredict, the body with its model', async () => {
+    const res = await count('/v1/messages/count_tokens', { model: CLAUDE, system: 'Be brief.', messages });
+    expect([res.status, res.headers.get('x-gateway-token-count')]).toEqual([200, 'upstream']);
+    expect(await res.json()).toEqual({ input_tokens: CLAUDE_COUNT });
+    const call = vertex.received[0];
+    expect([call.path, call.status]).toEqual([CLAUDE_COUNT_PATH, 200]);
+    expect(call.body.startsWith('{"anthropic_version":"vertex-2023-10-16",')).toBe(true);
+    expect(JSON.parse(call.body)).toEqual({
+      anthropic_version: 'vertex-2023-10-16',
+      model: 'claude-sonnet-4-5@20250929',
+      system: 'Be brief.',
+      messages,
+    });
+    expect(claudeUp.received.map((c) => [c.path, c.body.model])).toEqual([
+      ['/v1/messages/count_tokens', 'claude-sonnet-4-5@20250929'],
+    ]);
+  });
+
+  it.each([
+    [MODEL, `${VERTEX_PATH}:countTokens`, GEMINI_COUNT],
+    [CLAUDE, CLAUDE_COUNT_PATH, CLAUDE_COUNT],
+  ])('%s, /v1/responses/input_tokens: the upstream count', async (model, path, n) => {
+    const res = await openai.responses.inputTokens.count({ model, input: 'Count these words', instructions: 'Hi' });
+    expect(res).toEqual({ object: 'response.input_tokens', input_tokens: n });
+    expect(vertex.received.map((c) => [c.path, c.status])).toEqual([[path, 200]]);
+  });
+
+  it('a count Vertex refuses (400) is the caller’s error, in its format', async () => {
+    gemini.script(400);
+    const refused = await count('/v1/messages/count_tokens', { model: MODEL, messages });
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({
+      type: 'error',
+      error: { type: 'invalid_request_error', message: expect.stringContaining('(INVALID_ARGUMENT)') },
+    });
+    claudeUp.script(400);
+    const err = await openai.responses.inputTokens
+      .count({ model: CLAUDE, input: 'Count these words' })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((err as InstanceType<typeof OpenAI.BadRequestError>).error).toMatchObject({
+      type: 'invalid_request_error',
+      message: expect.stringContaining('scripted 400'),
+    });
+    expect(vertex.received.map((c) => c.status)).toEqual([400, 400]);
   });
 });
 
@@ -341,6 +412,19 @@ describe('the fake Vertex is strict', () => {
   it('takes the Claude body as Vertex documents it', async () => {
     const res = await post(`${CLAUDE_PATH}:rawPredict`, claudeBody, vertex.issueToken());
     expect(res.status).toBe(200);
+  });
+
+  it('the count routes: Claude’s needs its model; Gemini’s takes Vertex’s fields only', async () => {
+    const token = vertex.issueToken();
+    const countBody = { messages: claudeBody.messages };
+    expect((await post(CLAUDE_COUNT_PATH, countBody, token)).status).toBe(400);
+    expect((await post(CLAUDE_COUNT_PATH, { ...countBody, model: 'claude-x@1' }, token)).status).toBe(200);
+    const contents = [{ role: 'user', parts: [{ text: 'x' }] }];
+    const wrapped = await post(`${VERTEX_PATH}:countTokens`, { generateContentRequest: { contents } }, token);
+    expect([wrapped.status, (await wrapped.json()).error.status]).toEqual([400, 'INVALID_ARGUMENT']);
+    expect(await (await post(`${VERTEX_PATH}:countTokens`, { contents }, token)).json()).toEqual({
+      totalTokens: GEMINI_COUNT,
+    });
   });
 
   it.each([
@@ -378,7 +462,7 @@ describe('the service-account token', () => {
       ),
     );
     expect(answers.map((a) => a.choices[0].message.content)).toEqual(
-      Array.from({ length: 6 }, (_, i) => `You said: n${i}`),
+      Array.from({ length: 6 }, (_, i) => `echo: n${i}`),
     );
     expect(vertex.tokenFetches).toBe(before + 1);
     expect(vertex.received).toHaveLength(6);
@@ -395,7 +479,7 @@ describe('the service-account token', () => {
     expect(refused).toBeInstanceOf(OpenAI.APIError);
     expect(vertex.tokenFetches).toBe(before);
     const res = await openai.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'y' }] });
-    expect(res.choices[0].message.content).toBe('You said: y');
+    expect(res.choices[0].message.content).toBe('echo: y');
     expect(vertex.tokenFetches).toBe(before + 1);
     expect(vertex.received.map((c) => c.status)).toEqual([200, 401, 200]);
   });

@@ -9,7 +9,7 @@ const provider = {} as ProviderConfig;
 const model = (upstreamName: string) => ({ upstreamName }) as ModelSpec;
 
 describe('the vertex provider kinds', () => {
-  it('vertex: Gemini models under publishers/google, the Gemini format, no countTokens', () => {
+  it("vertex: Gemini models under publishers/google, the Gemini format, the model's countTokens", () => {
     expect(HTTP_PROVIDERS.vertex).toBe(vertexProvider);
     expect(vertexProvider.speaks).toBe('gemini');
     expect(upstreamPath(vertexProvider, vertexProvider.chatPath, provider, model('gemini-2.5-flash'))).toBe(
@@ -19,8 +19,27 @@ describe('the vertex provider kinds', () => {
       '/publishers/google/models/gemini-2.5-pro:streamGenerateContent?alt=sse',
     );
     expect(upstreamPath(vertexProvider, vertexProvider.healthPath, provider)).toBe('/models?pageSize=1');
-    expect(vertexProvider.countTokensPath).toBeUndefined();
+    expect(upstreamPath(vertexProvider, vertexProvider.countTokensPath!, provider, model('gemini-2.5-pro'))).toBe(
+      '/publishers/google/models/gemini-2.5-pro:countTokens',
+    );
     expect(vertexProvider.editBody).toBeUndefined();
+  });
+
+  it("vertex: the Gemini API's count body becomes Vertex's, the counted fields at the top", () => {
+    const contents = [{ role: 'user', parts: [{ text: 'hi' }] }];
+    const request = {
+      model: 'models/gemini-2.5-pro',
+      contents,
+      systemInstruction: { parts: [{ text: 'sys' }] },
+      tools: [{ functionDeclarations: [{ name: 'f' }] }],
+      toolConfig: { functionCallingConfig: { mode: 'AUTO' } },
+    };
+    const edited = vertexProvider.editCountBody!(Buffer.from(JSON.stringify({ generateContentRequest: request })));
+    expect(JSON.parse(edited.toString())).toEqual({
+      contents,
+      systemInstruction: request.systemInstruction,
+      tools: request.tools,
+    });
   });
 
   it('vertex-anthropic: Claude models under publishers/anthropic, the @version kept, others escaped', () => {
@@ -32,6 +51,14 @@ describe('the vertex provider kinds', () => {
     );
     expect(upstreamPath(kind, kind.streamPath!, provider, model('a/b c'))).toBe(
       '/publishers/anthropic/models/a%2Fb%20c:streamRawPredict',
+    );
+    // The count endpoint is the publisher's, whatever the model (the body names it).
+    expect(upstreamPath(kind, kind.countTokensPath!, provider, model('claude-sonnet-4-5@20250929'))).toBe(
+      '/publishers/anthropic/models/count-tokens:rawPredict',
+    );
+    const counted = kind.editCountBody!(Buffer.from('{"model":"claude-sonnet-4-5@20250929","messages":[]}'));
+    expect(counted.toString()).toBe(
+      '{"anthropic_version":"vertex-2023-10-16","model":"claude-sonnet-4-5@20250929","messages":[]}',
     );
   });
 
