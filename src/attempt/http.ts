@@ -6,7 +6,7 @@
  */
 
 import { GatewayError } from '../core/errors.js';
-import { UPSTREAM_FORMATS } from '../formats/registry.js';
+import { ENVELOPES, UPSTREAM_FORMATS } from '../formats/registry.js';
 import { translatorFor } from '../formats/translator.js';
 import type { Reply } from '../core/reply.js';
 import type { HttpProviderKind } from '../providers/types.js';
@@ -43,9 +43,10 @@ export async function attemptHttp(
   };
   const dropped: string[] = [];
   const formatted = translator.requestBody({ raw: ctx.rawBody, parsed: ctx.body, chat }, target, dropped);
-  const body = kind.editBody ? kind.editBody(formatted) : formatted;
+  const body = kind.editBody ? kind.editBody(formatted, ctx.req.headers, ctx.format.id) : formatted;
   noteDropped(ctx, translated ? [...dropped, ...droppedBetas(ctx)] : NOTHING_DROPPED);
-  const streamType = upstreamFormat.streamFraming?.mediaType ?? 'text/event-stream';
+  const envelope = kind.envelope && ENVELOPES[kind.envelope];
+  const streamType = envelope?.streamMediaType ?? upstreamFormat.streamFraming?.mediaType ?? 'text/event-stream';
   const accept = chat.stream ? streamType : 'application/json';
   const up = await sendUpstream(ctx, c, kind, {
     path: chat.stream ? (kind.streamPath ?? kind.chatPath) : kind.chatPath,
@@ -65,7 +66,7 @@ export async function attemptHttp(
     transportError: (err: unknown) => upstreamFailure(err, c.provider, c.model.timeouts),
   };
   const isStream = (responseHeader(up, 'content-type') ?? '').includes(streamType);
-  if (chat.stream && isStream) return translator.stream(up.body, answer);
+  if (chat.stream && isStream) return translator.stream(envelope ? envelope.unwrapStream(up.body) : up.body, answer);
   if (chat.stream) {
     await up.body.dump().catch(() => undefined);
     throw new GatewayError(

@@ -13,6 +13,7 @@ import type { UpstreamFormat } from '../formats/types.js';
 import { upstreamFailure, type UpstreamResponse } from '../upstream/client.js';
 import { upstreamHttpError } from '../upstream/http-error.js';
 import { GatewayError } from '../core/errors.js';
+import { ENVELOPES } from '../formats/registry.js';
 
 export interface UpstreamCall {
   /** One of the kind's paths (`chatPath`…); the kind places it for the model (`pathFor`). */
@@ -53,25 +54,36 @@ export async function sendUpstream(
   });
 }
 
-/** An upstream error answer (status ≥ 400) as the catalogue error; the body is read here unless given as `text`. */
+/** An upstream error answer (status ≥ 400) as the catalogue error; the body is read here. */
 export async function upstreamErrorOf(
   up: UpstreamResponse,
   c: Candidate,
   format: UpstreamFormat,
   apiKey: string | undefined,
-  text?: string,
 ): Promise<GatewayError> {
+  return upstreamErrorOfText(up, await up.body.text().catch(() => ''), c, format, apiKey);
+}
+
+/** As upstreamErrorOf, for an error body already read (`text`). */
+export function upstreamErrorOfText(
+  up: UpstreamResponse,
+  text: string,
+  c: Candidate,
+  format: UpstreamFormat,
+  apiKey: string | undefined,
+): GatewayError {
   const kind = HTTP_PROVIDERS[c.provider.api];
   if (up.status === 401) kind?.credentialRejected?.(c.provider);
-  text ??= await up.body.text().catch(() => '');
   let message: string | undefined;
   let bodyDelayMs: number | undefined;
   let status = up.status;
+  // A kind whose API wraps the format (Bedrock's InvokeModel) answers errors in the envelope's shape.
+  const errors = kind?.envelope ? ENVELOPES[kind.envelope] : format;
   try {
     const parsed: unknown = JSON.parse(text);
-    message = kind?.errorMessage?.(parsed) ?? format.errorMessage(parsed);
+    message = kind?.errorMessage?.(parsed) ?? errors.errorMessage(parsed);
     bodyDelayMs = format.retryDelayMs?.(parsed);
-    status = format.errorStatus?.(status, parsed) ?? status;
+    status = errors.errorStatus?.(status, parsed) ?? status;
   } catch {
     message = undefined;
   }

@@ -20,7 +20,13 @@ export function takeAwsEnvCredentials(
   const issues: ConfigIssue[] = [];
   const providers = isObj(data) && isObj(data.providers) ? data.providers : {};
   for (const [pid, p] of Object.entries(providers)) {
-    if (!isObj(p) || p.api !== 'bedrock' || p.api_key !== undefined || p.aws !== undefined) continue;
+    if (
+      !isObj(p) ||
+      (p.api !== 'bedrock' && p.api !== 'bedrock-anthropic') ||
+      p.api_key !== undefined ||
+      p.aws !== undefined
+    )
+      continue;
     const accessKeyId = env.AWS_ACCESS_KEY_ID;
     const secretAccessKey = env.AWS_SECRET_ACCESS_KEY;
     if (accessKeyId && secretAccessKey) {

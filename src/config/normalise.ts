@@ -159,7 +159,7 @@ function normaliseProvider(
       ? { mock: { latencyMs: num(mock.latency_ms, 0), chunkDelayMs: num(mock.chunk_delay_ms, 0) } }
       : {}),
     ...(api === 'azure-openai' || api === 'azure-openai-responses' ? { azure: normaliseAzure(p) } : {}),
-    ...(api === 'bedrock' ? { bedrock: normaliseBedrock(p) } : {}),
+    ...(api === 'bedrock' || api === 'bedrock-anthropic' ? { bedrock: normaliseBedrock(p) } : {}),
     ...(api === 'vertex' || api === 'vertex-anthropic' ? { vertex: normaliseVertex(p) } : {}),
     models,
   };
@@ -170,7 +170,8 @@ function defaultBaseUrl(api: string, p: Obj): string | undefined {
   if (api === 'anthropic') return DEFAULTS.anthropicBaseUrl;
   if (api === 'openai-responses') return DEFAULTS.openaiResponsesBaseUrl;
   if (api === 'gemini') return DEFAULTS.geminiBaseUrl;
-  if (api === 'bedrock' && typeof p.region === 'string') return `https://bedrock-runtime.${p.region}.amazonaws.com`;
+  if ((api === 'bedrock' || api === 'bedrock-anthropic') && typeof p.region === 'string')
+    return `https://bedrock-runtime.${p.region}.amazonaws.com`;
   return typeof p.resource === 'string' ? `https://${p.resource}.openai.azure.com` : undefined;
 }
 

@@ -83,7 +83,7 @@ function checkProviders({ report }: Ctx, data: Obj): void {
     }
     const api = str(obj(p)?.api);
     if (api === 'azure-openai' || api === 'azure-openai-responses') checkAzure(report, pid, obj(p) ?? {});
-    if (api === 'bedrock') checkBedrock(report, pid, obj(p) ?? {});
+    if (api === 'bedrock' || api === 'bedrock-anthropic') checkBedrock(report, pid, obj(p) ?? {});
     if (api === 'vertex' || api === 'vertex-anthropic') checkVertex(report, pid, obj(p) ?? {});
     const entra = obj(obj(p)?.entra);
     const host = str(entra?.authority_host);

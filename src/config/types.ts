@@ -11,6 +11,7 @@ export type ProviderApi =
   | 'azure-openai-responses'
   | 'gemini'
   | 'bedrock'
+  | 'bedrock-anthropic'
   | 'vertex'
   | 'vertex-anthropic'
   | 'mock';
@@ -138,7 +139,7 @@ export interface ProviderConfig {
   mock?: MockSettings;
   /** `api: azure-openai` and `azure-openai-responses` only. */
   azure?: AzureSettings;
-  /** `api: bedrock` only. */
+  /** `api: bedrock` and `bedrock-anthropic` only. */
   bedrock?: BedrockSettings;
   /** `api: vertex` and `vertex-anthropic` only. */
   vertex?: VertexSettings;

@@ -9,6 +9,8 @@ import type { GatewayError } from './errors.js';
 export type WireFormatId = 'openai-chat' | 'anthropic-messages' | 'openai-responses';
 /** A format the gateway sends to upstreams: every caller format, plus upstream-only ones (Gemini, Bedrock). */
 export type UpstreamFormatId = WireFormatId | 'gemini' | 'bedrock-converse';
+/** How a provider's API wraps a format it speaks (formats/types.ts, Envelope): Bedrock's InvokeModel. */
+export type EnvelopeId = 'bedrock-invoke';
 
 export type ImageSource = { kind: 'url'; url: string } | { kind: 'base64'; mediaType: string; data: string };
 

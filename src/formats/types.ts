@@ -1,5 +1,6 @@
 import type {
   ChatRequest,
+  EnvelopeId,
   ChatResponse,
   StreamEvent,
   UpstreamFormatId,
@@ -98,6 +99,31 @@ export interface UpstreamFormat {
     inputTokens(answer: unknown): number | undefined;
     /** An error answer that means this model cannot be counted upstream (Bedrock's): counted locally instead. */
     unsupported?(status: number, body: unknown): boolean;
+  };
+}
+
+/**
+ * How a provider's API wraps a format it speaks without changing it (Bedrock's InvokeModel carries
+ * Anthropic's bodies, but its streams as AWS event-stream chunks, its errors as AWS exceptions and
+ * its token count as CountTokens). A kind names its envelope (providers/types.ts, `envelope`); the
+ * format's pass-through and translation work on what the envelope unwraps.
+ */
+export interface Envelope {
+  id: EnvelopeId;
+  /** The media type a stream comes as. */
+  streamMediaType: string;
+  /** A stream's body → the wrapped format's SSE; an exception in it throws its catalogue error. */
+  unwrapStream(chunks: AsyncIterable<Uint8Array>): AsyncIterable<Buffer>;
+  /** The human message inside an error body of the envelope. */
+  errorMessage(body: unknown): string | undefined;
+  /** The status an error body means when the HTTP status says less. */
+  errorStatus(status: number, body: unknown): number;
+  countTokens: {
+    /** The counting request for a chat body as the kind sends it (after its `editBody`). */
+    body(chatBody: Buffer): Buffer;
+    inputTokens(answer: unknown): number | undefined;
+    /** An error answer saying the model has no upstream count: it is counted locally instead. */
+    unsupported(status: number, body: unknown): boolean;
   };
 }
 

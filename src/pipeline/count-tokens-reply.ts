@@ -3,10 +3,10 @@ import type { ProviderConfig } from '../config/types.js';
 import { GatewayError } from '../core/errors.js';
 import { spliceTopLevel } from '../core/json-splice.js';
 import type { UpstreamFormat } from '../formats/types.js';
-import { UPSTREAM_FORMATS } from '../formats/registry.js';
+import { ENVELOPES, UPSTREAM_FORMATS } from '../formats/registry.js';
 import { HTTP_PROVIDERS } from '../providers/registry.js';
 import { countTokensLocal, refuseUncountable } from '../routing/count-tokens.js';
-import { sendUpstream, upstreamErrorOf } from '../attempt/upstream-request.js';
+import { sendUpstream, upstreamErrorOfText } from '../attempt/upstream-request.js';
 import { CredentialPlan } from '../routing/byok.js';
 import type { Candidate } from '../routing/resolve-model.js';
 import { routedStage, type Stage } from './compose.js';
@@ -36,12 +36,12 @@ function countBody(caller: WireFormatId, inputTokens: number): object {
 
 /**
  * POST /v1/messages/count_tokens and POST /v1/responses/input_tokens → `{ input_tokens }`. A
- * model behind a provider with its own counting endpoint (Anthropic, OpenAI Responses) gets the
- * provider's exact count; any other model is counted
+ * model behind a provider with its own counting endpoint (Anthropic, OpenAI Responses, Gemini,
+ * Bedrock's CountTokens for Converse and InvokeModel) gets the provider's exact count; any other
+ * model, or one the provider says it cannot count (`countTokens.unsupported` of its format or
+ * envelope: then `x-gateway-token-count-fallback` says so), is counted
  * locally with its family's tokenizer (see README, "Token counting", for the accuracy). A caller of
  * the provider's own format has its body forwarded as sent (pass-through), like /v1/messages.
- * A model the provider says it cannot count (the format's `countTokens.unsupported`) is counted
- * locally instead, and `x-gateway-token-count-fallback` says so.
  */
 export const countTokensReply: Stage = routedStage(async (ctx) => {
   const resolution = ctx.resolution;
@@ -58,11 +58,14 @@ export const countTokensReply: Stage = routedStage(async (ctx) => {
   const upstreamFormat = kind && UPSTREAM_FORMATS[kind.speaks];
   if (!kind?.countTokensPath || !upstreamFormat) return replyLocalCount(ctx, c, chat);
   if (upstreamUncountable.get(c.provider)?.has(c.model.upstreamName)) return replyLocalCount(ctx, c, chat, true);
+  const envelope = kind.envelope && ENVELOPES[kind.envelope];
   const formatBody =
     upstreamFormat.id === ctx.format.id
       ? passThroughBody(ctx.rawBody, c.model.upstreamName)
       : encodedBody(chat, upstreamFormat, c);
-  const body = kind.editCountBody ? kind.editCountBody(formatBody) : formatBody;
+  const edited = kind.editCountBody ? kind.editCountBody(formatBody, ctx.req.headers, ctx.format.id) : formatBody;
+  // A kind whose API wraps the format (Bedrock's CountTokens) wraps the body it would count.
+  const body = envelope ? envelope.countTokens.body(edited) : edited;
   ctx.attempts += 1;
   const up = await sendUpstream(ctx, c, kind, {
     path: kind.countTokensPath,
@@ -72,16 +75,19 @@ export const countTokensReply: Stage = routedStage(async (ctx) => {
   });
   if (up.status >= 400) {
     const text = await up.body.text().catch(() => '');
-    if (upstreamFormat.countTokens?.unsupported?.(up.status, parseOrUndefined(text))) {
+    const unsupported = envelope ? envelope.countTokens.unsupported : upstreamFormat.countTokens?.unsupported;
+    if (unsupported?.(up.status, parseOrUndefined(text))) {
       rememberUncountable(c);
       return replyLocalCount(ctx, c, chat, true);
     }
-    throw await upstreamErrorOf(up, c, upstreamFormat, cred.apiKey, text);
+    throw upstreamErrorOfText(up, text, c, upstreamFormat, cred.apiKey);
   }
   const parsed = parseOrUndefined(await up.body.text().catch(() => ''));
-  const count = upstreamFormat.countTokens
-    ? upstreamFormat.countTokens.inputTokens(parsed)
-    : (parsed as { input_tokens?: unknown } | undefined)?.input_tokens;
+  const count = envelope
+    ? envelope.countTokens.inputTokens(parsed)
+    : upstreamFormat.countTokens
+      ? upstreamFormat.countTokens.inputTokens(parsed)
+      : (parsed as { input_tokens?: unknown } | undefined)?.input_tokens;
   if (typeof count !== 'number')
     throw new GatewayError('upstream_error', `Provider "${c.provider.id}" sent an invalid token count.`);
   ctx.responseHeaders['x-gateway-token-count'] = 'upstream';
@@ -111,14 +117,6 @@ function replyLocalCount(ctx: RoutedContext, c: Candidate, chat: ChatRequest, fa
   ctx.reply = { kind: 'json', status: 200, body: countBody(ctx.format.id, count.inputTokens) };
 }
 
-function parseOrUndefined(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Same format: the caller's count_tokens body as sent (only `model` rewritten); the provider judges
  * what it does not know.
@@ -139,4 +137,12 @@ function encodedBody(chat: ChatRequest, upstreamFormat: UpstreamFormat, c: Candi
   const body: Record<string, unknown> = {};
   for (const f of COUNT_FIELDS[upstreamFormat.id] ?? []) if (encoded[f] !== undefined) body[f] = encoded[f];
   return Buffer.from(JSON.stringify(body));
+}
+
+function parseOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }

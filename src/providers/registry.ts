@@ -1,6 +1,7 @@
 import type { ProviderApi } from '../config/types.js';
 import { anthropicProvider } from './anthropic.js';
 import { bedrockProvider } from './bedrock.js';
+import { bedrockAnthropicProvider } from './bedrock-anthropic.js';
 import { geminiProvider } from './gemini.js';
 import { azureOpenaiProvider } from './azure-openai.js';
 import { azureOpenaiResponsesProvider } from './azure-openai-responses.js';
@@ -17,6 +18,7 @@ export const HTTP_PROVIDERS: Readonly<Partial<Record<ProviderApi, HttpProviderKi
   anthropic: anthropicProvider,
   gemini: geminiProvider,
   bedrock: bedrockProvider,
+  'bedrock-anthropic': bedrockAnthropicProvider,
   'azure-openai': azureOpenaiProvider,
   'azure-openai-responses': azureOpenaiResponsesProvider,
   vertex: vertexProvider,

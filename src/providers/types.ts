@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ModelSpec, ProviderApi, ProviderConfig } from '../config/types.js';
-import type { UpstreamFormatId } from '../core/canonical.js';
+import type { EnvelopeId, UpstreamFormatId } from '../core/canonical.js';
 
 /** A request as it will be sent, for a kind that signs it: every other header is already set. */
 export interface OutgoingRequest {
@@ -15,6 +15,11 @@ export interface OutgoingRequest {
 export interface HttpProviderKind {
   api: Exclude<ProviderApi, 'mock'>;
   speaks: UpstreamFormatId;
+  /**
+   * How the kind's API wraps that format, when it does (formats/registry.ts, ENVELOPES): Bedrock's
+   * InvokeModel streams, errors and token counts around Anthropic's bodies.
+   */
+  envelope?: EnvelopeId;
   /** Path of the chat endpoint, appended to the provider's base_url (after `pathFor`). */
   chatPath: string;
   /** Path of the chat endpoint for a stream, when it is not chatPath (Gemini's streamGenerateContent). */
@@ -51,9 +56,10 @@ export interface HttpProviderKind {
   pathFor?(path: string, provider: ProviderConfig, model?: ModelSpec): string;
   /**
    * Edits this kind makes to every chat body after its format's (pass-through or translated): Claude
-   * on Vertex takes no `model` (it is in the URL) and an `anthropic_version` in the body.
+   * on Vertex takes no `model` (it is in the URL) and an `anthropic_version` in the body. `caller`:
+   * the caller's headers, of `callerFormat` (Bedrock takes Anthropic's beta header in the body).
    */
-  editBody?(body: Buffer): Buffer;
+  editBody?(body: Buffer, caller: IncomingHttpHeaders, callerFormat: UpstreamFormatId): Buffer;
   /** The provider refused the credential sent (401): a kind that holds a token drops it. */
   credentialRejected?(provider: ProviderConfig): void;
   /** A clearer message for an upstream error body than its format's own, when the kind has one. */
@@ -62,9 +68,11 @@ export interface HttpProviderKind {
   countTokensPath?: string;
   /**
    * Edits this kind makes to a token-counting body after its format's (pass-through or made from the
-   * request), when its endpoint takes another shape: Vertex's countTokens, Claude's count-tokens on Vertex.
+   * request), when its endpoint takes another shape: Vertex's countTokens, Claude's count-tokens on Vertex,
+   * Claude's InvokeModel body on Bedrock (before its envelope's CountTokens wraps it). `caller` and
+   * `callerFormat` as for `editBody`.
    */
-  editCountBody?(body: Buffer): Buffer;
+  editCountBody?(body: Buffer, caller: IncomingHttpHeaders, callerFormat: UpstreamFormatId): Buffer;
   /**
    * Path of an OpenAI-format embeddings endpoint, for kinds that have one (config/semantic.ts,
    * EMBEDDING_APIS, lists them for check-config).

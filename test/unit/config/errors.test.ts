@@ -56,7 +56,7 @@ describe('schema errors', () => {
         10,
         'providers.openai.api',
         'must be one of "openai", "openai-responses", "anthropic", "azure-openai", "azure-openai-responses", ' +
-          '"gemini", "bedrock", "vertex", "vertex-anthropic", "mock" (did you mean "openai"?)',
+          '"gemini", "bedrock", "bedrock-anthropic", "vertex", "vertex-anthropic", "mock" (did you mean "openai"?)',
       ],
       [12, 30, 'providers.openai.models.gpt.context_window', 'must be >= 1'],
       [13, 3, 'providers.compat', 'missing required property "base_url" (required for api "openai")'],

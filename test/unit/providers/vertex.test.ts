@@ -34,7 +34,11 @@ describe('the vertex provider kinds', () => {
       tools: [{ functionDeclarations: [{ name: 'f' }] }],
       toolConfig: { functionCallingConfig: { mode: 'AUTO' } },
     };
-    const edited = vertexProvider.editCountBody!(Buffer.from(JSON.stringify({ generateContentRequest: request })));
+    const edited = vertexProvider.editCountBody!(
+      Buffer.from(JSON.stringify({ generateContentRequest: request })),
+      {},
+      'openai-chat',
+    );
     expect(JSON.parse(edited.toString())).toEqual({
       contents,
       systemInstruction: request.systemInstruction,
@@ -56,14 +60,18 @@ describe('the vertex provider kinds', () => {
     expect(upstreamPath(kind, kind.countTokensPath!, provider, model('claude-sonnet-4-5@20250929'))).toBe(
       '/publishers/anthropic/models/count-tokens:rawPredict',
     );
-    const counted = kind.editCountBody!(Buffer.from('{"model":"claude-sonnet-4-5@20250929","messages":[]}'));
+    const counted = kind.editCountBody!(
+      Buffer.from('{"model":"claude-sonnet-4-5@20250929","messages":[]}'),
+      {},
+      'anthropic-messages',
+    );
     expect(counted.toString()).toBe(
       '{"anthropic_version":"vertex-2023-10-16","model":"claude-sonnet-4-5@20250929","messages":[]}',
     );
   });
 
   it('vertex-anthropic edits a body exactly twice: model out, anthropic_version in, other bytes kept', () => {
-    const edit = vertexAnthropicProvider.editBody!;
+    const edit = (body: Buffer) => vertexAnthropicProvider.editBody!(body, {}, 'anthropic-messages');
     const rest = '"max_tokens":5,\n "messages":[{"role":"user","content":"{\\"model\\":1}"}]}';
     expect(edit(Buffer.from(`{"model":"claude",${rest}`)).toString()).toBe(
       `{"anthropic_version":"vertex-2023-10-16",${rest}`,
