@@ -2,7 +2,7 @@
  * AWS Bedrock's Converse wire format, for the fake upstream (fake-upstream.ts): an answer
  * (upstream-wire.ts's WireAnswer) as a Converse JSON body or as ConverseStream's event-stream
  * frames (bedrock-frames.ts: headers, JSON payload, both CRCs), errors as AWS sends them
- * (`x-amzn-errortype` and `{message}`; in a stream an exception frame), and CountTokens' answer.
+ * (`x-amzn-errortype` and `{message}`; in a stream an exception frame), and ListAsyncInvokes' answer.
  * Shares no code with src/.
  *
  * A stream is messageStart; per block (reasoning, text, each tool use) its deltas (a tool use opens
@@ -31,7 +31,7 @@ const EXCEPTION_BY_STATUS: Record<number, string> = {
 export const BEDROCK_STREAM_TYPE = 'application/vnd.amazon.eventstream';
 
 /** Bedrock `TokenUsage`: inputTokens excludes the cache reads and writes; totalTokens counts all four. */
-export function bedrockUsage(u: WireUsage): Record<string, number> {
+function bedrockUsage(u: WireUsage): Record<string, number> {
   return {
     inputTokens: u.input,
     outputTokens: u.output,

@@ -194,7 +194,8 @@ export interface UpstreamCall {
    * `responses`: POST /v1/responses; `count_tokens`: Anthropic's count_tokens or POST /v1/responses/input_tokens;
    * `retrieve`, `delete`, `input_items`: GET / DELETE /v1/responses/{id}, GET /v1/responses/{id}/input_items;
    * `embeddings`: POST /v1/embeddings; `models`: GET /v1/models. Gemini: `chat` (generateContent and
-   * streamGenerateContent), `count_tokens` (countTokens), `models` (GET /v1beta/models).
+   * streamGenerateContent), `count_tokens` (countTokens), `models` (GET /v1beta/models). Bedrock: `chat`
+   * (converse, converse-stream), `count_tokens` (count-tokens), `models` (GET /async-invoke).
    */
   endpoint: Endpoint;
   /** performance.now() when the body had arrived. */
