@@ -225,7 +225,7 @@ describe('replies', () => {
     ]);
   });
 
-  it('SCRIPTED reads a Converse body: weather → a get_weather tool use, a tool result → its text', async () => {
+  it('SCRIPTED reads a Converse body: weather → a tool use, a tool result → its text, cut → an exception', async () => {
     const scripted = await startFakeUpstream(SCRIPTED);
     try {
       const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
@@ -255,6 +255,16 @@ describe('replies', () => {
         body: JSON.stringify({ ...ask, messages }),
       });
       expect((await next.json()).output.message.content).toEqual([{ text: 'tool said: 18C' }]);
+      const cut = await fetch(`${scripted.url}${path('converse-stream')}`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ messages: [{ role: 'user', content: [{ text: 'cut me' }] }] }),
+      });
+      expect(frames(Buffer.from(await cut.arrayBuffer())).map((f) => [f.type, f.data])).toEqual([
+        ['messageStart', { role: 'assistant' }],
+        ['contentBlockDelta', { contentBlockIndex: 0, delta: { text: 'echo:' } }],
+        ['exception:internalServerException', { message: 'boom' }],
+      ]);
     } finally {
       await scripted.close();
     }
