@@ -97,6 +97,8 @@ export interface UpstreamFormat {
   countTokens?: {
     body(encoded: Record<string, unknown>, model: string): Record<string, unknown>;
     inputTokens(answer: unknown): number | undefined;
+    /** An error answer that means this model cannot be counted upstream (Bedrock's): counted locally instead. */
+    unsupported?(status: number, body: unknown): boolean;
   };
 }
 

@@ -1,14 +1,16 @@
 import type { ChatRequest, UpstreamFormatId, WireFormatId } from '../core/canonical.js';
+import type { ProviderConfig } from '../config/types.js';
 import { GatewayError } from '../core/errors.js';
 import { spliceTopLevel } from '../core/json-splice.js';
 import type { UpstreamFormat } from '../formats/types.js';
 import { ENVELOPES, UPSTREAM_FORMATS } from '../formats/registry.js';
 import { HTTP_PROVIDERS } from '../providers/registry.js';
 import { countTokensLocal, refuseUncountable } from '../routing/count-tokens.js';
-import { sendUpstream, upstreamErrorOf, upstreamErrorOfText } from '../attempt/upstream-request.js';
+import { sendUpstream, upstreamErrorOfText } from '../attempt/upstream-request.js';
 import { CredentialPlan } from '../routing/byok.js';
 import type { Candidate } from '../routing/resolve-model.js';
 import { routedStage, type Stage } from './compose.js';
+import type { RoutedContext } from '../request/context.js';
 
 /** Fields each counting endpoint accepts (generation settings are not among them). */
 const COUNT_FIELDS: Partial<Record<UpstreamFormatId, readonly string[]>> = {
@@ -34,9 +36,10 @@ function countBody(caller: WireFormatId, inputTokens: number): object {
 
 /**
  * POST /v1/messages/count_tokens and POST /v1/responses/input_tokens → `{ input_tokens }`. A
- * model behind a provider with its own counting endpoint (Anthropic, OpenAI Responses, Bedrock's
- * CountTokens for InvokeModel) gets the provider's exact count; any other model, or one the
- * provider says it cannot count, is counted
+ * model behind a provider with its own counting endpoint (Anthropic, OpenAI Responses, Gemini,
+ * Bedrock's CountTokens for Converse and InvokeModel) gets the provider's exact count; any other
+ * model, or one the provider says it cannot count (`countTokens.unsupported` of its format or
+ * envelope: then `x-gateway-token-count-fallback` says so), is counted
  * locally with its family's tokenizer (see README, "Token counting", for the accuracy). A caller of
  * the provider's own format has its body forwarded as sent (pass-through), like /v1/messages.
  */
@@ -53,12 +56,8 @@ export const countTokensReply: Stage = routedStage(async (ctx) => {
   ctx.responseHeaders['x-gateway-model'] = c.model.id;
   const kind = c.provider.api === 'mock' ? undefined : HTTP_PROVIDERS[c.provider.api];
   const upstreamFormat = kind && UPSTREAM_FORMATS[kind.speaks];
-  const countLocally = () => {
-    const count = countTokensLocal(ctx.config, c.model.id, chat);
-    ctx.responseHeaders['x-gateway-token-count'] = count.exact ? 'local-exact' : 'local-approximate';
-    ctx.reply = { kind: 'json', status: 200, body: countBody(ctx.format.id, count.inputTokens) };
-  };
-  if (!kind?.countTokensPath || !upstreamFormat) return countLocally();
+  if (!kind?.countTokensPath || !upstreamFormat) return replyLocalCount(ctx, c, chat);
+  if (upstreamUncountable.get(c.provider)?.has(c.model.upstreamName)) return replyLocalCount(ctx, c, chat, true);
   const envelope = kind.envelope && ENVELOPES[kind.envelope];
   const formatBody =
     upstreamFormat.id === ctx.format.id
@@ -76,18 +75,16 @@ export const countTokensReply: Stage = routedStage(async (ctx) => {
     accept: 'application/json',
     apiKey: cred.apiKey,
   });
-  if (up.status >= 400 && envelope) {
+  if (up.status >= 400) {
     const text = await up.body.text().catch(() => '');
-    if (envelope.countTokens.unsupported(up.status, parseOrUndefined(text))) return countLocally();
+    const unsupported = envelope ? envelope.countTokens.unsupported : upstreamFormat.countTokens?.unsupported;
+    if (unsupported?.(up.status, parseOrUndefined(text))) {
+      rememberUncountable(c);
+      return replyLocalCount(ctx, c, chat, true);
+    }
     throw upstreamErrorOfText(up, text, c, upstreamFormat, cred.apiKey);
   }
-  if (up.status >= 400) throw await upstreamErrorOf(up, c, upstreamFormat, cred.apiKey);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(await up.body.text());
-  } catch {
-    parsed = undefined;
-  }
+  const parsed = parseOrUndefined(await up.body.text().catch(() => ''));
   const count = envelope
     ? envelope.countTokens.inputTokens(parsed)
     : upstreamFormat.countTokens
@@ -98,6 +95,29 @@ export const countTokensReply: Stage = routedStage(async (ctx) => {
   ctx.responseHeaders['x-gateway-token-count'] = 'upstream';
   ctx.reply = { kind: 'json', status: 200, body: countBody(ctx.format.id, count) };
 });
+
+/**
+ * Models a provider said it cannot count (Bedrock's CountTokens does not take every model), per
+ * provider config: they are counted locally from then on, until a reload brings a new config.
+ */
+const upstreamUncountable = new WeakMap<ProviderConfig, Set<string>>();
+
+function rememberUncountable(c: Candidate): void {
+  const models = upstreamUncountable.get(c.provider) ?? new Set<string>();
+  models.add(c.model.upstreamName);
+  upstreamUncountable.set(c.provider, models);
+}
+
+/**
+ * The model family's local count. `fallback`: the provider cannot count this model, said in
+ * `x-gateway-token-count-fallback` next to the local method.
+ */
+function replyLocalCount(ctx: RoutedContext, c: Candidate, chat: ChatRequest, fallback = false): void {
+  const count = countTokensLocal(ctx.config, c.model.id, chat);
+  ctx.responseHeaders['x-gateway-token-count'] = count.exact ? 'local-exact' : 'local-approximate';
+  if (fallback) ctx.responseHeaders['x-gateway-token-count-fallback'] = 'upstream-unsupported';
+  ctx.reply = { kind: 'json', status: 200, body: countBody(ctx.format.id, count.inputTokens) };
+}
 
 /**
  * Same format: the caller's count_tokens body as sent (only `model` rewritten); the provider judges

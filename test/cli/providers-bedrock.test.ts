@@ -1,19 +1,19 @@
-/** `gateway providers` on `api: bedrock` providers, against the strict fake Bedrock runtime (SigV4 verified). */
+/** `gateway providers` on `api: bedrock` providers, against the fake upstream's Bedrock runtime (SigV4 verified). */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { type BedrockUpstream, startBedrockUpstream } from '../helpers/bedrock-upstream.js';
+import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.js';
 import { cli } from './capture.js';
 
 const REGION = 'ap-northeast-1';
 const CREDS = { accessKeyId: 'AKIAPROVIDERSTEST001', secretAccessKey: 'providers/secret/key/0001' };
 const API_KEY = 'ABSKcHJvdmlkZXJzLXRlc3Q=';
-let up: BedrockUpstream;
+let up: FakeUpstream;
 let file: string;
 
 beforeAll(async () => {
-  up = await startBedrockUpstream({ region: REGION, credentials: CREDS, apiKey: API_KEY });
+  up = await startFakeUpstream({ aws: { region: REGION, credentials: CREDS, apiKey: API_KEY } });
   file = join(mkdtempSync(join(tmpdir(), 'gw-providers-bedrock-')), 'gateway.yaml');
   const models = '{ claude: { upstream_name: "anthropic.claude-3-5-haiku-20241022-v1:0", context_window: 200000 } }';
   const at = `region: ${REGION}, base_url: "${up.url}"`;
@@ -34,9 +34,7 @@ beforeAll(async () => {
   );
 });
 afterAll(() => up?.close());
-beforeEach(() => {
-  up.received.length = 0;
-});
+beforeEach(() => up.reset());
 
 const ENV = { AWS_ACCESS_KEY_ID: CREDS.accessKeyId, AWS_SECRET_ACCESS_KEY: CREDS.secretAccessKey };
 
@@ -49,7 +47,8 @@ describe('gateway providers: bedrock', () => {
     expect(lines.find((l) => l[0] === 'keyed')?.slice(1, 3)).toEqual(['bedrock', 'ok']);
     expect(lines.find((l) => l[0] === 'wrong')?.slice(1, 3)).toEqual(['bedrock', 'failed']);
     expect(r.out.join('\n')).toContain('credentials rejected (HTTP 403)');
-    expect(up.received.map((c) => c.path)).toEqual(['/async-invoke?maxResults=1', '/async-invoke?maxResults=1']);
+    expect(up.accepted.map((c) => c.url)).toEqual(['/async-invoke?maxResults=1', '/async-invoke?maxResults=1']);
+    expect(up.rejected.map((c) => [c.url, c.status])).toEqual([['/async-invoke?maxResults=1', 403]]);
     expect(r.all()).not.toContain(CREDS.secretAccessKey);
     expect(r.all()).not.toContain(API_KEY);
   });
@@ -64,7 +63,7 @@ describe('gateway providers: bedrock', () => {
 
   test('--probe sends one Converse call of one output token per model', async () => {
     const r = await cli(['providers', '-c', file, '--probe'], { env: ENV });
-    const probes = up.received.filter((c) => c.model !== '');
+    const probes = up.received.filter((c) => c.endpoint === 'chat');
     expect(probes.map((c) => c.path)).toEqual([
       '/model/anthropic.claude-3-5-haiku-20241022-v1%3A0/converse',
       '/model/anthropic.claude-3-5-haiku-20241022-v1%3A0/converse',

@@ -2,7 +2,8 @@
  * THE fake upstream of the tests: a real HTTP server on 127.0.0.1 that plays the providers' APIs as
  * strictly as the real ones (it refuses what they refuse, with their error shapes: upstream-rules.ts,
  * gemini-rules.ts), records every call, and answers each call as the test chooses. Bodies and streams are
- * written by upstream-wire.ts, or a format's own wire file (gemini-wire.ts, dispatched from OWN_WIRES);
+ * written by upstream-wire.ts, or a format's own wire file (gemini-wire.ts, bedrock-wire.ts, dispatched from
+ * OWN_WIRES);
  * the Responses API's stored state is responses-state.ts. Shares no code with src/.
  *
  *   POST /v1/chat/completions        OpenAI Chat Completions (Bearer key required)
@@ -19,13 +20,17 @@
  *   /v1beta/…                        the Gemini API (gemini-rules.ts: `models/{m}:generateContent`,
  *                                    `:streamGenerateContent?alt=sse`, `:countTokens`, GET `models`; x-goog-api-key,
  *                                    `geminiKey` when given), written by gemini-wire.ts
+ *   /model/{id}/…, /async-invoke     the AWS Bedrock runtime (bedrock-rules.ts: POST `converse`, `converse-stream`
+ *                                    (event-stream frames; in-stream errors as exception frames), `count-tokens`
+ *                                    (`countTokens` gets `input.converse`), GET /async-invoke (endpoint 'models', the
+ *                                    health check); the `aws` account's API key or SigV4), written by bedrock-wire.ts
  *   anything else                    404 in the format the path suggests (an unknown response id: 404 too)
  *
  * API
  *   const up = await startFakeUpstream({ answer?, usage?, countTokens?, accept?, name?, ... })
  *   up.url                     origin (OpenAI providers use `${up.url}/v1`, Anthropic ones `up.url`)
  *   up.received / up.calls     every call, oldest first (one array, two names); call.format is 'openai',
- *                              'responses', 'anthropic' or 'gemini', call.endpoint names the route
+ *                              'responses', 'anthropic', 'gemini' or 'bedrock', call.endpoint names the route
  *   up.accepted / up.rejected  the calls answered 2xx / refused
  *   up.on(path) / up.last(path?)
  *   up.setHandler(h)           how calls are answered from now on: a Reply, or (call) => Reply | undefined
@@ -46,8 +51,8 @@
  *   { kind: 'drop' }             destroys the socket before any byte; with `after` (or `events`), mid-stream
  *   { kind: 'held', until }      waits for `until`, then answers `then`
  *   { kind: 'raw', status, body } bytes as given
- * `after` counts the answer's stream events (0: a keep-alive comment only; 'body': all but the closing
- * ones, for Responses the terminal event); a non-streaming call gets half its JSON body instead.
+ * `after` counts the answer's stream events (0: a keep-alive comment only, nothing for Bedrock; 'body': all but
+ * the closing ones, for Responses the terminal event); a non-streaming call gets half its JSON body instead.
  * A Responses answer the fake encodes itself and sends whole (200) is stored; bodies or events given
  * as they are, cut streams and errors are not.
  *
@@ -96,19 +101,46 @@ import {
   geminiSchema,
 } from './gemini-rules.js';
 import { geminiError, geminiJson, geminiModelList, geminiStream, geminiStreamError } from './gemini-wire.js';
+import {
+  AWS_TEST_ACCOUNT,
+  type AwsTestAccount,
+  bedrockChecker,
+  bedrockConversation,
+  bedrockEndpoint,
+  bedrockForcedTool,
+  bedrockLastUserText,
+  bedrockModel,
+  isBedrockPath,
+  isBedrockStream,
+} from './bedrock-rules.js';
+import {
+  BEDROCK_STREAM_TYPE,
+  bedrockAsyncInvokeList,
+  bedrockError,
+  bedrockFrames,
+  bedrockJson,
+  bedrockRequestIdHeader,
+  bedrockStreamError,
+} from './bedrock-wire.js';
 
 export type { WireFormat } from './upstream-wire.js';
 
 // ---------------------------------------------------------------- wire formats written in files of their own
 
+/** What a stream writes: SSE text, or a binary frame (Bedrock's event stream). */
+type Chunk = string | Uint8Array;
+
 /** How one format is written on the wire (upstream-wire.ts writes openai, responses and anthropic). */
 interface OwnWire {
   json(a: WireAnswer): unknown;
-  stream(a: WireAnswer, style: StreamStyle): string[];
+  stream(a: WireAnswer, style: StreamStyle): Chunk[];
   closingEvents: number;
   error(status: number, e: WireError, headers: Headers): { body: unknown; headers: Headers };
-  streamError(message: string, type?: string): string;
+  streamError(message: string, type?: string): Chunk;
   modelList(): unknown;
+  /** A stream's media type when it is not SSE (its head is then sent at once: no keep-alive comment exists). */
+  streamType?: string;
+  requestIdHeader?(id: string): Headers;
 }
 
 const OWN_WIRES: Partial<Record<WireFormat, OwnWire>> = {
@@ -119,6 +151,16 @@ const OWN_WIRES: Partial<Record<WireFormat, OwnWire>> = {
     error: geminiError,
     streamError: geminiStreamError,
     modelList: geminiModelList,
+  },
+  bedrock: {
+    json: bedrockJson,
+    stream: bedrockFrames,
+    closingEvents: 2, // messageStop, metadata
+    error: bedrockError,
+    streamError: bedrockStreamError,
+    modelList: bedrockAsyncInvokeList,
+    streamType: BEDROCK_STREAM_TYPE,
+    requestIdHeader: bedrockRequestIdHeader,
   },
 };
 
@@ -131,7 +173,8 @@ const errorOf = (f: WireFormat, status: number, e: WireError, headers: Headers) 
   OWN_WIRES[f]?.error(status, e, headers) ?? { body: baseWire.errorBody(f, status, e), headers };
 const streamError = (f: WireFormat, message: string, type: string | undefined, sequence: number) =>
   OWN_WIRES[f]?.streamError(message, type) ?? baseWire.streamError(f, message, type, sequence);
-const requestIdHeader = (f: WireFormat, id: string) => (OWN_WIRES[f] ? {} : baseWire.requestIdHeader(f, id));
+const requestIdHeader = (f: WireFormat, id: string) =>
+  OWN_WIRES[f] ? (OWN_WIRES[f].requestIdHeader?.(id) ?? {}) : baseWire.requestIdHeader(f, id);
 const modelListBody = (f: WireFormat) => OWN_WIRES[f]?.modelList() ?? baseWire.modelListBody(f);
 
 export interface UpstreamCall {
@@ -151,7 +194,8 @@ export interface UpstreamCall {
    * `responses`: POST /v1/responses; `count_tokens`: Anthropic's count_tokens or POST /v1/responses/input_tokens;
    * `retrieve`, `delete`, `input_items`: GET / DELETE /v1/responses/{id}, GET /v1/responses/{id}/input_items;
    * `embeddings`: POST /v1/embeddings; `models`: GET /v1/models. Gemini: `chat` (generateContent and
-   * streamGenerateContent), `count_tokens` (countTokens), `models` (GET /v1beta/models).
+   * streamGenerateContent), `count_tokens` (countTokens), `models` (GET /v1beta/models). Bedrock: `chat`
+   * (converse, converse-stream), `count_tokens` (count-tokens), `models` (GET /async-invoke).
    */
   endpoint: Endpoint;
   /** performance.now() when the body had arrived. */
@@ -243,6 +287,8 @@ export interface FormatUsage {
   anthropic?: { input: number; cacheRead: number; cacheWrite: number; output: number };
   /** Gemini: promptTokenCount includes the cached tokens, candidatesTokenCount excludes the thoughts. */
   gemini?: { prompt: number; cached: number; candidates: number; thoughts: number };
+  /** Bedrock's inputTokens, as Anthropic's, excludes the cache. */
+  bedrock?: { input: number; cacheRead: number; cacheWrite: number; output: number };
 }
 
 export interface FakeUpstreamOptions {
@@ -271,6 +317,8 @@ export interface FakeUpstreamOptions {
   accept?: { missingKey?: boolean; unknownFields?: boolean; anyBody?: boolean };
   /** The one key the Gemini routes take in x-goog-api-key (another: 400 API_KEY_INVALID). Default: any. */
   geminiKey?: string;
+  /** The AWS account the Bedrock routes serve (region, credentials, API key). Default AWS_TEST_ACCOUNT. */
+  aws?: AwsTestAccount;
   /** Shared across a fleet: upstream names in call order, and every call. */
   sequence?: string[];
   allCalls?: UpstreamCall[];
@@ -312,6 +360,7 @@ const copyUsage = (u: FormatUsage): FormatUsage => ({
   ...(u.openai ? { openai: { ...u.openai } } : {}),
   ...(u.anthropic ? { anthropic: { ...u.anthropic } } : {}),
   ...(u.gemini ? { gemini: { ...u.gemini } } : {}),
+  ...(u.bedrock ? { bedrock: { ...u.bedrock } } : {}),
 });
 
 export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise<FakeUpstream> {
@@ -326,24 +375,28 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
   const responses = new ResponsesStore();
   const open = new Set<ServerResponse>();
   const sockets = new Set<Socket>();
+  const checkBedrock = bedrockChecker(opts.aws ?? AWS_TEST_ACCOUNT);
 
   const server: Server = createServer(async (req, res) => {
     open.add(res);
     res.on('close', () => open.delete(res));
     const parts: Buffer[] = [];
     for await (const c of req) parts.push(c as Buffer);
-    const rawBody = Buffer.concat(parts).toString('utf8');
+    const raw = Buffer.concat(parts);
+    const rawBody = raw.toString('utf8');
     const url = req.url ?? '';
     const path = url.split('?')[0]!;
     // Both APIs list models at /v1/models; only Anthropic's callers send anthropic-version.
     const anthropicList = path === '/v1/models' && req.headers['anthropic-version'] !== undefined;
     const format: WireFormat = path.startsWith('/v1beta/')
       ? 'gemini'
-      : path.startsWith('/v1/messages') || anthropicList
-        ? 'anthropic'
-        : path.startsWith('/v1/responses')
-          ? 'responses'
-          : 'openai';
+      : isBedrockPath(path)
+        ? 'bedrock'
+        : path.startsWith('/v1/messages') || anthropicList
+          ? 'anthropic'
+          : path.startsWith('/v1/responses')
+            ? 'responses'
+            : 'openai';
     let body: any;
     let parsed = true;
     try {
@@ -375,7 +428,9 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
     const refusal =
       format === 'gemini'
         ? geminiRefusal({ ...call, parsed, key: opts.geminiKey, accept: opts.accept ?? {} })
-        : check(call, parsed, reasoning, opts.accept ?? {}, responses);
+        : format === 'bedrock'
+          ? await checkBedrock(call, raw, parsed, opts.accept ?? {})
+          : check(call, parsed, reasoning, opts.accept ?? {}, responses);
     if (refusal) return out.error(refusal.status ?? 400, refusal);
     if (gate) await gate;
     const reply = queue.shift() ?? (await handler?.(call));
@@ -438,6 +493,7 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
       delete usage.openai;
       delete usage.anthropic;
       delete usage.gemini;
+      delete usage.bedrock;
       Object.assign(usage, copyUsage(opts.usage ?? {}));
       responses.clear();
     },
@@ -454,6 +510,7 @@ const RESPONSE_PATH = /^\/v1\/responses\/([^/]+)(\/input_items)?$/;
 
 function endpointOf(method: string, path: string): Endpoint {
   if (path.startsWith('/v1beta/')) return geminiRoute(method, path)?.endpoint ?? 'other';
+  if (isBedrockPath(path)) return bedrockEndpoint(method, path);
   const route = `${method} ${path}`;
   if (route === 'POST /v1/chat/completions') return 'chat';
   if (route === 'POST /v1/messages') return 'messages';
@@ -528,12 +585,13 @@ class Output {
     this.call.status = status;
     this.res.writeHead(status, { ...requestIdHeader(this.format, this.requestId), ...headers });
   }
-  write(s: string): void {
+  /** Text, or a binary frame (Bedrock), kept on the call as latin1 (a character per byte). */
+  write(s: Chunk): void {
     if (this.res.destroyed) return;
-    this.call.responseText += s;
+    this.call.responseText += typeof s === 'string' ? s : Buffer.from(s).toString('latin1');
     this.res.write(s);
   }
-  end(s = ''): void {
+  end(s: Chunk = ''): void {
     this.write(s);
     if (!this.res.destroyed) this.res.end();
   }
@@ -546,10 +604,17 @@ class Output {
     const written = errorOf(this.format, status, { ...e, requestId: this.requestId }, headers);
     this.json(status, written.body, written.headers);
   }
+  /** A stream's head: SSE, or a format's own stream type (Bedrock's event stream), sent at once. */
   sseHead(headers: Headers = {}): void {
-    this.head(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...headers });
+    const type = OWN_WIRES[this.format]?.streamType;
+    if (type === undefined) {
+      this.head(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...headers });
+    } else {
+      this.head(200, { 'content-type': type, ...headers });
+      this.res.flushHeaders();
+    }
   }
-  async events(events: string[], delayMs = 0): Promise<void> {
+  async events(events: Chunk[], delayMs = 0): Promise<void> {
     for (const e of events) {
       if (this.res.destroyed) return;
       this.write(e);
@@ -645,7 +710,7 @@ async function answer(out: Output, reply: Reply | undefined, ctx: AnswerContext)
         } else {
           const all = encodeStream(call.format, a, style);
           const n = reply.after === 'body' ? all.length - closingEvents(call.format, a, style) : reply.after;
-          const events = reply.events ?? (n === 0 ? [KEEP_ALIVE] : all.slice(0, n));
+          const events = reply.events ?? (n === 0 ? keepAlive(call.format) : all.slice(0, n));
           out.sseHead();
           await out.events(events, delay);
         }
@@ -674,8 +739,11 @@ function endpointAnswer(ctx: AnswerContext): unknown {
   const id = responseIdOf(call.path);
   switch (call.endpoint) {
     case 'count_tokens': {
-      const input_tokens = (ctx.countTokens ?? estimateTokens)(call.body);
+      // Bedrock's CountTokens counts the Converse request under input.converse.
+      const counted = call.format === 'bedrock' ? (call.body.input.converse ?? call.body.input) : call.body;
+      const input_tokens = (ctx.countTokens ?? estimateTokens)(counted);
       if (call.format === 'gemini') return { totalTokens: input_tokens };
+      if (call.format === 'bedrock') return { inputTokens: input_tokens };
       return call.format === 'responses' ? { object: 'response.input_tokens', input_tokens } : { input_tokens };
     }
     case 'retrieve':
@@ -728,21 +796,32 @@ const ID_PREFIX: Record<WireFormat, { answer: string; call: string }> = {
   anthropic: { answer: 'msg_', call: 'toolu_' },
   // Gemini calls have no id; its responseId is an opaque string.
   gemini: { answer: 'gemini-', call: '' },
+  bedrock: { answer: 'converse-', call: 'tooluse_' },
 };
 
-/** Whether the call asked for a stream: Gemini by its path, the others by `stream: true`. */
+/** Whether the call asked for a stream: Gemini and Bedrock by their path, the others by `stream: true`. */
 const streams = (call: UpstreamCall): boolean =>
-  call.format === 'gemini' ? geminiRoute(call.method, call.path)?.stream === true : call.body?.stream === true;
+  call.format === 'gemini'
+    ? geminiRoute(call.method, call.path)?.stream === true
+    : call.format === 'bedrock'
+      ? isBedrockStream(call.path)
+      : call.body?.stream === true;
 
-/** The model a call names: Gemini's is in the path. */
+/** An SSE stream cut before its first event sends a keep-alive comment; an event stream, nothing. */
+const keepAlive = (format: WireFormat): Chunk[] => (OWN_WIRES[format]?.streamType ? [] : [KEEP_ALIVE]);
+
+/** The model a call names: Gemini's and Bedrock's are in the path. */
 const modelOf = (call: UpstreamCall): string =>
   call.format === 'gemini'
     ? (geminiRoute(call.method, call.path)?.model ?? 'unknown')
-    : String(call.body?.model ?? 'unknown');
+    : call.format === 'bedrock'
+      ? bedrockModel(call.path) || 'unknown'
+      : String(call.body?.model ?? 'unknown');
 
 /** Usage fixed for the call's format (FormatUsage), in neutral counts. */
 function fixedUsage(format: WireFormat, usage: FormatUsage): Partial<WireUsage> | undefined {
   if (format === 'anthropic') return usage.anthropic;
+  if (format === 'bedrock') return usage.bedrock;
   if (format === 'gemini') {
     const g = usage.gemini;
     if (!g) return undefined;
@@ -791,7 +870,7 @@ function toWire(c: Content, ctx: AnswerContext): WireAnswer {
     id: c.id ?? `${ID_PREFIX[format].answer}${tag}`,
     model: c.model ?? modelOf(call),
     thinking:
-      (format === 'anthropic' || format === 'gemini') && c.thinking !== undefined
+      (format === 'anthropic' || format === 'gemini' || format === 'bedrock') && c.thinking !== undefined
         ? { pieces: words(c.thinking), signature: `sig_${Buffer.from(c.thinking).toString('base64').slice(0, 16)}` }
         : undefined,
     reasoning: format === 'responses' && c.thinking !== undefined ? responsesReasoning(c.thinking, body) : undefined,
@@ -836,7 +915,8 @@ export function strictAnswer(call: UpstreamCall): Content {
     return { toolCalls: [{ name: forced.name, args: forced.custom ? 'sample' : sampleFromSchema(forced.schema) }] };
   const schema = structuredSchema(call.format, call.body);
   if (schema !== undefined) return { json: sampleFromSchema(schema) };
-  return { text: `echo: ${lastUserText(call.body)}` };
+  const userText = call.format === 'bedrock' ? bedrockLastUserText(call.body) : lastUserText(call.body);
+  return { text: `echo: ${userText}` };
 }
 
 /** A value that satisfies a JSON schema (enough of JSON Schema for tool inputs and structured output). */
@@ -932,6 +1012,8 @@ function lastResponsesUserText(input: unknown): string {
 /** The schema the request demands an answer in, if any. */
 function structuredSchema(format: WireFormat, body: any): unknown | undefined {
   if (format === 'gemini') return geminiSchema(body);
+  // Converse has no structured output field the gateway sends: a forced tool carries it.
+  if (format === 'bedrock') return undefined;
   if (format === 'responses') {
     const f = body?.text?.format;
     if (f?.type === 'json_schema') return f.schema ?? {};
@@ -949,6 +1031,7 @@ function structuredSchema(format: WireFormat, body: any): unknown | undefined {
 
 function forcedTool(format: WireFormat, body: any): { name: string; schema: unknown; custom?: boolean } | undefined {
   if (format === 'gemini') return geminiForcedTool(body);
+  if (format === 'bedrock') return bedrockForcedTool(body);
   const tools: any[] = Array.isArray(body?.tools) ? body.tools : [];
   const tc = body?.tool_choice;
   let name: string | undefined;
@@ -987,8 +1070,13 @@ export function answerBody(format: WireFormat, c: Content): unknown {
   return encodeJson(format, standalone(format, c));
 }
 
-export function answerEvents(format: WireFormat, c: Content, style: { includeUsage?: boolean } = {}): string[] {
-  return encodeStream(format, standalone(format, c), style);
+/** The SSE events of an answer (Bedrock's binary frames: bedrockFrames in bedrock-wire.ts). */
+export function answerEvents(
+  format: Exclude<WireFormat, 'bedrock'>,
+  c: Content,
+  style: { includeUsage?: boolean } = {},
+): string[] {
+  return encodeStream(format, standalone(format, c), style) as string[];
 }
 
 function standalone(format: WireFormat, c: Content): WireAnswer {
@@ -1058,11 +1146,13 @@ function scripted(call: UpstreamCall): Reply | undefined {
   // A non-streaming request cannot fail half-way: a plain server error.
   if (!streams(call)) return { kind: 'error', status: 500 };
   // In-stream errors after the first text delta (OpenAI: role chunk; Anthropic: message_start, ping, block start;
-  // Responses: created, in_progress, output_item.added, content_part.added).
+  // Responses: created, in_progress, output_item.added, content_part.added; Bedrock: messageStart).
   const [message, type, after] =
     call.format === 'anthropic'
       ? ['Overloaded', 'overloaded_error', 4]
-      : ['boom', 'server_error', call.format === 'responses' ? 5 : 2];
+      : call.format === 'bedrock'
+        ? ['boom', 'internalServerException', 2]
+        : ['boom', 'server_error', call.format === 'responses' ? 5 : 2];
   return { kind: 'error', inStream: true, message, type, after, ...say(reply) };
 }
 
@@ -1093,6 +1183,7 @@ const TEXT_PARTS = ['text', 'input_text', 'output_text'];
 function conversation(format: WireFormat, body: any) {
   if (format === 'responses') return responsesConversation(body);
   if (format === 'gemini') return geminiConversation(body);
+  if (format === 'bedrock') return bedrockConversation(body);
   const msgs: any[] = Array.isArray(body?.messages) ? body.messages : [];
   const lastUser = [...msgs].reverse().find((m) => m?.role === 'user');
   const last = msgs.at(-1);

@@ -13,9 +13,9 @@
 
 /**
  * `openai`: Chat Completions; `responses`: the OpenAI Responses API; `anthropic`: Messages; `gemini`:
- * generateContent (its wire is gemini-wire.ts).
+ * generateContent (its wire is gemini-wire.ts); `bedrock`: Converse (bedrock-wire.ts).
  */
-export type WireFormat = 'openai' | 'anthropic' | 'responses' | 'gemini';
+export type WireFormat = 'openai' | 'anthropic' | 'responses' | 'gemini' | 'bedrock';
 
 /** Token counts, neutral: OpenAI's prompt_tokens is input + cacheRead, Anthropic reports each apart. */
 export interface WireUsage {

@@ -33,6 +33,8 @@ const CREDS = {
 const API_KEY = 'ABSKSW52b2tlQVBJS2V5LWZha2U=';
 const CLAUDE = 'anthropic.claude-sonnet-4-5-20250929-v1:0';
 const PROFILE = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
+/** A model the fake's CountTokens does not count. */
+const UNCOUNTED = 'anthropic.claude-3-haiku-20240307-v1:0';
 const MODEL = 'aws/claude';
 const PATH = `/model/${encodeURIComponent(CLAUDE)}`;
 const USAGE = { input: 21, cacheRead: 4, cacheWrite: 2, output: 6 };
@@ -60,12 +62,13 @@ beforeAll(async () => {
     credentials: CREDS,
     apiKey: API_KEY,
     anthropic: claude.url,
-    noCountTokens: [PROFILE],
+    noCountTokens: [UNCOUNTED],
     betas: [NEWER_BETA],
   });
   const models = `    models:
       claude: { upstream_name: "${CLAUDE}", context_window: 200000 }
       profile: { upstream_name: "${PROFILE}", context_window: 200000 }
+      uncounted: { upstream_name: "${UNCOUNTED}", context_window: 200000 }
 `;
   const session = `session_token: "${CREDS.sessionToken}"`;
   const common = `    api: bedrock-anthropic\n    region: ${REGION}\n    base_url: ${bedrock.url}\n`;
@@ -453,14 +456,23 @@ describe('count_tokens', () => {
     expect(inner.max_tokens).toBe(inner.thinking.budget_tokens + 1);
   });
 
-  it('a model CountTokens does not support is counted locally', async () => {
-    const res = await anthropic.messages
-      .countTokens({ model: 'aws/profile', messages: [{ role: 'user', content: 'How many tokens is this?' }] })
-      .withResponse();
+  it('an inference profile is counted as its foundation model; one CountTokens does not support, locally', async () => {
+    const count = (model: string) =>
+      anthropic.messages
+        .countTokens({ model, messages: [{ role: 'user', content: 'How many tokens is this?' }] })
+        .withResponse();
+    const profile = await count('aws/profile');
+    expect([profile.data.input_tokens, profile.response.headers.get('x-gateway-token-count')]).toEqual([
+      42,
+      'upstream',
+    ]);
+    const res = await count('aws/uncounted');
     expect(res.data.input_tokens).toBeGreaterThan(0);
     expect(res.response.headers.get('x-gateway-token-count')).toBe('local-approximate');
+    expect(res.response.headers.get('x-gateway-token-count-fallback')).toBe('upstream-unsupported');
     expect(bedrock.received.map((c) => [c.path, c.status])).toEqual([
-      [`/model/${encodeURIComponent(PROFILE)}/count-tokens`, 400],
+      [`${PATH}/count-tokens`, 200],
+      [`/model/${encodeURIComponent(UNCOUNTED)}/count-tokens`, 400],
     ]);
   });
 });

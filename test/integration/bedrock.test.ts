@@ -1,20 +1,15 @@
 /**
  * The bedrock provider kind over real HTTP: the official openai SDK (chat and Responses) and the
- * Anthropic SDK reaching a Claude model on the strict fake Bedrock runtime (bedrock-upstream.ts),
- * which verifies every SigV4 signature (or the Bedrock API key): JSON and ConverseStream, a tool
- * round trip, throttling and a refused signature.
+ * Anthropic SDK reaching a Claude model on the fake upstream's strict Bedrock runtime (fake-upstream.ts,
+ * bedrock-rules.ts), which verifies every SigV4 signature (or the Bedrock API key): JSON and
+ * ConverseStream, a tool round trip, throttling and a refused signature.
  */
 
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadTestConfig, startGateway, type RunningGateway } from '../helpers/start-gateway.js';
-import {
-  type Answer,
-  type BedrockCall,
-  type BedrockUpstream,
-  startBedrockUpstream,
-} from '../helpers/bedrock-upstream.js';
+import { type Content, type FakeUpstream, startFakeUpstream, type UpstreamCall } from '../helpers/fake-upstream.js';
 
 const KEY = 'bedrock-suite-key-0001';
 const REGION = 'eu-west-3';
@@ -26,15 +21,28 @@ const CREDS = {
 const API_KEY = 'ABSKQmVkcm9ja0FQSUtleS1mYWtl';
 const CLAUDE = 'us.anthropic.claude-sonnet-4-20250514-v1:0';
 const MODEL = 'aws/claude';
+/** A foundation model id: the fake's CountTokens counts it (the inference profile CLAUDE it does not). */
+const HAIKU = 'anthropic.claude-3-5-haiku-20241022-v1:0';
+const COUNT_BASE = 900;
+/** A model the fake's CountTokens does not count (as the real one, which counts some Claude models only). */
+const NOVA = 'amazon.nova-pro-v1:0';
+/** The local count of 'How many tokens is this?' (o200k_base and the chat overhead: no Claude tokenizer). */
+const LOCAL_COUNT = 13;
 
-let up: BedrockUpstream;
+let up: FakeUpstream;
 let gw: RunningGateway;
 let openai: OpenAI;
 let anthropic: Anthropic;
 
 beforeAll(async () => {
-  up = await startBedrockUpstream({ region: REGION, credentials: CREDS, apiKey: API_KEY });
-  const models = `    models:\n      claude: { upstream_name: "${CLAUDE}", context_window: 200000 }\n`;
+  up = await startFakeUpstream({
+    aws: { region: REGION, credentials: CREDS, apiKey: API_KEY },
+    countTokens: (converse) => COUNT_BASE + converse.messages.length,
+  });
+  const models =
+    `    models:\n      claude: { upstream_name: "${CLAUDE}", context_window: 200000 }\n` +
+    `      haiku: { upstream_name: "${HAIKU}", context_window: 200000 }\n` +
+    `      nova: { upstream_name: "${NOVA}", context_window: 300000 }\n`;
   const session = `session_token: "${CREDS.sessionToken}"`;
   const yaml = `routing: { retry: { max_retries: 0 }, cooldown: { failures: 1000, cooldown_ms: 1 } }
 providers:
@@ -66,26 +74,22 @@ afterAll(async () => {
   await gw?.close();
   await up?.close();
 });
-beforeEach(() => {
-  up.received.length = 0;
-  up.setHandler(undefined);
-});
+beforeEach(() => up.reset());
 
 const PATH = `/model/${encodeURIComponent(CLAUDE)}`;
 
-/** First turn: call get_weather; once the result is back: answer from it. */
-function weatherLoop(call: BedrockCall): Answer {
+const THINKING = 'The user wants weather.';
+/** The signature the fake signs its reasoning with. */
+const SIGNATURE = `sig_${Buffer.from(THINKING).toString('base64').slice(0, 16)}`;
+
+/** First turn: reason, then call get_weather; once the result is back: answer from it. */
+function weatherLoop(call: UpstreamCall): Content {
   const messages = call.body.messages as Array<{ content: Array<Record<string, unknown>> }>;
   const result = messages[messages.length - 1].content.find((b) => b.toolResult !== undefined)?.toolResult as
     | { content: Array<{ text: string }> }
     | undefined;
-  if (result) return { blocks: [{ text: `It is ${result.content[0].text}` }] };
-  return {
-    blocks: [
-      { reasoning: 'The user wants weather.', signature: 'sig-1' },
-      { toolUse: { toolUseId: 'tooluse_abc', name: 'get_weather', input: { city: 'Paris' } } },
-    ],
-  };
+  if (result) return { text: `It is ${result.content[0].text}` };
+  return { thinking: THINKING, toolCalls: [{ id: 'tooluse_abc', name: 'get_weather', args: { city: 'Paris' } }] };
 }
 
 const WEATHER_TOOL = {
@@ -96,6 +100,7 @@ const WEATHER_TOOL = {
 
 describe('openai SDK, chat completions → Bedrock Converse', () => {
   it('JSON: the encoded model id in the path, a valid SigV4 signature, the translated body, the usage', async () => {
+    up.usage.bedrock = { input: 7, cacheRead: 0, cacheWrite: 0, output: 5 };
     const res = await openai.chat.completions.create({
       model: MODEL,
       messages: [
@@ -105,13 +110,13 @@ describe('openai SDK, chat completions → Bedrock Converse', () => {
       max_tokens: 50,
       stop: ['END'],
     });
-    expect(res.choices[0].message.content).toBe('You said: Hello there');
+    expect(res.choices[0].message.content).toBe('echo: Hello there');
     expect(res.choices[0].finish_reason).toBe('stop');
     expect(res.usage).toMatchObject({ prompt_tokens: 7, completion_tokens: 5, total_tokens: 12 });
     const call = up.received[0];
     expect(call.path).toBe(`${PATH}/converse`);
     expect(call.path).toContain('v1%3A0');
-    expect(call.model).toBe(CLAUDE);
+    expect(call.status).toBe(200);
     expect(call.headers.authorization).toMatch(
       new RegExp(`^AWS4-HMAC-SHA256 Credential=${CREDS.accessKeyId}/\\d{8}/${REGION}/bedrock/aws4_request, `),
     );
@@ -124,10 +129,7 @@ describe('openai SDK, chat completions → Bedrock Converse', () => {
   });
 
   it('stream: ConverseStream frames decoded, the text in order, usage with cache reads at the end', async () => {
-    up.setHandler(() => ({
-      blocks: [{ text: 'One, two, three.' }],
-      usage: { inputTokens: 4, outputTokens: 3, totalTokens: 17, cacheReadInputTokens: 10 },
-    }));
+    up.setHandler({ text: 'One, two, three.', usage: { input: 4, output: 3, cacheRead: 10 } });
     const stream = await openai.chat.completions.create({
       model: MODEL,
       messages: [{ role: 'user', content: 'Count' }],
@@ -218,7 +220,7 @@ describe('Anthropic SDK, messages → Bedrock Converse', () => {
     });
     expect(first.stop_reason).toBe('tool_use');
     expect(first.content).toEqual([
-      { type: 'thinking', thinking: 'The user wants weather.', signature: 'sig-1' },
+      { type: 'thinking', thinking: THINKING, signature: SIGNATURE },
       { type: 'tool_use', id: 'tooluse_abc', name: 'get_weather', input: { city: 'Paris' } },
     ]);
     expect(up.received[0].body.additionalModelRequestFields).toEqual({
@@ -238,12 +240,12 @@ describe('Anthropic SDK, messages → Bedrock Converse', () => {
     });
     expect(second.content).toEqual([{ type: 'text', text: 'It is 18C' }]);
     expect((up.received[1].body.messages as Array<{ content: unknown[] }>)[1].content[0]).toEqual({
-      reasoningContent: { reasoningText: { text: 'The user wants weather.', signature: 'sig-1' } },
+      reasoningContent: { reasoningText: { text: THINKING, signature: SIGNATURE } },
     });
   });
 
   it('stream: text deltas and message_delta usage', async () => {
-    up.setHandler(() => ({ blocks: [{ text: 'Hello from Bedrock' }] }));
+    up.setHandler({ text: 'Hello from Bedrock', usage: { output: 5 } });
     const stream = anthropic.messages.stream({
       model: MODEL,
       max_tokens: 100,
@@ -259,7 +261,7 @@ describe('Anthropic SDK, messages → Bedrock Converse', () => {
 describe('Responses API → Bedrock Converse', () => {
   it('JSON and stream', async () => {
     const res = await openai.responses.create({ model: MODEL, input: 'Hello Responses' });
-    expect(res.output_text).toBe('You said: Hello Responses');
+    expect(res.output_text).toBe('echo: Hello Responses');
     const stream = await openai.responses.create({ model: MODEL, input: 'Streamed', stream: true });
     let text = '';
     let status = '';
@@ -267,9 +269,9 @@ describe('Responses API → Bedrock Converse', () => {
       if (e.type === 'response.output_text.delta') text += e.delta;
       if (e.type === 'response.completed') status = e.response.status ?? '';
     }
-    expect(text).toBe('You said: Streamed');
+    expect(text).toBe('echo: Streamed');
     expect(status).toBe('completed');
-    expect(up.received.map((c) => c.stream)).toEqual([false, true]);
+    expect(up.received.map((c) => c.path)).toEqual([`${PATH}/converse`, `${PATH}/converse-stream`]);
   });
 });
 
@@ -279,7 +281,7 @@ describe('auth and errors', () => {
       model: 'keyed/claude',
       messages: [{ role: 'user', content: 'k' }],
     });
-    expect(res.choices[0].message.content).toBe('You said: k');
+    expect(res.choices[0].message.content).toBe('echo: k');
     expect(up.received[0].headers.authorization).toBe(`Bearer ${API_KEY}`);
     expect(up.received[0].headers['x-amz-date']).toBeUndefined();
   });
@@ -290,18 +292,20 @@ describe('auth and errors', () => {
       .catch((e: unknown) => e);
     expect((err as { status?: number }).status).toBe(502);
     expect((err as Error).message).toContain('Provider "badsig" rejected the gateway\'s credentials (HTTP 403).');
-    expect(up.received).toHaveLength(0);
+    expect(up.accepted).toHaveLength(0);
+    expect(up.received.map((c) => [c.status, c.error])).toEqual([
+      [403, 'The request signature we calculated does not match the signature you provided.'],
+    ]);
   });
 
   it('ThrottlingException: 429 with the retry-after Bedrock sent', async () => {
-    up.setHandler(() => ({
-      error: {
-        status: 429,
-        type: 'ThrottlingException',
-        message: 'Too many requests',
-        headers: { 'retry-after': '3' },
-      },
-    }));
+    up.setHandler({
+      kind: 'error',
+      status: 429,
+      type: 'ThrottlingException',
+      message: 'Too many requests',
+      headers: { 'retry-after': '3' },
+    });
     const res = await fetch(`${gw.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
@@ -316,17 +320,22 @@ describe('auth and errors', () => {
   });
 
   it('ValidationException: 400 with its message; an exception frame mid-stream ends the stream with it', async () => {
-    up.setHandler(() => ({ error: { status: 400, type: 'ValidationException', message: 'Malformed input request' } }));
+    up.setHandler({ kind: 'error', status: 400, type: 'ValidationException', message: 'Malformed input request' });
     const err = await openai.chat.completions
       .create({ model: MODEL, messages: [{ role: 'user', content: 'x' }] })
       .catch((e: unknown) => e);
     expect((err as { status?: number }).status).toBe(400);
     expect((err as Error).message).toContain('Malformed input request');
 
-    up.setHandler(() => ({
-      blocks: [{ text: 'partial' }],
-      exceptionAfter: { type: 'throttlingException', message: 'slow down' },
-    }));
+    // messageStart, the text's delta and its contentBlockStop, then the exception frame.
+    up.setHandler({
+      kind: 'error',
+      inStream: true,
+      after: 3,
+      text: 'partial',
+      type: 'throttlingException',
+      message: 'slow down',
+    });
     const stream = anthropic.messages.stream({
       model: MODEL,
       max_tokens: 100,
@@ -338,7 +347,7 @@ describe('auth and errors', () => {
 
   it('an upstream message quoting the secret key or session token reaches the caller without them', async () => {
     const quoted = `bad ${CREDS.secretAccessKey} and ${CREDS.sessionToken}`;
-    up.setHandler(() => ({ error: { status: 400, type: 'ValidationException', message: quoted } }));
+    up.setHandler({ kind: 'error', status: 400, type: 'ValidationException', message: quoted });
     const res = await fetch(`${gw.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
@@ -353,17 +362,104 @@ describe('auth and errors', () => {
   });
 });
 
-describe('count_tokens', () => {
-  it('is counted locally (approximately): no upstream call', async () => {
-    const res = await anthropic.messages.countTokens({
-      model: MODEL,
-      messages: [{ role: 'user', content: 'How many tokens is this?' }],
+describe('count_tokens: Bedrock CountTokens', () => {
+  const HAIKU_PATH = `/model/${encodeURIComponent(HAIKU)}/count-tokens`;
+  const countCall = () => up.on(HAIKU_PATH);
+
+  it('messages: input.converse (messages, system, toolConfig; no inferenceConfig), signed; its count', async () => {
+    const res = await anthropic.messages
+      .countTokens({
+        model: 'aws/haiku',
+        system: 'Be brief.',
+        messages: [{ role: 'user', content: 'How many tokens is this?' }],
+        tools: [{ name: 'get_weather', input_schema: WEATHER_TOOL.parameters }],
+      })
+      .withResponse();
+    expect(res.data).toEqual({ input_tokens: COUNT_BASE + 1 });
+    expect(res.response.headers.get('x-gateway-token-count')).toBe('upstream');
+    expect(res.response.headers.get('x-gateway-token-count-fallback')).toBeNull();
+    const [call] = countCall();
+    expect(call).toMatchObject({ format: 'bedrock', endpoint: 'count_tokens', status: 200 });
+    expect(call!.headers.authorization).toMatch(
+      new RegExp(`^AWS4-HMAC-SHA256 Credential=${CREDS.accessKeyId}/\\d{8}/${REGION}/bedrock/aws4_request, `),
+    );
+    expect(call!.body).toEqual({
+      input: {
+        converse: {
+          messages: [{ role: 'user', content: [{ text: 'How many tokens is this?' }] }],
+          system: [{ text: 'Be brief.' }],
+          toolConfig: {
+            tools: [{ toolSpec: { name: 'get_weather', inputSchema: { json: WEATHER_TOOL.parameters } } }],
+          },
+        },
+      },
     });
-    expect(res.input_tokens).toBeGreaterThan(0);
-    expect(up.received).toHaveLength(0);
-    const raw = await anthropic.messages
+  });
+
+  it('Responses input_tokens, and a Bedrock API key provider: the upstream count', async () => {
+    const counted = await openai.responses.inputTokens.count({
+      model: 'keyed/haiku',
+      input: [
+        { role: 'user', content: 'one' },
+        { role: 'assistant', content: 'two' },
+        { role: 'user', content: 'three' },
+      ],
+    });
+    expect(counted).toEqual({ object: 'response.input_tokens', input_tokens: COUNT_BASE + 3 });
+    expect(countCall().map((c) => [c.status, c.headers.authorization])).toEqual([[200, `Bearer ${API_KEY}`]]);
+  });
+
+  it('an inference profile is counted as its foundation model (CountTokens takes no profile)', async () => {
+    const res = await anthropic.messages
       .countTokens({ model: MODEL, messages: [{ role: 'user', content: 'x' }] })
       .withResponse();
-    expect(raw.response.headers.get('x-gateway-token-count')).toBe('local-approximate');
+    expect([res.data.input_tokens, res.response.headers.get('x-gateway-token-count')]).toEqual([
+      COUNT_BASE + 1,
+      'upstream',
+    ]);
+    const foundation = encodeURIComponent(CLAUDE.replace(/^us\./, ''));
+    expect(up.received.map((c) => [c.path, c.status])).toEqual([[`/model/${foundation}/count-tokens`, 200]]);
+  });
+
+  it('a model CountTokens does not support: counted locally, said in a header, not asked again', async () => {
+    const count = () =>
+      anthropic.messages
+        .countTokens({ model: 'aws/nova', messages: [{ role: 'user', content: 'How many tokens is this?' }] })
+        .withResponse();
+    const first = await count();
+    const local = first.data.input_tokens;
+    expect(local).toBe(LOCAL_COUNT);
+    expect(first.response.headers.get('x-gateway-token-count')).toBe('local-approximate');
+    expect(first.response.headers.get('x-gateway-token-count-fallback')).toBe('upstream-unsupported');
+    expect(up.received.map((c) => [c.path, c.status, c.error])).toEqual([
+      [`/model/${encodeURIComponent(NOVA)}/count-tokens`, 400, "The provided model doesn't support counting tokens."],
+    ]);
+    const second = await count();
+    expect([second.data.input_tokens, second.response.headers.get('x-gateway-token-count-fallback')]).toEqual([
+      local,
+      'upstream-unsupported',
+    ]);
+    expect(up.received).toHaveLength(1);
+  });
+
+  it('a refused signature (403): the credential error in the caller format, no local count', async () => {
+    const res = await fetch(`${gw.url}/v1/messages/count_tokens`, {
+      method: 'POST',
+      headers: { 'x-api-key': KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'badsig/haiku', messages: [{ role: 'user', content: 'x' }] }),
+    });
+    expect(res.status).toBe(502);
+    const body = await res.json();
+    expect(body.type).toBe('error');
+    expect(body.error.message).toBe('Provider "badsig" rejected the gateway\'s credentials (HTTP 403).');
+    expect(res.headers.get('x-gateway-token-count')).toBeNull();
+    expect(countCall().map((c) => c.status)).toEqual([403]);
+  });
+
+  it('other upstream errors reach the caller (a throttled count is a 429, not a local count)', async () => {
+    up.script({ kind: 'error', status: 429, type: 'ThrottlingException', message: 'Too many requests' });
+    const err = await openai.responses.inputTokens.count({ model: 'aws/haiku', input: 'x' }).catch((e: unknown) => e);
+    expect((err as { status?: number }).status).toBe(429);
+    expect((err as Error).message).toContain('Provider "aws" returned HTTP 429: Too many requests');
   });
 });

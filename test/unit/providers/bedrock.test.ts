@@ -14,7 +14,7 @@ function load(provider: string, env: NodeJS.ProcessEnv = {}) {
 }
 
 describe('the bedrock provider kind', () => {
-  it('puts the URL-encoded model id (inference profile, ARN) before converse / converse-stream', () => {
+  it('puts the URL-encoded model id (inference profile, ARN) before converse / converse-stream / count-tokens', () => {
     expect(HTTP_PROVIDERS.bedrock).toBe(bedrockProvider);
     const at = (path: string, name?: string) =>
       upstreamPath(
@@ -30,7 +30,21 @@ describe('the bedrock provider kind', () => {
       '/model/arn%3Aaws%3Abedrock%3Aus-east-1%3A123456789012%3Ainference-profile%2Fx/converse-stream',
     );
     expect(at(bedrockProvider.healthPath)).toBe('/async-invoke?maxResults=1');
-    expect(bedrockProvider.countTokensPath).toBeUndefined();
+    // CountTokens takes foundation models: an inference profile is counted as the model it serves.
+    expect(at(bedrockProvider.countTokensPath!, 'anthropic.claude-3-5-haiku-20241022-v1:0')).toBe(
+      '/model/anthropic.claude-3-5-haiku-20241022-v1%3A0/count-tokens',
+    );
+    expect(at(bedrockProvider.countTokensPath!, 'us.anthropic.claude-sonnet-4-20250514-v1:0')).toBe(
+      '/model/anthropic.claude-sonnet-4-20250514-v1%3A0/count-tokens',
+    );
+    expect(at(bedrockProvider.countTokensPath!, 'global.anthropic.claude-sonnet-4-5-20250929-v1:0')).toBe(
+      '/model/anthropic.claude-sonnet-4-5-20250929-v1%3A0/count-tokens',
+    );
+    const arn = 'arn:aws:bedrock:eu-west-1:123456789012:application-inference-profile/abc';
+    expect(at(bedrockProvider.countTokensPath!, arn)).toBe(`/model/${encodeURIComponent(arn)}/count-tokens`);
+    expect(at(bedrockProvider.countTokensPath!, 'amazon.nova-pro-v1:0')).toBe(
+      '/model/amazon.nova-pro-v1%3A0/count-tokens',
+    );
   });
 
   it('a Bedrock API key is a bearer token; otherwise the request is SigV4-signed for the region', async () => {
