@@ -22,6 +22,8 @@ import {
   upstreamErrorOf,
 } from './upstream-request.js';
 
+const NOTHING_DROPPED: readonly string[] = [];
+
 /** `apiKey`: the provider key for this attempt (the configured one, or the caller's own). */
 export async function attemptHttp(
   ctx: RoutedContext,
@@ -42,9 +44,14 @@ export async function attemptHttp(
   const dropped: string[] = [];
   const formatted = translator.requestBody({ raw: ctx.rawBody, parsed: ctx.body, chat }, target, dropped);
   // The kind's edits may leave out what its platform refuses (a beta, a field): listed as a translation's drops.
-  const edit = { provider: c.provider, dropped: translated ? dropped : [] };
-  const body = kind.editBody ? kind.editBody(formatted, ctx.req.headers, ctx.format.id, edit) : formatted;
-  noteDropped(ctx, translated ? [...edit.dropped, ...droppedBetas(ctx)] : edit.dropped);
+  let body = formatted;
+  let editDropped: readonly string[] = NOTHING_DROPPED;
+  if (kind.editBody) {
+    const edit = { provider: c.provider, dropped: translated ? dropped : [] };
+    body = kind.editBody(formatted, ctx.req.headers, ctx.format.id, edit);
+    editDropped = edit.dropped;
+  }
+  noteDropped(ctx, translated ? [...dropped, ...droppedBetas(ctx)] : editDropped);
   const envelope = kind.envelope && ENVELOPES[kind.envelope];
   const streamType = envelope?.streamMediaType ?? upstreamFormat.streamFraming?.mediaType ?? 'text/event-stream';
   const accept = chat.stream ? streamType : 'application/json';
@@ -83,7 +90,7 @@ export async function attemptHttp(
  * formats"): in the `x-gateway-dropped-fields` header and the log line. Set per attempt (a fallback
  * to a model of the caller's own format drops nothing).
  */
-function noteDropped(ctx: RoutedContext, dropped: string[]): void {
+function noteDropped(ctx: RoutedContext, dropped: readonly string[]): void {
   if (dropped.length === 0 && ctx.droppedFields === undefined) return; // the usual case: nothing to note
   const names = [...new Set(dropped)];
   ctx.droppedFields = names.length > 0 ? names : undefined;
