@@ -8,10 +8,12 @@
  *
  * Sources (November 2026):
  * - Bedrock answers a beta it does not take with 400 ValidationException `invalid beta flag`
- *   (anthropics/claude-code#49370, #56595; coder/aibridge#221); its documented `anthropic_beta`
- *   values are in the AWS user guide's Claude messages page; verified one by one in
+ *   (anthropics/claude-code#49370, #56595; coder/aibridge#221); the values kept follow LiteLLM's
+ *   per-platform map (BerriAI/litellm, anthropic_beta_headers_config.json) and checks one by one in
  *   router-for-me/CLIProxyAPI#4750 (`prompt-caching-scope-2026-01-05`, `oauth-2025-04-20`,
- *   `fast-mode-2026-02-01` refused). An extra body field: `extraneous key [f] is not permitted`.
+ *   `fast-mode-2026-02-01` refused). An extra body field: `extraneous key [f] is not permitted`;
+ *   `metadata` takes only `user_id` (BerriAI/litellm#30629); older models refuse
+ *   `output_config.effort` (anthropics/claude-code-action#1005), newer ones take it: kept.
  * - Vertex answers 400 invalid_request_error "Unexpected value(s) `x` for the `anthropic-beta`
  *   header" (anthropics/claude-code#12429: web-search on count-tokens, #34802: `effort-2025-11-24`;
  *   BerriAI/litellm#19984: `prompt-caching-scope-2026-01-05`, #31607: `context-1m-2025-08-07` in the

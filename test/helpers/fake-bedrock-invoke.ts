@@ -64,7 +64,7 @@ const FIELDS = new Set([
   'output_config',
 ]);
 /**
- * The anthropic_beta values Bedrock takes (the AWS user guide's Claude messages page; refused:
+ * The anthropic_beta values Bedrock takes (LiteLLM's per-platform beta map; refused:
  * claude-code#49370, CLIProxyAPI#4750): not claude-code-20250219 nor prompt-caching-scope-2026-01-05.
  */
 const BETAS = [
