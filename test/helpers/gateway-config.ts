@@ -21,9 +21,24 @@ export interface ModelSpec {
 }
 
 export interface ProviderSpec {
-  api: 'openai' | 'openai-responses' | 'anthropic' | 'gemini' | 'mock';
-  /** The upstream's origin; OpenAI providers (both kinds) get `/v1` appended, Gemini `/v1beta`. Not for `mock`. */
+  api:
+    | 'openai'
+    | 'openai-responses'
+    | 'anthropic'
+    | 'gemini'
+    | 'azure-openai'
+    | 'azure-openai-responses'
+    | 'vertex'
+    | 'vertex-anthropic'
+    | 'bedrock'
+    | 'mock';
+  /**
+   * The upstream's origin; OpenAI providers (both kinds) get `/v1` appended, Gemini `/v1beta`; the Azure,
+   * Vertex and Bedrock kinds take it as it is. Not for `mock`.
+   */
   url?: string;
+  /** The kind's own settings, each written as `key: value` (`api_version`, `style`, `entra`, `vertex`, `bedrock`). */
+  settings?: Obj;
   /** null: no configured key. */
   api_key?: string | null;
   byok?: 'never' | 'optional' | 'required';
@@ -50,6 +65,11 @@ const BASE_PATH: Record<ProviderSpec['api'], string> = {
   'openai-responses': '/v1',
   anthropic: '',
   gemini: '/v1beta',
+  'azure-openai': '',
+  'azure-openai-responses': '',
+  vertex: '',
+  'vertex-anthropic': '',
+  bedrock: '',
   mock: '',
 };
 
@@ -66,6 +86,7 @@ export function gatewayYaml(spec: GatewaySpec): string {
     lines.push(`  ${id}:`, `    api: ${p.api}`);
     if (p.url !== undefined) lines.push(`    base_url: ${p.url}${BASE_PATH[p.api]}`);
     if (p.api_key !== undefined && p.api_key !== null) lines.push(`    api_key: ${JSON.stringify(p.api_key)}`);
+    for (const [k, v] of Object.entries(p.settings ?? {})) lines.push(`    ${k}: ${JSON.stringify(v)}`);
     if (p.byok) lines.push(`    byok: ${p.byok}`);
     if (p.timeouts) lines.push(`    timeouts: ${flow(p.timeouts)}`);
     if (p.cooldown) lines.push(`    cooldown: ${flow(p.cooldown)}`);

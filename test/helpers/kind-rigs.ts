@@ -1,0 +1,203 @@
+/**
+ * "A model on provider kind K" for the suites that run on every kind (Claude Code's replay, the SDKs on
+ * each kind, the cross-format matrix, the security pairs). Each kind reaches THE fake upstream
+ * (fake-upstream.ts), scripted with its Content replies, through the front its API needs (fake-azure.ts,
+ * fake-vertex.ts) or directly. A rig says which format and path the fake upstream sees, starts the
+ * fronts, writes the provider's config and lists the credentials the gateway holds for it.
+ * Adding a kind is one entry in KIND_RIGS.
+ *
+ *   const front = await KIND_RIGS['vertex-anthropic'].start(up, ['claude-sonnet-4-5'])
+ *   front.provider({ 'claude-sonnet-4-5': {...} })    the ProviderSpec of gateway-config.ts
+ *   front.secrets()                                  the credentials sent to the API, and those only the gateway holds
+ *   front.lastCall()                                 the latest API call the front took: path, credential, body
+ *   front.close()
+ *
+ * Still to come, one entry each, once fake-upstream.ts speaks their wire formats: gemini
+ * (`/v1beta/models/{m}:generateContent`, `x-goog-api-key`), vertex (Gemini on Vertex: fake-vertex.ts
+ * relays its publishers/google routes to fake-upstream.ts) and bedrock (Converse, SigV4 or a bearer key).
+ */
+
+import { readFileSync } from 'node:fs';
+import { AZURE_API_KEY, AZURE_API_VERSION, ENTRA, type FakeAzure, startFakeAzure } from './fake-azure.js';
+import type { FakeUpstream, WireFormat } from './fake-upstream.js';
+import { startFakeVertex } from './fake-vertex.js';
+import type { ModelSpec, ProviderSpec } from './gateway-config.js';
+
+export type KindId = 'azure-openai' | 'azure-openai-responses' | 'vertex-anthropic';
+
+/** A kind's fronts, running in front of one fake upstream. */
+export interface KindFront {
+  /** The provider of this kind serving `models` (their upstream names among the ones the rig was started with). */
+  provider(models: Record<string, ModelSpec>, o?: Pick<ProviderSpec, 'timeouts' | 'cooldown'>): ProviderSpec;
+  /**
+   * `sent`: the credentials the API received so far (a key, the tokens the gateway fetched), which an upstream
+   * may echo; `held`: what only the gateway holds (an Entra client secret, a service account's private key).
+   */
+  secrets(): { sent: string[]; held: string[] };
+  /** The latest API call through the front (token requests aside), as the gateway sent it. */
+  lastCall(): FrontCall | undefined;
+  close(): Promise<void>;
+}
+
+export interface FrontCall {
+  path: string;
+  /** The api-key header, or the bearer token. */
+  credential: string | undefined;
+  rawBody: string;
+}
+
+const bearer = (authorization: string | undefined) => /^Bearer (.+)$/.exec(authorization ?? '')?.[1];
+
+export interface KindRig {
+  kind: KindId;
+  /** What the fake upstream behind the front is spoken to in: its Content replies are encoded in it. */
+  format: Exclude<WireFormat, 'gemini'>;
+  /** Where the chat calls land on the fake upstream. */
+  chatPath: string;
+  /** Where count_tokens reaches the fake upstream (the kind's own counter), or absent: counted locally. */
+  countPath?: string;
+  /** The upstream's credential is one string a caller may bring (`byok: optional`). */
+  byok: boolean;
+  /** The front passes an upstream 429's retry-after on, as the real API sends one. */
+  retryAfter: boolean;
+  /** A typical model of the kind (a reasoning one where Claude Code's thinking needs it): its name and spec. */
+  model: { name: string; spec: ModelSpec };
+  /**
+   * What the front receives for a caller body in the upstream's own format (pass-through): the kind's edits.
+   * Absent: the body as sent, the model renamed.
+   */
+  passThroughBody?(sent: Record<string, unknown>): Record<string, unknown>;
+  /** Starts the fronts for models with these upstream names (deployments, model ids). */
+  start(up: FakeUpstream, upstreamNames: string[]): Promise<KindFront>;
+}
+
+const PROJECT = 'kinds-project';
+const LOCATION = 'us-east5';
+
+async function azureFront(
+  up: FakeUpstream,
+  deployments: string[],
+  auth: 'api-key' | 'entra',
+): Promise<{ azure: FakeAzure } & Pick<KindFront, 'secrets' | 'lastCall' | 'close'>> {
+  const azure = await startFakeAzure(up, { auth, deployments });
+  return {
+    azure,
+    secrets: () =>
+      auth === 'api-key' ? { sent: [AZURE_API_KEY], held: [] } : { sent: [...azure.tokens], held: [ENTRA.secret] },
+    lastCall: () => {
+      const c = azure.calls.at(-1);
+      if (!c) return undefined;
+      const key = c.headers['api-key'];
+      return {
+        path: c.path,
+        credential: typeof key === 'string' ? key : bearer(c.headers.authorization),
+        rawBody: c.rawBody,
+      };
+    },
+    close: () => azure.close(),
+  };
+}
+
+const entraSettings = (authority: string) => ({
+  tenant_id: ENTRA.tenant,
+  client_id: ENTRA.clientId,
+  client_secret: ENTRA.secret,
+  authority_host: authority,
+});
+
+export const KIND_RIGS: Record<KindId, KindRig> = {
+  /** The deployment style with the api-key header. */
+  'azure-openai': {
+    kind: 'azure-openai',
+    format: 'openai',
+    chatPath: '/v1/chat/completions',
+    byok: true,
+    retryAfter: true,
+    model: { name: 'gpt-5-mini', spec: { context_window: 400000, max_output_tokens: 128000 } },
+    async start(up, deployments) {
+      const { azure, ...front } = await azureFront(up, deployments, 'api-key');
+      return {
+        ...front,
+        provider: (models, o = {}) => ({
+          api: 'azure-openai',
+          url: azure.url,
+          api_key: AZURE_API_KEY,
+          byok: 'optional',
+          settings: { api_version: AZURE_API_VERSION },
+          models,
+          ...o,
+        }),
+      };
+    },
+  },
+  /** Azure's Responses API (always the v1 URLs), signed in with Entra ID. */
+  'azure-openai-responses': {
+    kind: 'azure-openai-responses',
+    format: 'responses',
+    chatPath: '/v1/responses',
+    byok: false,
+    retryAfter: true,
+    model: { name: 'gpt-5-codex', spec: { context_window: 400000, max_output_tokens: 128000 } },
+    async start(up, deployments) {
+      const { azure, ...front } = await azureFront(up, deployments, 'entra');
+      return {
+        ...front,
+        provider: (models, o = {}) => ({
+          api: 'azure-openai-responses',
+          url: azure.url,
+          settings: { entra: entraSettings(azure.url) },
+          models,
+          ...o,
+        }),
+      };
+    },
+  },
+  /** Claude on Vertex AI, with a service-account key file. */
+  'vertex-anthropic': {
+    kind: 'vertex-anthropic',
+    format: 'anthropic',
+    chatPath: '/v1/messages',
+    countPath: '/v1/messages/count_tokens',
+    byok: false,
+    retryAfter: false,
+    model: {
+      name: 'claude-sonnet-4-5',
+      spec: { context_window: 200000, max_output_tokens: 64000, upstream_name: 'claude-sonnet-4-5@20250929' },
+    },
+    passThroughBody: ({ model: _, ...rest }) => ({ anthropic_version: 'vertex-2023-10-16', ...rest }),
+    async start(up) {
+      const vertex = await startFakeVertex({
+        project: PROJECT,
+        location: LOCATION,
+        gemini: up.url,
+        geminiKey: 'AIza-behind-vertex',
+        anthropic: up.url,
+      });
+      const privateKey = JSON.parse(readFileSync(vertex.keyFile, 'utf8')).private_key as string;
+      return {
+        provider: (models, o = {}) => ({
+          api: 'vertex-anthropic',
+          url: vertex.url,
+          settings: { vertex: { project: PROJECT, location: LOCATION, credentials_file: vertex.keyFile } },
+          models,
+          ...o,
+        }),
+        secrets: () => ({
+          sent: [...new Set(vertex.received.flatMap((c) => bearer(c.authorization) ?? []))],
+          held: [privateKey],
+        }),
+        lastCall: () => {
+          const c = vertex.received.at(-1);
+          return c && { path: c.path, credential: bearer(c.authorization), rawBody: c.body };
+        },
+        close: () => vertex.close(),
+      };
+    },
+  },
+};
+
+/** The kinds, in a stable order, for `describe.each`. */
+export const KINDS: KindRig[] = Object.values(KIND_RIGS);
+
+/** The name the fake upstream (behind the front) knows a model by. */
+export const upstreamNameOf = (name: string, spec: ModelSpec): string => spec.upstream_name ?? name;
