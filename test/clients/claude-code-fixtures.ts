@@ -24,6 +24,28 @@ import type { Content, FakeUpstream, UpstreamCall } from '../helpers/fake-upstre
 export interface ReplayContext {
   gw: RunningGateway;
   up: FakeUpstream;
+  /** Every target the gateway serves: the model list must name them all. */
+  targets: ReplayTarget[];
+}
+
+/**
+ * Where a replay sends Claude Code: a model (by alias and by concrete id) on an upstream of `format`, reached
+ * directly or through a provider kind's front (claude-code-kinds.test.ts).
+ */
+export interface ReplayTarget {
+  /** The format the strict upstream is spoken to in (behind any front). */
+  format: UpstreamFormat;
+  alias: string;
+  concrete: string;
+  /** The model the strict upstream is asked for. */
+  upstreamModel: string;
+  /**
+   * Checks what the format's checks cannot: how the call reached the strict upstream (`got`) from the caller's
+   * bytes (`sentRaw`) — the gateway's credential, a kind's edits.
+   */
+  expectRoute(got: UpstreamCall, c: Captured, sentRaw: string): void;
+  /** count_tokens: asked of the strict upstream at this path (Anthropic's: its bytes passed through), or local. */
+  countPath?: string;
 }
 
 export const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'claude-code');
@@ -41,6 +63,28 @@ export const TARGETS: Record<UpstreamFormat, { alias: string; concrete: string; 
   openai: { alias: 'team/gpt', concrete: 'oai/gpt-5-mini', upstreamModel: 'gpt-5-mini' },
   responses: { alias: 'team/codex', concrete: 'resp/gpt-5-codex', upstreamModel: 'gpt-5-codex' },
 };
+
+/** The three upstream formats reached directly, with the replay gateway's keys. */
+export const DIRECT_TARGETS: Record<UpstreamFormat, ReplayTarget> = {
+  anthropic: {
+    ...TARGETS.anthropic,
+    format: 'anthropic',
+    expectRoute: (got, c, sentRaw) => expectPassThrough(got, c, sentRaw, JSON.parse(sentRaw).model),
+    countPath: '/v1/messages/count_tokens',
+  },
+  openai: { ...TARGETS.openai, format: 'openai', expectRoute: (got) => expectBearer(got, OAI_SECRET) },
+  responses: {
+    ...TARGETS.responses,
+    format: 'responses',
+    expectRoute: (got) => expectBearer(got, RESP_SECRET),
+    countPath: '/v1/responses/input_tokens',
+  },
+};
+
+function expectBearer(got: UpstreamCall, secret: string): void {
+  expect(got.headers.authorization).toBe(`Bearer ${secret}`);
+  expect(JSON.stringify(got.headers)).not.toContain(CC_KEY);
+}
 
 export function replayConfigYaml(upstreamUrl: string): string {
   return `
@@ -115,9 +159,9 @@ export function loadScenarios(): Scenario[] {
   return out;
 }
 
-/** The gateway name a captured model becomes on an upstream format. */
-export function modelFor(captured: string, format: UpstreamFormat): string {
-  return /^claude-/.test(captured) ? TARGETS[format].concrete : TARGETS[format].alias;
+/** The gateway name a captured model becomes on a target. */
+export function modelFor(captured: string, target: Pick<ReplayTarget, 'alias' | 'concrete'>): string {
+  return /^claude-/.test(captured) ? target.concrete : target.alias;
 }
 
 const DROP_HEADERS = new Set(['host', 'content-length', 'connection', 'accept-encoding', 'x-api-key', 'authorization']);
@@ -268,13 +312,11 @@ export function expectPassThrough(got: UpstreamCall, c: Captured, sentRaw: strin
  * What reached an OpenAI upstream: a request it accepted, carrying every text and tool the caller sent (`sent`: the
  * body sent).
  */
-export function expectTranslated(got: UpstreamCall, sent: any, format: 'openai' | 'responses' = 'openai'): void {
-  const responses = format === 'responses';
+export function expectTranslated(got: UpstreamCall, sent: any, target: ReplayTarget): void {
+  const responses = target.format === 'responses';
   expect(got.path).toBe(responses ? '/v1/responses' : '/v1/chat/completions');
   expect(got.status, got.error).toBe(200);
-  expect(got.body.model).toBe(TARGETS[format].upstreamModel);
-  expect(got.headers.authorization).toBe(`Bearer ${responses ? RESP_SECRET : OAI_SECRET}`);
-  expect(JSON.stringify(got.headers)).not.toContain(CC_KEY);
+  expect(got.body.model).toBe(target.upstreamModel);
   expect(got.body.stream === true).toBe(sent.stream === true);
   if (sent.stream === true && !responses) expect(got.body.stream_options).toMatchObject({ include_usage: true });
   const upstreamText = JSON.stringify(responses ? [got.body.instructions, got.body.input] : got.body.messages);
@@ -298,13 +340,13 @@ export function expectTranslated(got: UpstreamCall, sent: any, format: 'openai' 
 const isMessages = (c: Captured) => c.method === 'POST' && c.path.split('?')[0] === '/v1/messages';
 const isCount = (c: Captured) => c.method === 'POST' && c.path.split('?')[0] === '/v1/messages/count_tokens';
 
-/** Replays a scenario's requests in order on one upstream format; each messages request also as JSON (stream off). */
-export async function replayScenario(ctx: ReplayContext, requests: Captured[], format: UpstreamFormat): Promise<void> {
+/** Replays a scenario's requests in order on one target; each messages request also as JSON (stream off). */
+export async function replayScenario(ctx: ReplayContext, requests: Captured[], target: ReplayTarget): Promise<void> {
   for (const c of requests) {
     if (isMessages(c)) {
-      await replayMessages(ctx, c, format, true);
-      await replayMessages(ctx, c, format, false);
-    } else if (isCount(c)) await replayCount(ctx, c, format);
+      await replayMessages(ctx, c, target, true);
+      await replayMessages(ctx, c, target, false);
+    } else if (isCount(c)) await replayCount(ctx, c, target);
     else if (c.method === 'GET' && c.path.startsWith('/v1/models')) await replayModels(ctx, c);
     else {
       // The start-up probe (HEAD /): any answer but a server error will do.
@@ -317,16 +359,16 @@ export async function replayScenario(ctx: ReplayContext, requests: Captured[], f
 async function replayMessages(
   { gw, up }: ReplayContext,
   c: Captured,
-  format: UpstreamFormat,
+  target: ReplayTarget,
   stream: boolean,
 ): Promise<void> {
-  const model = modelFor(c.body.model, format);
+  const model = modelFor(c.body.model, target);
   up.reset();
   const { res, sentRaw } = await replay(gw, c, model, stream ? undefined : (b) => delete b.stream);
   const at = `${c.file}${stream ? '' : ' (stream off)'}`;
   const text = res.status === 200 ? '' : await res.text();
   expect(res.status, `${at}: ${text}`).toBe(200);
-  expect(res.headers.get('x-gateway-model')).toBe(TARGETS[format].concrete);
+  expect(res.headers.get('x-gateway-model')).toBe(target.concrete);
   let blocks: any[];
   let stop: string;
   let named: string;
@@ -345,12 +387,11 @@ async function replayMessages(
   expect(named, at).toBe(model);
   expect(up.received, at).toHaveLength(1);
   const got = up.received[0];
-  if (format === 'anthropic') {
+  if (target.format === 'anthropic') {
     expect(got.status, got.error).toBe(200);
-    expectPassThrough(got, c, sentRaw, model);
-  } else {
-    expectTranslated(got, JSON.parse(sentRaw), format);
-  }
+    expect(got.path).toBe('/v1/messages');
+  } else expectTranslated(got, JSON.parse(sentRaw), target);
+  target.expectRoute(got, c, sentRaw);
   // The scenario's answer reached Claude Code intact.
   const call = blocks.find((b) => b.type === 'tool_use');
   if (call) {
@@ -372,33 +413,28 @@ async function replayMessages(
   }
 }
 
-async function replayCount({ gw, up }: ReplayContext, c: Captured, format: UpstreamFormat): Promise<void> {
-  const model = modelFor(c.body.model, format);
+async function replayCount({ gw, up }: ReplayContext, c: Captured, target: ReplayTarget): Promise<void> {
+  const model = modelFor(c.body.model, target);
   up.reset();
   const { res, sentRaw } = await replay(gw, c, model);
   const body = (await res.json()) as any;
   expect(res.status, `${c.file}: ${JSON.stringify(body)}`).toBe(200);
   expect(body.input_tokens).toBeGreaterThan(0);
-  if (format === 'anthropic') {
-    expect(res.headers.get('x-gateway-token-count')).toBe('upstream');
-    expect(up.received).toHaveLength(1);
-    expect(up.received[0].path).toBe('/v1/messages/count_tokens');
-    expect(up.received[0].status, up.received[0].error).toBe(200);
-    expectPassThrough(up.received[0], c, sentRaw, model);
-  } else if (format === 'responses') {
-    // OpenAI's own counter, asked with the request translated.
-    expect(res.headers.get('x-gateway-token-count')).toBe('upstream');
-    expect(up.received).toHaveLength(1);
-    expect(up.received[0].path).toBe('/v1/responses/input_tokens');
-    expect(up.received[0].status, up.received[0].error).toBe(200);
-  } else {
+  if (target.countPath === undefined) {
     expect(res.headers.get('x-gateway-token-count')).toMatch(/^local-/);
     expect(up.received).toEqual([]);
+    return;
   }
+  // The provider's own counter: Anthropic's gets the caller's bytes, OpenAI's the request translated.
+  expect(res.headers.get('x-gateway-token-count')).toBe('upstream');
+  expect(up.received).toHaveLength(1);
+  expect(up.received[0].path).toBe(target.countPath);
+  expect(up.received[0].status, up.received[0].error).toBe(200);
+  if (target.format === 'anthropic') target.expectRoute(up.received[0], c, sentRaw);
 }
 
 /** Claude Code's gateway model discovery: GET /v1/models?limit=1000 read in the Anthropic shape. */
-async function replayModels({ gw }: ReplayContext, c: Captured): Promise<void> {
+async function replayModels({ gw, targets }: ReplayContext, c: Captured): Promise<void> {
   const { res } = await replay(gw, c);
   expect(res.status).toBe(200);
   const page = (await res.json()) as any;
@@ -411,17 +447,7 @@ async function replayModels({ gw }: ReplayContext, c: Captured): Promise<void> {
       created_at: expect.any(String),
     });
   const ids = page.data.map((m: any) => m.id);
-  expect(ids).toEqual(
-    expect.arrayContaining([
-      TARGETS.anthropic.alias,
-      TARGETS.openai.alias,
-      TARGETS.anthropic.concrete,
-      TARGETS.openai.concrete,
-      TARGETS.responses.alias,
-      TARGETS.responses.concrete,
-      DISCOVERABLE_ALIAS,
-    ]),
-  );
+  expect(ids).toEqual(expect.arrayContaining([...targets.flatMap((t) => [t.alias, t.concrete]), DISCOVERABLE_ALIAS]));
   // The CLI keeps only ids starting with claude or anthropic (2.1.197): the alias named for it survives.
   expect(ids.filter((id: string) => /^(claude|anthropic)/i.test(id))).toEqual([DISCOVERABLE_ALIAS]);
 }

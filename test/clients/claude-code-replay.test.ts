@@ -9,6 +9,7 @@ import type { RunningGateway } from '../helpers/start-gateway.js';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import {
   claudeCodeReply,
+  DIRECT_TARGETS,
   loadScenarios,
   PENDING,
   replayScenario,
@@ -34,7 +35,7 @@ describe.each(loadScenarios())('Claude Code $version $name', ({ version, name, r
   it.each(FORMATS.filter((f) => !PENDING.has(`${version}/${name}/${f}`)))(
     'replays on an %s-format upstream',
     async (format) => {
-      await replayScenario({ gw, up }, requests, format);
+      await replayScenario({ gw, up, targets: Object.values(DIRECT_TARGETS) }, requests, DIRECT_TARGETS[format]);
     },
   );
 });
