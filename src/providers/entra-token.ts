@@ -76,6 +76,11 @@ export function entraToken(provider: ProviderConfig, creds: EntraCredentials): P
   return source.get();
 }
 
+/** The tokens fetched lately for these credentials (secrets to redact). */
+export function recentEntraTokens(creds: EntraCredentials): readonly string[] {
+  return sources.get(creds)?.recentTokens() ?? [];
+}
+
 /** Azure refused the token (revoked, or the clock skewed): the next request fetches a new one. */
 export function forgetEntraToken(creds: EntraCredentials): void {
   sources.get(creds)?.forget();

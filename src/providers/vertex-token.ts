@@ -120,6 +120,11 @@ export function vertexToken(provider: ProviderConfig, settings: VertexSettings):
   return source.get();
 }
 
+/** The tokens fetched lately for these settings (secrets to redact). */
+export function recentVertexTokens(settings: VertexSettings): readonly string[] {
+  return sources.get(settings)?.recentTokens() ?? [];
+}
+
 /** Vertex refused the token (revoked, expired early): the next request fetches a new one. */
 export function forgetVertexToken(settings: VertexSettings): void {
   sources.get(settings)?.forget();

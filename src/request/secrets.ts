@@ -1,7 +1,8 @@
 /**
- * The secrets one request must never leak to its caller or to a log: every configured provider
- * key, the caller's own provider key (BYOK) and the gateway key it presented (configured gateway
- * keys may be stored as digests, so the presented value is the one that can be echoed back).
+ * The secrets one request must never leak to its caller or to a log: every provider's configured
+ * secrets and the access tokens it fetched (providers/provider-secrets.ts), the caller's own
+ * provider key (BYOK) and the gateway key it presented (configured gateway keys may be stored as
+ * digests, so the presented value is the one that can be echoed back).
  * Everything written to the caller as an error — HTTP error bodies and in-stream errors, in either
  * format, pass-through or translated — goes through `withoutSecrets`.
  */
@@ -9,6 +10,7 @@
 import type { GatewayConfig } from '../config/types.js';
 import { withMessage, type GatewayError } from '../core/errors.js';
 import { boundText, redactSecrets } from '../observe/redact.js';
+import { configuredSecrets, fetchedTokens } from '../providers/provider-secrets.js';
 import { callerProviderKey } from '../routing/byok.js';
 import { presentedKey } from '../http/presented-key.js';
 import type { RequestContext } from './context.js';
@@ -21,12 +23,7 @@ const configured = new WeakMap<GatewayConfig, string[]>();
 function providerKeys(config: GatewayConfig): string[] {
   let keys = configured.get(config);
   if (!keys) {
-    keys = [];
-    for (const p of config.providers.values()) {
-      if (p.apiKey) keys.push(p.apiKey);
-      const aws = p.bedrock?.credentials;
-      if (aws) keys.push(aws.secretAccessKey, ...(aws.sessionToken ? [aws.sessionToken] : []));
-    }
+    keys = [...config.providers.values()].flatMap(configuredSecrets);
     configured.set(config, keys);
   }
   return keys;
@@ -34,6 +31,8 @@ function providerKeys(config: GatewayConfig): string[] {
 
 export function requestSecrets(ctx: RequestContext): string[] {
   const out = [...providerKeys(ctx.config)];
+  // Tokens change as they are refreshed: read at the time of the error.
+  for (const p of ctx.config.providers.values()) out.push(...fetchedTokens(p));
   const own = callerProviderKey(ctx.req.headers);
   if (own) out.push(own);
   const gatewayKey = presentedKey(ctx.req.headers);
