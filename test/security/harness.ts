@@ -2,7 +2,8 @@
  * A gateway with an OpenAI chat, an Anthropic and an OpenAI Responses provider on the same
  * programmable upstream (test/helpers/fake-upstream.ts), so every endpoint × provider pair
  * (pass-through and translated) can be driven with raw upstream bytes: cut streams, malformed events,
- * echoed keys.
+ * echoed keys. With `kinds`, also a provider of each kind of kind-rigs.ts (named after its kind), whose
+ * front relays to the same upstream: KIND_PAIRS.
  */
 
 import { request } from 'node:http';
@@ -15,6 +16,7 @@ import {
   startFakeUpstream,
 } from '../helpers/fake-upstream.js';
 import { SEC_ANT_KEY, SEC_GW_KEY, SEC_OAI_KEY, SEC_RESP_KEY, securityGateway } from '../helpers/gateway-config.js';
+import { type KindFront, type KindId, KINDS } from '../helpers/kind-rigs.js';
 import { configOf, startGateway, type RunningGateway } from '../helpers/start-gateway.js';
 
 export const GW_KEY = SEC_GW_KEY;
@@ -26,6 +28,8 @@ export const RESP_KEY = SEC_RESP_KEY;
 export type Endpoint = 'openai' | 'anthropic' | 'responses';
 export const PROVIDERS = ['oa', 'an', 'rs'] as const;
 export type Provider = (typeof PROVIDERS)[number];
+/** A direct provider, or the provider of a kind (a rig started with `kinds`). */
+export type PairProvider = Provider | KindId;
 /** The chat and messages caller × provider pairs: two pass-through, two translated. */
 export const PAIRS: Array<[Endpoint, Provider]> = [
   ['openai', 'oa'],
@@ -43,6 +47,10 @@ export const RESPONSES_PAIRS: Array<[Endpoint, Provider]> = [
 ];
 /** Every endpoint × provider pair. */
 export const ALL_PAIRS: Array<[Endpoint, Provider]> = [...PAIRS, ...RESPONSES_PAIRS];
+/** Every endpoint × each kind's provider (a rig started with `kinds`). */
+export const KIND_PAIRS: Array<[Endpoint, PairProvider]> = KINDS.flatMap((rig) =>
+  (['openai', 'anthropic', 'responses'] as const).map((ep): [Endpoint, PairProvider] => [ep, rig.kind]),
+);
 
 /** The wire format an upstream path speaks. */
 export function formatOfPath(path: string): 'openai' | 'anthropic' | 'responses' {
@@ -55,18 +63,42 @@ export interface SecurityRig {
   close(): Promise<void>;
 }
 
-/** `failures`: provider failures that open a model's circuit (high where tests fail streams on purpose). */
+export interface StartedRig extends SecurityRig {
+  /** The kinds' credentials (kind-rigs.ts `secrets`): sent to their APIs so far, and held by the gateway only. */
+  kindSecrets(): { sent: string[]; held: string[] };
+}
+
+/**
+ * `failures`: provider failures that open a model's circuit (high where tests fail streams on purpose);
+ * `kinds`: a provider of each kind too.
+ */
 export async function startRig(
   handler: Handler,
-  o: { extra?: string; failures?: number; accept?: FakeUpstreamOptions['accept'] } = {},
-): Promise<SecurityRig> {
+  o: { extra?: string; failures?: number; accept?: FakeUpstreamOptions['accept']; kinds?: boolean } = {},
+): Promise<StartedRig> {
   const up = await startFakeUpstream({ handler, accept: o.accept });
-  const gw = await startGateway(configOf(securityGateway(up.url, o.extra, o.failures)));
+  const spec = securityGateway(up.url, o.extra, o.failures);
+  const fronts: KindFront[] = [];
+  for (const rig of o.kinds ? KINDS : []) {
+    const front = await rig.start(up, ['m']);
+    fronts.push(front);
+    const price = { input: 1, output: 2 };
+    spec.providers[rig.kind] = {
+      ...front.provider({ m: { context_window: 128000, max_output_tokens: 4096, price } }),
+      byok: rig.byok ? 'optional' : undefined,
+    };
+  }
+  const gw = await startGateway(configOf(spec));
   return {
     gw,
     up,
+    kindSecrets: () => {
+      const all = fronts.map((f) => f.secrets());
+      return { sent: all.flatMap((s) => s.sent), held: all.flatMap((s) => s.held) };
+    },
     close: async () => {
       await gw.close();
+      for (const front of fronts) await front.close();
       await up.close();
     },
   };
@@ -85,7 +117,7 @@ export function headersFor(ep: Endpoint, extra: Record<string, string> = {}): Re
   };
 }
 
-export function bodyFor(ep: Endpoint, provider: Provider, o: { stream?: boolean; text?: string } = {}): string {
+export function bodyFor(ep: Endpoint, provider: PairProvider, o: { stream?: boolean; text?: string } = {}): string {
   const stream = o.stream ? { stream: true } : {};
   const user = { role: 'user', content: o.text ?? 'hello' };
   if (ep === 'responses')

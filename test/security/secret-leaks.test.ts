@@ -3,6 +3,9 @@
  * redacted by value but in-stream errors were not: a same-format stream relayed the provider's
  * error event verbatim and a translated one redacted by pattern only, so a configured key such as
  * `team-anthropic-key-01` echoed mid-stream reached the caller.
+ *
+ * Issue 15: the same on each provider kind (kind-rigs.ts), whose upstream echoes the kind's credentials
+ * too: the Azure api-key, the Entra ID and Google Cloud tokens the gateway fetched.
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,19 +18,25 @@ import {
   bodyFor,
   formatOfPath,
   GW_KEY,
+  KIND_PAIRS,
   OAI_KEY,
   openaiStream,
   post,
   RESP_KEY,
   responsesStream,
   startRig,
-  type SecurityRig,
+  type StartedRig,
 } from './harness.js';
 
 /** Keys of several shapes: the configured ones (not credential-shaped), the caller's own, the gateway key. */
 const BYOK_KEY = 'my-own-provider-credential-77';
 const SHAPED = 'AKIAIOSFODNN7EXAMPLE';
-const ALL = [OAI_KEY, ANT_KEY, RESP_KEY, BYOK_KEY, GW_KEY, SHAPED];
+const KEYS = [OAI_KEY, ANT_KEY, RESP_KEY, BYOK_KEY, GW_KEY, SHAPED];
+const PAIRS = [...ALL_PAIRS, ...KIND_PAIRS];
+
+let rig: StartedRig;
+/** Every secret no caller or log may see: the keys above and the kinds' credentials. */
+const allSecrets = () => [...KEYS, ...rig.kindSecrets().sent, ...rig.kindSecrets().held];
 
 /** A Responses `error` event (the documented flat members) numbered `sequence`. */
 function responsesError(message: string, sequence: number): string {
@@ -35,9 +44,13 @@ function responsesError(message: string, sequence: number): string {
   return `event: error\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
-/** The upstream echoes the key it was sent, every configured key, the gateway key and an AWS-shaped one. */
+/**
+ * The upstream echoes the key it was sent, every configured key, the kinds' credentials sent so far (as an API
+ * behind a front would echo what it got), the gateway key and an AWS-shaped one.
+ */
 function echoing(path: string, when: string, sent: string): Reply {
-  const ECHO = `upstream saw keys ${[sent, OAI_KEY, ANT_KEY, RESP_KEY, GW_KEY, SHAPED].join(' and ')} in this request`;
+  const keys = [sent, OAI_KEY, ANT_KEY, RESP_KEY, ...rig.kindSecrets().sent, GW_KEY, SHAPED];
+  const ECHO = `upstream saw keys ${keys.join(' and ')} in this request`;
   const format = formatOfPath(path);
   // Responses errors before the stream have the OpenAI body; in a stream they are `error` events.
   const openai = format !== 'anthropic';
@@ -76,20 +89,20 @@ function echoing(path: string, when: string, sent: string): Reply {
 }
 
 function expectClean(text: string): void {
-  for (const k of ALL) expect(text).not.toContain(k);
+  const all = allSecrets();
+  for (const k of all) expect(text).not.toContain(k);
   // Not even a piece of one.
-  for (const k of ALL) expect(text).not.toContain(k.slice(0, 12));
+  for (const k of all) expect(text).not.toContain(k.slice(0, 12));
 }
 
 describe('secrets never reach a caller or a log', () => {
-  let rig: SecurityRig;
   beforeAll(async () => {
     rig = await startRig(
       (req) => {
         const sent = String(req.headers['x-api-key'] ?? req.headers.authorization ?? '').replace(/^Bearer /, '');
         return echoing(req.path, /when:([a-z-]+)/.exec(lastUserText(req.body))?.[1] ?? 'during', sent);
       },
-      { failures: 1000 },
+      { failures: 1000, kinds: true },
     );
   });
   afterAll(() => rig.close());
@@ -101,7 +114,9 @@ describe('secrets never reach a caller or a log', () => {
   };
   for (const when of ['before', 'first-event', 'during']) {
     for (const byok of [false, true]) {
-      it.each(ALL_PAIRS)(
+      // A kind's front takes only its own credential (a caller's key is a 401 there): BYOK on the direct pairs.
+      const pairs = byok ? ALL_PAIRS : PAIRS;
+      it.each(pairs)(
         `%s caller → %s provider: keys echoed ${LABEL[when]}${byok ? ' (BYOK)' : ''}`,
         async (ep, provider) => {
           const headers: Record<string, string> = byok ? { 'x-provider-api-key': BYOK_KEY } : {};
@@ -120,7 +135,7 @@ describe('secrets never reach a caller or a log', () => {
             expect(responsesOrderViolations(sseMessages(text))).toEqual([]);
         },
       );
-      it.each(ALL_PAIRS)(
+      it.each(pairs)(
         `%s caller → %s provider: keys echoed in a non-stream error${byok ? ' (BYOK)' : ''}`,
         async (ep, provider) => {
           const headers: Record<string, string> = byok ? { 'x-provider-api-key': BYOK_KEY } : {};
@@ -136,6 +151,8 @@ describe('secrets never reach a caller or a log', () => {
 
   it('no log line holds a key', () => {
     expect(rig.gw.logs.length).toBeGreaterThan(0);
+    // The kinds' tokens were fetched and sent: they are among the secrets checked.
+    expect(rig.kindSecrets().sent.length).toBeGreaterThanOrEqual(3);
     expectClean(rig.gw.logs.join('\n'));
   });
 });
