@@ -44,7 +44,7 @@ function targetOf(rig: KindRig): ReplayTarget {
       if (rig.format !== 'anthropic' || got.path === rig.countPath) return;
       // A messages caller passes through: the kind's edits, spliced into the caller's bytes.
       const sent = JSON.parse(sentRaw);
-      const edited = rig.passThroughBody?.(sent) ?? { ...sent, model: this.upstreamModel };
+      const edited = rig.passThroughBody?.(sent, c.headers) ?? { ...sent, model: this.upstreamModel };
       expect(call?.rawBody === JSON.stringify(edited), 'the front got the caller’s bytes with the kind’s edits').toBe(
         true,
       );

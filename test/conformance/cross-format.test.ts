@@ -140,6 +140,7 @@ const openaiCaller: Caller = {
     400: OpenAI.BadRequestError,
     429: OpenAI.RateLimitError,
     500: OpenAI.InternalServerError,
+    503: OpenAI.InternalServerError,
     529: OpenAI.InternalServerError,
   },
   apiError: OpenAI.APIError,
@@ -219,9 +220,16 @@ const anthropicCaller: Caller = {
     400: Anthropic.BadRequestError,
     429: Anthropic.RateLimitError,
     500: Anthropic.InternalServerError,
+    503: Anthropic.ServiceUnavailableError,
     529: Anthropic.OverloadedError,
   },
-  errorType: { 400: 'invalid_request_error', 429: 'rate_limit_error', 500: 'api_error', 529: 'overloaded_error' },
+  errorType: {
+    400: 'invalid_request_error',
+    429: 'rate_limit_error',
+    500: 'api_error',
+    503: 'overloaded_error',
+    529: 'overloaded_error',
+  },
   apiError: Anthropic.APIError,
   async send(model, ask, stream) {
     const messages: Anthropic.MessageParam[] = [];
@@ -373,6 +381,8 @@ interface Column {
   expectCredential(u: UpstreamCall): void;
   /** An upstream 429's retry-after reaches the gateway. */
   retryAfter: boolean;
+  /** Upstream error statuses the kind's front answers with another. */
+  statuses: Record<number, number>;
 }
 const direct = (upstream: Column['upstream'], model: string, path: string, secret: string): Column => ({
   upstream,
@@ -384,6 +394,7 @@ const direct = (upstream: Column['upstream'], model: string, path: string, secre
       upstream === 'anthropic' ? secret : `Bearer ${secret}`,
     ),
   retryAfter: true,
+  statuses: {},
 });
 const COLUMNS: Column[] = [
   direct('openai', 'oai/m', '/v1/chat/completions', OAI_SECRET),
@@ -400,6 +411,7 @@ const COLUMNS: Column[] = [
         expect(front.secrets().sent).toContain(front.lastCall()?.credential);
       },
       retryAfter: rig.retryAfter,
+      statuses: rig.statuses ?? {},
     }),
   ),
 ];
@@ -664,9 +676,10 @@ const SCENARIOS: Scenario[] = [
           () => undefined,
           (e: unknown) => e,
         );
-        expect(err).toBeInstanceOf(caller.errorClass[status]);
-        expect((err as { status?: number }).status).toBe(status);
-        if (caller.errorType) expect((err as { error?: any }).error?.error?.type).toBe(caller.errorType[status]);
+        const seen = cell.statuses[status] ?? status;
+        expect(err).toBeInstanceOf(caller.errorClass[seen]);
+        expect((err as { status?: number }).status).toBe(seen);
+        if (caller.errorType) expect((err as { error?: any }).error?.error?.type).toBe(caller.errorType[seen]);
         // Passed on when the answer reaching the gateway has it (fake-vertex drops it: Vertex sends none).
         if (status === 429)
           expect((err as { headers?: Headers }).headers?.get('retry-after')).toBe(cell.retryAfter ? '7' : null);

@@ -31,13 +31,14 @@ export interface ProviderSpec {
     | 'vertex'
     | 'vertex-anthropic'
     | 'bedrock'
+    | 'bedrock-anthropic'
     | 'mock';
   /**
    * The upstream's origin; OpenAI providers (both kinds) get `/v1` appended, Gemini `/v1beta`; the Azure,
    * Vertex and Bedrock kinds take it as it is. Not for `mock`.
    */
   url?: string;
-  /** The kind's own settings, each written as `key: value` (`api_version`, `style`, `entra`, `vertex`, `bedrock`). */
+  /** The kind's own settings, each written as `key: value` (`api_version`, `style`, `entra`, `vertex`, `aws`…). */
   settings?: Obj;
   /** null: no configured key. */
   api_key?: string | null;
@@ -70,6 +71,7 @@ const BASE_PATH: Record<ProviderSpec['api'], string> = {
   vertex: '',
   'vertex-anthropic': '',
   bedrock: '',
+  'bedrock-anthropic': '',
   mock: '',
 };
 

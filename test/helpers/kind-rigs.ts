@@ -20,10 +20,11 @@
 import { readFileSync } from 'node:fs';
 import { AZURE_API_KEY, AZURE_API_VERSION, ENTRA, type FakeAzure, startFakeAzure } from './fake-azure.js';
 import type { FakeUpstream, WireFormat } from './fake-upstream.js';
+import { startFakeBedrockInvoke } from './fake-bedrock-invoke.js';
 import { startFakeVertex } from './fake-vertex.js';
 import type { ModelSpec, ProviderSpec } from './gateway-config.js';
 
-export type KindId = 'azure-openai' | 'azure-openai-responses' | 'vertex-anthropic';
+export type KindId = 'azure-openai' | 'azure-openai-responses' | 'vertex-anthropic' | 'bedrock-anthropic';
 
 /** A kind's fronts, running in front of one fake upstream. */
 export interface KindFront {
@@ -60,19 +61,32 @@ export interface KindRig {
   byok: boolean;
   /** The front passes an upstream 429's retry-after on, as the real API sends one. */
   retryAfter: boolean;
+  /** Upstream error statuses the front answers with another (Bedrock: 529 → 503 ServiceUnavailableException). */
+  statuses?: Record<number, number>;
+  /**
+   * How the front relays a stream: the fake upstream's SSE as written, or re-encoded into the kind's own frames
+   * (Bedrock's event stream; raw events that are not JSON cannot be framed, errors become exception frames).
+   */
+  streams: 'relayed' | 'reframed';
   /** A typical model of the kind (a reasoning one where Claude Code's thinking needs it): its name and spec. */
   model: { name: string; spec: ModelSpec };
   /**
-   * What the front receives for a caller body in the upstream's own format (pass-through): the kind's edits.
-   * Absent: the body as sent, the model renamed.
+   * What the front receives for a caller body in the upstream's own format (pass-through), sent with these
+   * headers: the kind's edits. Absent: the body as sent, the model renamed.
    */
-  passThroughBody?(sent: Record<string, unknown>): Record<string, unknown>;
+  passThroughBody?(sent: Record<string, unknown>, headers: Record<string, string>): Record<string, unknown>;
   /** Starts the fronts for models with these upstream names (deployments, model ids). */
   start(up: FakeUpstream, upstreamNames: string[]): Promise<KindFront>;
 }
 
 const PROJECT = 'kinds-project';
 const LOCATION = 'us-east5';
+const AWS_REGION = 'eu-west-1';
+const AWS = {
+  accessKeyId: 'AKIAKINDSRIGS0000001',
+  secretAccessKey: 'kinds/rig+secret-access-key-000000001',
+  sessionToken: 'FwoGZXIvYXdzKINDSRIGSESSIONTOKEN0001',
+};
 
 async function azureFront(
   up: FakeUpstream,
@@ -113,6 +127,7 @@ export const KIND_RIGS: Record<KindId, KindRig> = {
     chatPath: '/v1/chat/completions',
     byok: true,
     retryAfter: true,
+    streams: 'relayed',
     model: { name: 'gpt-5-mini', spec: { context_window: 400000, max_output_tokens: 128000 } },
     async start(up, deployments) {
       const { azure, ...front } = await azureFront(up, deployments, 'api-key');
@@ -137,6 +152,7 @@ export const KIND_RIGS: Record<KindId, KindRig> = {
     chatPath: '/v1/responses',
     byok: false,
     retryAfter: true,
+    streams: 'relayed',
     model: { name: 'gpt-5-codex', spec: { context_window: 400000, max_output_tokens: 128000 } },
     async start(up, deployments) {
       const { azure, ...front } = await azureFront(up, deployments, 'entra');
@@ -160,6 +176,7 @@ export const KIND_RIGS: Record<KindId, KindRig> = {
     countPath: '/v1/messages/count_tokens',
     byok: false,
     retryAfter: false,
+    streams: 'relayed',
     model: {
       name: 'claude-sonnet-4-5',
       spec: { context_window: 200000, max_output_tokens: 64000, upstream_name: 'claude-sonnet-4-5@20250929' },
@@ -191,6 +208,65 @@ export const KIND_RIGS: Record<KindId, KindRig> = {
           return c && { path: c.path, credential: bearer(c.authorization), rawBody: c.body };
         },
         close: () => vertex.close(),
+      };
+    },
+  },
+  /** Claude on Bedrock through InvokeModel, SigV4-signed with a session's credentials. */
+  'bedrock-anthropic': {
+    kind: 'bedrock-anthropic',
+    format: 'anthropic',
+    chatPath: '/v1/messages',
+    countPath: '/v1/messages/count_tokens',
+    byok: false,
+    retryAfter: true,
+    statuses: { 529: 503 },
+    streams: 'reframed',
+    model: {
+      name: 'claude-sonnet-4-5',
+      spec: {
+        context_window: 200000,
+        max_output_tokens: 64000,
+        upstream_name: 'anthropic.claude-sonnet-4-5-20250929-v1:0',
+      },
+    },
+    passThroughBody: ({ model: _, stream: __, ...rest }, headers) => {
+      const betas = (headers['anthropic-beta'] ?? '').split(',').flatMap((b) => (b.trim() ? [b.trim()] : []));
+      return {
+        anthropic_version: 'bedrock-2023-05-31',
+        ...(betas.length > 0 ? { anthropic_beta: betas } : {}),
+        ...rest,
+      };
+    },
+    async start(up) {
+      const bedrock = await startFakeBedrockInvoke({
+        region: AWS_REGION,
+        credentials: AWS,
+        apiKey: 'ABSK-unused-by-this-rig',
+        anthropic: up.url,
+      });
+      return {
+        provider: (models, o = {}) => ({
+          api: 'bedrock-anthropic',
+          url: bedrock.url,
+          settings: {
+            region: AWS_REGION,
+            aws: {
+              access_key_id: AWS.accessKeyId,
+              secret_access_key: AWS.secretAccessKey,
+              session_token: AWS.sessionToken,
+            },
+          },
+          models,
+          ...o,
+        }),
+        // SigV4: the session token travels, the secret key only signs.
+        secrets: () => ({ sent: [AWS.sessionToken], held: [AWS.secretAccessKey] }),
+        lastCall: () => {
+          const c = bedrock.received.at(-1);
+          const token = c?.headers['x-amz-security-token'];
+          return c && { path: c.path, credential: typeof token === 'string' ? token : undefined, rawBody: c.body };
+        },
+        close: () => bedrock.close(),
       };
     },
   },
