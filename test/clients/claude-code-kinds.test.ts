@@ -33,7 +33,7 @@ function targetOf(rig: KindRig): ReplayTarget {
     alias: aliasOf(rig),
     concrete: concreteOf(rig),
     upstreamModel: upstreamNameOf(rig.model.name, rig.model.spec),
-    countPath: rig.countPath,
+    countPath: rig.countPath?.(upstreamNameOf(rig.model.name, rig.model.spec)),
     expectRoute(got, c, sentRaw) {
       const front = fronts.get(rig)!;
       const call = front.lastCall();
@@ -41,7 +41,7 @@ function targetOf(rig: KindRig): ReplayTarget {
       expect(front.secrets().sent).toContain(call?.credential);
       expect(JSON.stringify(got.headers)).not.toContain(CC_KEY);
       // The messages call's bytes; a count's body is the kind's counter's own.
-      if (rig.format !== 'anthropic' || got.path === rig.countPath) return;
+      if (rig.format !== 'anthropic' || got.endpoint === 'count_tokens') return;
       // A messages caller passes through: the kind's edits, spliced into the caller's bytes.
       const sent = JSON.parse(sentRaw);
       const edited = rig.passThroughBody?.(sent, c.headers) ?? { ...sent, model: this.upstreamModel };

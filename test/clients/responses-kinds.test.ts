@@ -9,7 +9,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeUpstream, SCRIPTED, startFakeUpstream } from '../helpers/fake-upstream.js';
 import { gatewayYaml, type ProviderSpec } from '../helpers/gateway-config.js';
-import { type KindFront, type KindRig, KINDS } from '../helpers/kind-rigs.js';
+import { chatCalls, type KindFront, type KindRig, KINDS } from '../helpers/kind-rigs.js';
 import { responsesOrderViolations } from '../helpers/responses-order.js';
 import { recordingFetch } from '../helpers/sse.js';
 import { loadTestConfig, type RunningGateway, startGateway } from '../helpers/start-gateway.js';
@@ -92,7 +92,7 @@ describe.each(KINDS.flatMap((rig) => (['json', 'stream'] as const).map((mode) =>
       );
       expect(second.output_text).toBe('tool said: sunny, 21C');
       expect(second.status).toBe('completed');
-      const calls = up.on(rig.chatPath);
+      const calls = chatCalls(up, rig.format);
       expect(calls.map((c) => c.status)).toEqual([200, 200]);
       const sent = calls[1].body;
       if (rig.format === 'responses') {

@@ -12,19 +12,25 @@
  *   front.lastCall()                                 the latest API call the front took: path, credential, body
  *   front.close()
  *
- * Still to come, one entry each, once fake-upstream.ts speaks their wire formats: gemini
- * (`/v1beta/models/{m}:generateContent`, `x-goog-api-key`), vertex (Gemini on Vertex: fake-vertex.ts
- * relays its publishers/google routes to fake-upstream.ts) and bedrock (Converse, SigV4 or a bearer key).
+ * Still to come, one entry, once fake-upstream.ts speaks its wire format: bedrock (Converse, SigV4 or a
+ * bearer key). Suites whose checks do not know a format yet (Gemini's in the matrix and the security
+ * harness) filter the kinds by `format`.
  */
 
 import { readFileSync } from 'node:fs';
 import { AZURE_API_KEY, AZURE_API_VERSION, ENTRA, type FakeAzure, startFakeAzure } from './fake-azure.js';
-import type { FakeUpstream, WireFormat } from './fake-upstream.js';
+import type { FakeUpstream, UpstreamCall, WireFormat } from './fake-upstream.js';
 import { startFakeBedrockInvoke } from './fake-bedrock-invoke.js';
 import { startFakeVertex } from './fake-vertex.js';
 import type { ModelSpec, ProviderSpec } from './gateway-config.js';
 
-export type KindId = 'azure-openai' | 'azure-openai-responses' | 'vertex-anthropic' | 'bedrock-anthropic';
+export type KindId =
+  | 'azure-openai'
+  | 'azure-openai-responses'
+  | 'gemini'
+  | 'vertex'
+  | 'vertex-anthropic'
+  | 'bedrock-anthropic';
 
 /** A kind's fronts, running in front of one fake upstream. */
 export interface KindFront {
@@ -52,11 +58,9 @@ const bearer = (authorization: string | undefined) => /^Bearer (.+)$/.exec(autho
 export interface KindRig {
   kind: KindId;
   /** What the fake upstream behind the front is spoken to in: its Content replies are encoded in it. */
-  format: Exclude<WireFormat, 'gemini'>;
-  /** Where the chat calls land on the fake upstream. */
-  chatPath: string;
-  /** Where count_tokens reaches the fake upstream (the kind's own counter), or absent: counted locally. */
-  countPath?: string;
+  format: WireFormat;
+  /** Where count_tokens for a model reaches the fake upstream (the kind's own counter), or absent: counted locally. */
+  countPath?(upstreamName: string): string;
   /** The upstream's credential is one string a caller may bring (`byok: optional`). */
   byok: boolean;
   /** The front passes an upstream 429's retry-after on, as the real API sends one. */
@@ -79,6 +83,7 @@ export interface KindRig {
   start(up: FakeUpstream, upstreamNames: string[]): Promise<KindFront>;
 }
 
+const GEMINI_KEY = 'AIzaKindsRigsGeminiKey00000000000000001';
 const PROJECT = 'kinds-project';
 const LOCATION = 'us-east5';
 const AWS_REGION = 'eu-west-1';
@@ -112,6 +117,42 @@ async function azureFront(
   };
 }
 
+/** Vertex AI with a service-account key file: its Gemini and Claude routes relay to the fake upstream. */
+async function vertexFront(up: FakeUpstream, api: 'vertex' | 'vertex-anthropic'): Promise<KindFront> {
+  const vertex = await startFakeVertex({
+    project: PROJECT,
+    location: LOCATION,
+    gemini: up.url,
+    geminiKey: GEMINI_KEY,
+    anthropic: up.url,
+  });
+  const privateKey = JSON.parse(readFileSync(vertex.keyFile, 'utf8')).private_key as string;
+  return {
+    provider: (models, o = {}) => ({
+      api,
+      url: vertex.url,
+      settings: { vertex: { project: PROJECT, location: LOCATION, credentials_file: vertex.keyFile } },
+      models,
+      ...o,
+    }),
+    secrets: () => ({
+      sent: [...new Set(vertex.received.flatMap((c) => bearer(c.authorization) ?? []))],
+      held: [privateKey],
+    }),
+    lastCall: () => {
+      const c = vertex.received.at(-1);
+      return c && { path: c.path, credential: bearer(c.authorization), rawBody: c.body };
+    },
+    close: () => vertex.close(),
+  };
+}
+
+const GEMINI_MODEL = {
+  name: 'gemini-2.5-flash',
+  spec: { context_window: 1048576, max_output_tokens: 65536 },
+};
+const geminiCountPath = (model: string) => `/v1beta/models/${model}:countTokens`;
+
 const entraSettings = (authority: string) => ({
   tenant_id: ENTRA.tenant,
   client_id: ENTRA.clientId,
@@ -124,7 +165,6 @@ export const KIND_RIGS: Record<KindId, KindRig> = {
   'azure-openai': {
     kind: 'azure-openai',
     format: 'openai',
-    chatPath: '/v1/chat/completions',
     byok: true,
     retryAfter: true,
     streams: 'relayed',
@@ -149,7 +189,6 @@ export const KIND_RIGS: Record<KindId, KindRig> = {
   'azure-openai-responses': {
     kind: 'azure-openai-responses',
     format: 'responses',
-    chatPath: '/v1/responses',
     byok: false,
     retryAfter: true,
     streams: 'relayed',
@@ -168,12 +207,44 @@ export const KIND_RIGS: Record<KindId, KindRig> = {
       };
     },
   },
+  /** The Gemini API with its key (no front: THE fake upstream speaks it). */
+  gemini: {
+    kind: 'gemini',
+    format: 'gemini',
+    countPath: geminiCountPath,
+    byok: true,
+    retryAfter: true,
+    streams: 'relayed',
+    model: GEMINI_MODEL,
+    async start(up) {
+      return {
+        provider: (models, o = {}) => ({ api: 'gemini', url: up.url, api_key: GEMINI_KEY, models, ...o }),
+        secrets: () => ({ sent: [GEMINI_KEY], held: [] }),
+        lastCall: () => {
+          const c = up.received.at(-1);
+          const key = c?.headers['x-goog-api-key'];
+          return c && { path: c.path, credential: typeof key === 'string' ? key : undefined, rawBody: c.rawBody };
+        },
+        close: async () => undefined,
+      };
+    },
+  },
+  /** Gemini on Vertex AI, with a service-account key file. */
+  vertex: {
+    kind: 'vertex',
+    format: 'gemini',
+    countPath: geminiCountPath,
+    byok: false,
+    retryAfter: false,
+    streams: 'relayed',
+    model: GEMINI_MODEL,
+    start: (up) => vertexFront(up, 'vertex'),
+  },
   /** Claude on Vertex AI, with a service-account key file. */
   'vertex-anthropic': {
     kind: 'vertex-anthropic',
     format: 'anthropic',
-    chatPath: '/v1/messages',
-    countPath: '/v1/messages/count_tokens',
+    countPath: () => '/v1/messages/count_tokens',
     byok: false,
     retryAfter: false,
     streams: 'relayed',
@@ -182,41 +253,13 @@ export const KIND_RIGS: Record<KindId, KindRig> = {
       spec: { context_window: 200000, max_output_tokens: 64000, upstream_name: 'claude-sonnet-4-5@20250929' },
     },
     passThroughBody: ({ model: _, ...rest }) => ({ anthropic_version: 'vertex-2023-10-16', ...rest }),
-    async start(up) {
-      const vertex = await startFakeVertex({
-        project: PROJECT,
-        location: LOCATION,
-        gemini: up.url,
-        geminiKey: 'AIza-behind-vertex',
-        anthropic: up.url,
-      });
-      const privateKey = JSON.parse(readFileSync(vertex.keyFile, 'utf8')).private_key as string;
-      return {
-        provider: (models, o = {}) => ({
-          api: 'vertex-anthropic',
-          url: vertex.url,
-          settings: { vertex: { project: PROJECT, location: LOCATION, credentials_file: vertex.keyFile } },
-          models,
-          ...o,
-        }),
-        secrets: () => ({
-          sent: [...new Set(vertex.received.flatMap((c) => bearer(c.authorization) ?? []))],
-          held: [privateKey],
-        }),
-        lastCall: () => {
-          const c = vertex.received.at(-1);
-          return c && { path: c.path, credential: bearer(c.authorization), rawBody: c.body };
-        },
-        close: () => vertex.close(),
-      };
-    },
+    start: (up) => vertexFront(up, 'vertex-anthropic'),
   },
   /** Claude on Bedrock through InvokeModel, SigV4-signed with a session's credentials. */
   'bedrock-anthropic': {
     kind: 'bedrock-anthropic',
     format: 'anthropic',
-    chatPath: '/v1/messages',
-    countPath: '/v1/messages/count_tokens',
+    countPath: () => '/v1/messages/count_tokens',
     byok: false,
     retryAfter: true,
     statuses: { 529: 503 },
@@ -274,6 +317,11 @@ export const KIND_RIGS: Record<KindId, KindRig> = {
 
 /** The kinds, in a stable order, for `describe.each`. */
 export const KINDS: KindRig[] = Object.values(KIND_RIGS);
+
+/** The generation calls (chat, messages, responses, generateContent) the fake upstream took in a format. */
+export function chatCalls(up: FakeUpstream, format: WireFormat): UpstreamCall[] {
+  return up.received.filter((c) => c.format === format && ['chat', 'messages', 'responses'].includes(c.endpoint));
+}
 
 /** The name the fake upstream (behind the front) knows a model by. */
 export const upstreamNameOf = (name: string, spec: ModelSpec): string => spec.upstream_name ?? name;
