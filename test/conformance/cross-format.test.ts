@@ -20,8 +20,8 @@ import { type FakeUpstream, SCRIPTED, startFakeUpstream, type UpstreamCall } fro
 import { ANT_SECRET, OAI_SECRET, RESP_SECRET, SCRIPTED_KEY, scriptedGateway } from '../helpers/gateway-config.js';
 import { chatCalls, type KindFront, type KindRig, KINDS } from '../helpers/kind-rigs.js';
 
-/** The kinds whose upstream format the scenarios below check (Gemini's is still to come). */
-const MATRIX_KINDS = KINDS.filter((rig) => rig.format !== 'gemini');
+/** Every kind: the scenarios below check each upstream format they reach. */
+const MATRIX_KINDS = KINDS;
 import { responsesOrderViolations } from '../helpers/responses-order.js';
 import { recordingFetch } from '../helpers/sse.js';
 import { configOf, startGateway, type RunningGateway } from '../helpers/start-gateway.js';
@@ -374,7 +374,7 @@ const CALLERS: Record<CallerId, Caller> = {
 
 /** An upstream column: the fake upstream reached directly, or through a provider kind's front. */
 interface Column {
-  upstream: 'openai' | 'anthropic' | 'responses';
+  upstream: 'openai' | 'anthropic' | 'responses' | 'gemini';
   /** The upstream's name in labels: its format, or the kind. */
   name: string;
   model: string;
@@ -402,7 +402,7 @@ const COLUMNS: Column[] = [
   direct('responses', 'resp/m', RESP_SECRET),
   ...MATRIX_KINDS.map(
     (rig): Column => ({
-      upstream: rig.format as Column['upstream'],
+      upstream: rig.format,
       name: rig.kind,
       model: `${rig.kind}/m`,
       expectCredential() {
@@ -442,6 +442,9 @@ interface Ctx {
 
 const TEXT_PARTS = ['text', 'input_text', 'output_text'];
 
+/** The text of Gemini parts (a thought's aside). */
+const geminiText = (parts: any[] = []) => parts.map((p) => (p.thought ? '' : (p.text ?? ''))).join('');
+
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) return content.map((p: any) => (TEXT_PARTS.includes(p?.type) ? p.text : '')).join('');
@@ -450,6 +453,8 @@ function textOf(content: unknown): string {
 
 /** The upstream request's messages (Responses: input items) minus any system ones, as [role, text]. */
 function upstreamTurns(cell: Cell, body: any): Array<[string, string]> {
+  if (cell.upstream === 'gemini')
+    return (body.contents as any[]).map((c) => [c.role === 'model' ? 'assistant' : c.role, geminiText(c.parts)]);
   return ((cell.upstream === 'responses' ? body.input : body.messages) as any[])
     .filter((m) => m.role !== 'system' && m.role !== 'developer')
     .map((m) => [m.role, textOf(m.content)]);
@@ -472,8 +477,14 @@ const SCENARIOS: Scenario[] = [
       expect(r.calls).toEqual([]);
       expect(r.rawStop).toBe(caller.stopName.stop);
       const [u] = upstreamCalls();
-      expect(u.body.model).toBe('m');
-      expect(u.body.stream === true).toBe(stream);
+      if (cell.upstream === 'gemini') {
+        // The model and the stream are in the path.
+        expect(u.path).toBe(`/v1beta/models/m:${stream ? 'streamGenerateContent' : 'generateContent'}`);
+        expect(u.body.generationConfig.maxOutputTokens).toBe(caller.id === 'anthropic' ? 500 : 1000);
+      } else {
+        expect(u.body.model).toBe('m');
+        expect(u.body.stream === true).toBe(stream);
+      }
       cell.expectCredential(u);
       // Anthropic requires max_tokens: an OpenAI caller that sent none gets the model's max_output_tokens.
       if (caller.id !== 'anthropic' && cell.upstream === 'anthropic') expect(u.body.max_tokens).toBe(1000);
@@ -487,7 +498,10 @@ const SCENARIOS: Scenario[] = [
       const r = await ask({ system: 'be terse', turns: [{ role: 'user', text: 'hi' }] });
       expect(r.text).toBe('[sys:be terse] echo: hi');
       const [u] = upstreamCalls();
-      if (cell.upstream === 'responses') {
+      if (cell.upstream === 'gemini') {
+        expect(geminiText(u.body.systemInstruction?.parts)).toBe('be terse');
+        expect((u.body.contents as any[]).map((c) => c.role)).toEqual(['user']);
+      } else if (cell.upstream === 'responses') {
         // Translated: `instructions`. A Responses caller's own spelling (an item or instructions) passes through.
         const items = (u.body.input as any[]).filter((m) => m.role === 'system' || m.role === 'developer');
         const placed = [...(u.body.instructions === undefined ? [] : [u.body.instructions])];
@@ -541,7 +555,10 @@ const SCENARIOS: Scenario[] = [
       expect(r.calls[0].id).toEqual(expect.any(String));
       expect(r.calls[0].id.length).toBeGreaterThan(0);
       const [u] = upstreamCalls();
-      if (cell.upstream === 'responses') {
+      if (cell.upstream === 'gemini') {
+        expect(u.body.tools).toHaveLength(1);
+        expect(u.body.tools[0].functionDeclarations).toEqual([expect.objectContaining({ name: 'get_weather' })]);
+      } else if (cell.upstream === 'responses') {
         expect(u.body.tools).toEqual([
           expect.objectContaining({ type: 'function', name: 'get_weather', parameters: WEATHER_SCHEMA }),
         ]);
@@ -584,7 +601,14 @@ const SCENARIOS: Scenario[] = [
       expect(r.text).toBe('tool said: sunny, 21C');
       expect(r.stop).toBe('stop');
       const second = upstreamCalls()[1].body;
-      if (cell.upstream === 'responses') {
+      if (cell.upstream === 'gemini') {
+        const contents = second.contents as any[];
+        expect(contents.at(-2)).toMatchObject({
+          role: 'model',
+          parts: [{ functionCall: { name: 'get_weather', args: { city: 'Paris' } } }],
+        });
+        expect(contents.at(-1)).toMatchObject({ role: 'user', parts: [{ functionResponse: { name: 'get_weather' } }] });
+      } else if (cell.upstream === 'responses') {
         const items = second.input as any[];
         expect(items.at(-2)).toMatchObject({ type: 'function_call', name: 'get_weather' });
         expect(JSON.parse(items.at(-2).arguments)).toEqual({ city: 'Paris' });
@@ -641,7 +665,8 @@ const SCENARIOS: Scenario[] = [
       expect(r.stop).toBe('length');
       expect(r.rawStop).toBe(caller.stopName.length);
       const [u] = upstreamCalls();
-      if (cell.upstream === 'openai') expect(u.body.max_completion_tokens ?? u.body.max_tokens).toBe(16);
+      if (cell.upstream === 'gemini') expect(u.body.generationConfig.maxOutputTokens).toBe(16);
+      else if (cell.upstream === 'openai') expect(u.body.max_completion_tokens ?? u.body.max_tokens).toBe(16);
       else if (cell.upstream === 'responses') expect(u.body.max_output_tokens).toBe(16);
       else expect(u.body.max_tokens).toBe(16);
     },
@@ -679,7 +704,7 @@ const SCENARIOS: Scenario[] = [
         expect(err).toBeInstanceOf(caller.errorClass[seen]);
         expect((err as { status?: number }).status).toBe(seen);
         if (caller.errorType) expect((err as { error?: any }).error?.error?.type).toBe(caller.errorType[seen]);
-        // Passed on when the answer reaching the gateway has it (fake-vertex drops it: Vertex sends none).
+        // Passed on when the answer reaching the gateway has it (fake-vertex drops Claude's header).
         if (status === 429)
           expect((err as { headers?: Headers }).headers?.get('retry-after')).toBe(cell.retryAfter ? '7' : null);
       },

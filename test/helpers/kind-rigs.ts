@@ -63,7 +63,7 @@ export interface KindRig {
   countPath?(upstreamName: string): string;
   /** The upstream's credential is one string a caller may bring (`byok: optional`). */
   byok: boolean;
-  /** The front passes an upstream 429's retry-after on, as the real API sends one. */
+  /** An upstream 429's retry-after reaches the gateway through the front (a header, or Google's RetryInfo). */
   retryAfter: boolean;
   /** Upstream error statuses the front answers with another (Bedrock: 529 → 503 ServiceUnavailableException). */
   statuses?: Record<number, number>;
@@ -235,7 +235,8 @@ export const KIND_RIGS: Record<KindId, KindRig> = {
     format: 'gemini',
     countPath: geminiCountPath,
     byok: false,
-    retryAfter: false,
+    // In the error body (Google's RetryInfo), which the front relays.
+    retryAfter: true,
     streams: 'relayed',
     model: GEMINI_MODEL,
     start: (up) => vertexFront(up, 'vertex'),
