@@ -13,8 +13,8 @@
  *   front.close()
  *
  * Still to come, one entry, once fake-upstream.ts speaks its wire format: bedrock (Converse, SigV4 or a
- * bearer key). Suites whose checks do not know a format yet (Gemini's in the matrix and the security
- * harness) filter the kinds by `format`.
+ * bearer key). Suites whose checks do not know a format yet (Gemini's in the security harness) filter
+ * the kinds by `format`.
  */
 
 import { readFileSync } from 'node:fs';
