@@ -47,15 +47,16 @@ export const RESPONSES_PAIRS: Array<[Endpoint, Provider]> = [
 ];
 /** Every endpoint × provider pair. */
 export const ALL_PAIRS: Array<[Endpoint, Provider]> = [...PAIRS, ...RESPONSES_PAIRS];
-/** The kinds whose upstream format the harness writes streams and errors in (Gemini's is still to come). */
-const HARNESS_KINDS = KINDS.filter((rig) => rig.format !== 'gemini');
 /** Every endpoint × each kind's provider (a rig started with `kinds`). */
-export const KIND_PAIRS: Array<[Endpoint, PairProvider]> = HARNESS_KINDS.flatMap((rig) =>
+export const KIND_PAIRS: Array<[Endpoint, PairProvider]> = KINDS.flatMap((rig) =>
   (['openai', 'anthropic', 'responses'] as const).map((ep): [Endpoint, PairProvider] => [ep, rig.kind]),
 );
+/** Each kind's provider from the messages endpoint only (Claude Code's), for slow suites. */
+export const KIND_MESSAGES_PAIRS = KIND_PAIRS.filter(([ep]) => ep === 'anthropic');
 
 /** The wire format an upstream path speaks. */
-export function formatOfPath(path: string): 'openai' | 'anthropic' | 'responses' {
+export function formatOfPath(path: string): 'openai' | 'anthropic' | 'responses' | 'gemini' {
+  if (path.startsWith('/v1beta/')) return 'gemini';
   return path.endsWith('/chat/completions') ? 'openai' : path.endsWith('/responses') ? 'responses' : 'anthropic';
 }
 
@@ -81,7 +82,7 @@ export async function startRig(
   const up = await startFakeUpstream({ handler, accept: o.accept });
   const spec = securityGateway(up.url, o.extra, o.failures);
   const fronts: KindFront[] = [];
-  for (const rig of o.kinds ? HARNESS_KINDS : []) {
+  for (const rig of o.kinds ? KINDS : []) {
     const front = await rig.start(up, ['m']);
     fronts.push(front);
     const price = { input: 1, output: 2 };
@@ -235,6 +236,17 @@ export function responsesStream(words: string[], o: { terminal?: boolean } = {})
   return o.terminal === false ? all.slice(0, -1) : all;
 }
 
+/** Whether an upstream call asks for a stream: Gemini says so in its path, the others with `stream: true`. */
+export function wantsStream(call: { path: string; body?: any }): boolean {
+  return call.body?.stream === true || call.path.endsWith(':streamGenerateContent');
+}
+
+/** `finish: false`: without the closing chunk (its finishReason and usage). */
+export function geminiStream(words: string[], o: { finish?: boolean } = {}): string[] {
+  const all = answerEvents('gemini', reply(words, 'gemini-2.0-flash'));
+  return o.finish === false ? all.slice(0, -1) : all;
+}
+
 /** A complete stream in the upstream path's format. */
 export function streamFor(path: string, words: string[]): string[] {
   const format = formatOfPath(path);
@@ -242,7 +254,9 @@ export function streamFor(path: string, words: string[]): string[] {
     ? openaiStream(words)
     : format === 'responses'
       ? responsesStream(words)
-      : anthropicStream(words);
+      : format === 'gemini'
+        ? geminiStream(words)
+        : anthropicStream(words);
 }
 
 const reply = (words: string[], model: string) => ({
@@ -260,5 +274,6 @@ export function streamingHandler(o: { words: string[]; delayMs?: number }): Hand
 export function jsonReply(path: string, text: string) {
   const format = formatOfPath(path);
   const r = { text: [text], usage: { input: 10, output: 2 } };
-  return answerBody(format, { ...r, model: format === 'anthropic' ? 'claude-test' : 'gpt-4o-mini' });
+  const model = { anthropic: 'claude-test', gemini: 'gemini-2.0-flash' }[format as string] ?? 'gpt-4o-mini';
+  return answerBody(format, { ...r, model });
 }

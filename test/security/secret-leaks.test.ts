@@ -10,6 +10,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lastUserText, type Reply } from '../helpers/fake-upstream.js';
+import { geminiStreamError } from '../helpers/gemini-wire.js';
 import { responsesOrderViolations, sseMessages } from '../helpers/responses-order.js';
 import {
   ALL_PAIRS,
@@ -17,6 +18,7 @@ import {
   anthropicStream,
   bodyFor,
   formatOfPath,
+  geminiStream,
   GW_KEY,
   KIND_PAIRS,
   OAI_KEY,
@@ -52,6 +54,12 @@ function echoing(path: string, when: string, sent: string): Reply {
   const keys = [sent, OAI_KEY, ANT_KEY, RESP_KEY, ...rig.kindSecrets().sent, GW_KEY, SHAPED];
   const ECHO = `upstream saw keys ${keys.join(' and ')} in this request`;
   const format = formatOfPath(path);
+  if (format === 'gemini') {
+    if (when === 'before')
+      return { kind: 'json', status: 400, body: { error: { code: 400, message: ECHO, status: 'INVALID_ARGUMENT' } } };
+    const head = when === 'first-event' ? [] : geminiStream([' hi']).slice(0, 1);
+    return { kind: 'sse', events: [...head, geminiStreamError(ECHO)] };
+  }
   // Responses errors before the stream have the OpenAI body; in a stream they are `error` events.
   const openai = format !== 'anthropic';
   if (format === 'responses' && when !== 'before') {
@@ -99,7 +107,8 @@ describe('secrets never reach a caller or a log', () => {
   beforeAll(async () => {
     rig = await startRig(
       (req) => {
-        const sent = String(req.headers['x-api-key'] ?? req.headers.authorization ?? '').replace(/^Bearer /, '');
+        const key = req.headers['x-api-key'] ?? req.headers['x-goog-api-key'] ?? req.headers.authorization ?? '';
+        const sent = String(key).replace(/^Bearer /, '');
         return echoing(req.path, /when:([a-z-]+)/.exec(lastUserText(req.body))?.[1] ?? 'during', sent);
       },
       { failures: 1000, kinds: true },

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lastUserText, type Reply } from '../helpers/fake-upstream.js';
 import { responsesOrderViolations } from '../helpers/responses-order.js';
+import { geminiStreamError } from '../helpers/gemini-wire.js';
 import { KINDS } from '../helpers/kind-rigs.js';
 import { readSse } from '../helpers/sse.js';
 import {
@@ -14,6 +15,7 @@ import {
   anthropicStream,
   bodyFor,
   formatOfPath,
+  geminiStream,
   KIND_PAIRS,
   openaiStream,
   type PairProvider,
@@ -55,6 +57,13 @@ const STREAMS = {
     error:
       'event: error\ndata: {"type":"error","sequence_number":3,"code":"server_error","message":"The server had ' +
       'an error while processing your request.","param":null}\n\n',
+  },
+  gemini: {
+    full: () => geminiStream(WORDS),
+    // Every word, but no closing chunk with its finishReason.
+    unterminated: () => geminiStream(WORDS, { finish: false }),
+    bad: 'data: {"candidates":[{"content":\n\n',
+    error: geminiStreamError('The service is currently unavailable.', 'overloaded_error'),
   },
 };
 
