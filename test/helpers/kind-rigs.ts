@@ -13,8 +13,8 @@
  *   front.close()
  *
  * Still to come, one entry, once fake-upstream.ts speaks its wire format: bedrock (Converse, SigV4 or a
- * bearer key). Suites whose checks do not know a format yet (Gemini's in the security harness) filter
- * the kinds by `format`.
+ * bearer key). A suite's checks that depend on the upstream's format branch on `format` (a new format
+ * needs its branch there: the matrix's scenarios, the security harness's streams and errors).
  */
 
 import { readFileSync } from 'node:fs';
