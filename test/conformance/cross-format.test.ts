@@ -20,8 +20,10 @@ import { type FakeUpstream, SCRIPTED, startFakeUpstream, type UpstreamCall } fro
 import { ANT_SECRET, OAI_SECRET, RESP_SECRET, SCRIPTED_KEY, scriptedGateway } from '../helpers/gateway-config.js';
 import { chatCalls, type KindFront, type KindRig, KINDS } from '../helpers/kind-rigs.js';
 
-/** Every kind: the scenarios below check each upstream format they reach. */
-const MATRIX_KINDS = KINDS;
+/** The kinds whose upstream format the scenarios below check (all but Bedrock Converse's, still to come). */
+const MATRIX_KINDS = KINDS.filter(
+  (rig): rig is KindRig & { format: 'openai' | 'anthropic' | 'responses' | 'gemini' } => rig.format !== 'bedrock',
+);
 import { responsesOrderViolations } from '../helpers/responses-order.js';
 import { recordingFetch } from '../helpers/sse.js';
 import { configOf, startGateway, type RunningGateway } from '../helpers/start-gateway.js';
