@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.js';
 import { gatewayYaml, type ProviderSpec } from '../helpers/gateway-config.js';
-import { type KindFront, type KindRig, KINDS, upstreamNameOf } from '../helpers/kind-rigs.js';
+import { KINDS as ALL_KINDS, type KindFront, type KindRig, upstreamNameOf } from '../helpers/kind-rigs.js';
 import { loadTestConfig, type RunningGateway, startGateway } from '../helpers/start-gateway.js';
 import {
   CC_KEY,
@@ -22,6 +22,9 @@ import {
 let up: FakeUpstream;
 let gw: RunningGateway;
 const fronts = new Map<KindRig, KindFront>();
+
+/** Bedrock's Converse replay has its own file (claude-code-bedrock-converse.test.ts: the answers in its blocks). */
+const KINDS = ALL_KINDS.filter((rig) => rig.format !== 'bedrock');
 
 const aliasOf = (rig: KindRig) => `team/${rig.kind}`;
 const concreteOf = (rig: KindRig) => `${rig.kind}/${rig.model.name}`;

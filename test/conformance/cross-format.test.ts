@@ -20,10 +20,8 @@ import { type FakeUpstream, SCRIPTED, startFakeUpstream, type UpstreamCall } fro
 import { ANT_SECRET, OAI_SECRET, RESP_SECRET, SCRIPTED_KEY, scriptedGateway } from '../helpers/gateway-config.js';
 import { chatCalls, type KindFront, type KindRig, KINDS } from '../helpers/kind-rigs.js';
 
-/** The kinds whose upstream format the scenarios below check (all but Bedrock Converse's, still to come). */
-const MATRIX_KINDS = KINDS.filter(
-  (rig): rig is KindRig & { format: 'openai' | 'anthropic' | 'responses' | 'gemini' } => rig.format !== 'bedrock',
-);
+/** Every kind: the scenarios below check each upstream format they reach. */
+const MATRIX_KINDS = KINDS;
 import { responsesOrderViolations } from '../helpers/responses-order.js';
 import { recordingFetch } from '../helpers/sse.js';
 import { configOf, startGateway, type RunningGateway } from '../helpers/start-gateway.js';
@@ -376,7 +374,7 @@ const CALLERS: Record<CallerId, Caller> = {
 
 /** An upstream column: the fake upstream reached directly, or through a provider kind's front. */
 interface Column {
-  upstream: 'openai' | 'anthropic' | 'responses' | 'gemini';
+  upstream: 'openai' | 'anthropic' | 'responses' | 'gemini' | 'bedrock';
   /** The upstream's name in labels: its format, or the kind. */
   name: string;
   model: string;
@@ -444,6 +442,9 @@ interface Ctx {
 
 const TEXT_PARTS = ['text', 'input_text', 'output_text'];
 
+/** The text of Converse content blocks. */
+const converseText = (blocks: any[] = []) => blocks.map((b) => b.text ?? '').join('');
+
 /** The text of Gemini parts (a thought's aside). */
 const geminiText = (parts: any[] = []) => parts.map((p) => (p.thought ? '' : (p.text ?? ''))).join('');
 
@@ -457,6 +458,7 @@ function textOf(content: unknown): string {
 function upstreamTurns(cell: Cell, body: any): Array<[string, string]> {
   if (cell.upstream === 'gemini')
     return (body.contents as any[]).map((c) => [c.role === 'model' ? 'assistant' : c.role, geminiText(c.parts)]);
+  if (cell.upstream === 'bedrock') return (body.messages as any[]).map((m) => [m.role, converseText(m.content)]);
   return ((cell.upstream === 'responses' ? body.input : body.messages) as any[])
     .filter((m) => m.role !== 'system' && m.role !== 'developer')
     .map((m) => [m.role, textOf(m.content)]);
@@ -483,6 +485,9 @@ const SCENARIOS: Scenario[] = [
         // The model and the stream are in the path.
         expect(u.path).toBe(`/v1beta/models/m:${stream ? 'streamGenerateContent' : 'generateContent'}`);
         expect(u.body.generationConfig.maxOutputTokens).toBe(caller.id === 'anthropic' ? 500 : 1000);
+      } else if (cell.upstream === 'bedrock') {
+        expect(u.path).toBe(`/model/m/${stream ? 'converse-stream' : 'converse'}`);
+        expect(u.body.inferenceConfig.maxTokens).toBe(caller.id === 'anthropic' ? 500 : 1000);
       } else {
         expect(u.body.model).toBe('m');
         expect(u.body.stream === true).toBe(stream);
@@ -500,7 +505,10 @@ const SCENARIOS: Scenario[] = [
       const r = await ask({ system: 'be terse', turns: [{ role: 'user', text: 'hi' }] });
       expect(r.text).toBe('[sys:be terse] echo: hi');
       const [u] = upstreamCalls();
-      if (cell.upstream === 'gemini') {
+      if (cell.upstream === 'bedrock') {
+        expect(u.body.system).toEqual([{ text: 'be terse' }]);
+        expect((u.body.messages as any[]).map((m) => m.role)).toEqual(['user']);
+      } else if (cell.upstream === 'gemini') {
         expect(geminiText(u.body.systemInstruction?.parts)).toBe('be terse');
         expect((u.body.contents as any[]).map((c) => c.role)).toEqual(['user']);
       } else if (cell.upstream === 'responses') {
@@ -557,7 +565,11 @@ const SCENARIOS: Scenario[] = [
       expect(r.calls[0].id).toEqual(expect.any(String));
       expect(r.calls[0].id.length).toBeGreaterThan(0);
       const [u] = upstreamCalls();
-      if (cell.upstream === 'gemini') {
+      if (cell.upstream === 'bedrock') {
+        expect(u.body.toolConfig.tools).toEqual([
+          { toolSpec: expect.objectContaining({ name: 'get_weather', inputSchema: { json: WEATHER_SCHEMA } }) },
+        ]);
+      } else if (cell.upstream === 'gemini') {
         expect(u.body.tools).toHaveLength(1);
         expect(u.body.tools[0].functionDeclarations).toEqual([expect.objectContaining({ name: 'get_weather' })]);
       } else if (cell.upstream === 'responses') {
@@ -603,7 +615,15 @@ const SCENARIOS: Scenario[] = [
       expect(r.text).toBe('tool said: sunny, 21C');
       expect(r.stop).toBe('stop');
       const second = upstreamCalls()[1].body;
-      if (cell.upstream === 'gemini') {
+      if (cell.upstream === 'bedrock') {
+        const msgs = second.messages as any[];
+        expect(msgs.at(-2)).toMatchObject({
+          role: 'assistant',
+          content: [{ toolUse: { name: 'get_weather', input: { city: 'Paris' } } }],
+        });
+        const id = msgs.at(-2).content[0].toolUse.toolUseId;
+        expect(msgs.at(-1)).toMatchObject({ role: 'user', content: [{ toolResult: { toolUseId: id } }] });
+      } else if (cell.upstream === 'gemini') {
         const contents = second.contents as any[];
         expect(contents.at(-2)).toMatchObject({
           role: 'model',
@@ -668,6 +688,7 @@ const SCENARIOS: Scenario[] = [
       expect(r.rawStop).toBe(caller.stopName.length);
       const [u] = upstreamCalls();
       if (cell.upstream === 'gemini') expect(u.body.generationConfig.maxOutputTokens).toBe(16);
+      else if (cell.upstream === 'bedrock') expect(u.body.inferenceConfig.maxTokens).toBe(16);
       else if (cell.upstream === 'openai') expect(u.body.max_completion_tokens ?? u.body.max_tokens).toBe(16);
       else if (cell.upstream === 'responses') expect(u.body.max_output_tokens).toBe(16);
       else expect(u.body.max_tokens).toBe(16);

@@ -12,19 +12,20 @@
  *   front.lastCall()                                 the latest API call the front took: path, credential, body
  *   front.close()
  *
- * Still to come, one entry, once fake-upstream.ts speaks its wire format: bedrock (Converse, SigV4 or a
- * bearer key). A suite's checks that depend on the upstream's format branch on `format` (a new format
+ * A suite's checks that depend on the upstream's format branch on `format` (a new format
  * needs its branch there: the matrix's scenarios, the security harness's streams and errors).
  */
 
 import { readFileSync } from 'node:fs';
 import { AZURE_API_KEY, AZURE_API_VERSION, ENTRA, type FakeAzure, startFakeAzure } from './fake-azure.js';
 import type { FakeUpstream, UpstreamCall, WireFormat } from './fake-upstream.js';
+import { AWS_TEST_ACCOUNT } from './bedrock-rules.js';
 import { startFakeBedrockInvoke } from './fake-bedrock-invoke.js';
 import { startFakeVertex } from './fake-vertex.js';
 import type { ModelSpec, ProviderSpec } from './gateway-config.js';
 
 export type KindId =
+  | 'bedrock'
   | 'azure-openai'
   | 'azure-openai-responses'
   | 'gemini'
@@ -161,6 +162,41 @@ const entraSettings = (authority: string) => ({
 });
 
 export const KIND_RIGS: Record<KindId, KindRig> = {
+  /** Bedrock's Converse API with a Bedrock API key (no front: THE fake upstream speaks it, in its test account). */
+  bedrock: {
+    kind: 'bedrock',
+    format: 'bedrock',
+    countPath: (id) => `/model/${encodeURIComponent(id)}/count-tokens`,
+    byok: true,
+    retryAfter: true,
+    streams: 'reframed',
+    model: {
+      name: 'claude-sonnet-4-5',
+      spec: {
+        context_window: 200000,
+        max_output_tokens: 64000,
+        upstream_name: 'anthropic.claude-sonnet-4-5-20250929-v1:0',
+      },
+    },
+    async start(up) {
+      return {
+        provider: (models, o = {}) => ({
+          api: 'bedrock',
+          url: up.url,
+          api_key: AWS_TEST_ACCOUNT.apiKey,
+          settings: { region: AWS_TEST_ACCOUNT.region },
+          models,
+          ...o,
+        }),
+        secrets: () => ({ sent: [AWS_TEST_ACCOUNT.apiKey], held: [] }),
+        lastCall: () => {
+          const c = up.received.at(-1);
+          return c && { path: c.path, credential: bearer(c.headers.authorization), rawBody: c.rawBody };
+        },
+        close: async () => undefined,
+      };
+    },
+  },
   /** The deployment style with the api-key header. */
   'azure-openai': {
     kind: 'azure-openai',

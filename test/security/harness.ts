@@ -47,8 +47,10 @@ export const RESPONSES_PAIRS: Array<[Endpoint, Provider]> = [
 ];
 /** Every endpoint × provider pair. */
 export const ALL_PAIRS: Array<[Endpoint, Provider]> = [...PAIRS, ...RESPONSES_PAIRS];
+/** The kinds whose upstream format the harness writes (not yet Bedrock Converse's binary frames). */
+const HARNESS_KINDS = KINDS.filter((rig) => rig.format !== 'bedrock');
 /** Every endpoint × each kind's provider (a rig started with `kinds`). */
-export const KIND_PAIRS: Array<[Endpoint, PairProvider]> = KINDS.flatMap((rig) =>
+export const KIND_PAIRS: Array<[Endpoint, PairProvider]> = HARNESS_KINDS.flatMap((rig) =>
   (['openai', 'anthropic', 'responses'] as const).map((ep): [Endpoint, PairProvider] => [ep, rig.kind]),
 );
 /** Each kind's provider from the messages endpoint only (Claude Code's), for slow suites. */
@@ -82,7 +84,7 @@ export async function startRig(
   const up = await startFakeUpstream({ handler, accept: o.accept });
   const spec = securityGateway(up.url, o.extra, o.failures);
   const fronts: KindFront[] = [];
-  for (const rig of o.kinds ? KINDS : []) {
+  for (const rig of o.kinds ? HARNESS_KINDS : []) {
     const front = await rig.start(up, ['m']);
     fronts.push(front);
     const price = { input: 1, output: 2 };
