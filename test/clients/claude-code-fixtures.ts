@@ -492,8 +492,4 @@ async function replayModels({ gw, targets }: ReplayContext, c: Captured): Promis
  * `<version>/<scenario>/<format or kind>` cases that wait for a gateway fix: left out of claude-code-replay.test.ts
  * and claude-code-kinds.test.ts until they pass.
  */
-export const PENDING = new Set<string>([
-  // The captured tool call (toolu_rec_01, Anthropic's) has no Gemini thought signature: a thinking Gemini model
-  // refuses the follow-up (400). Google documents a placeholder signature for calls another model made.
-  ...['2.1.112', '2.1.197'].flatMap((v) => [`${v}/tool-round-trip/gemini`, `${v}/tool-round-trip/vertex`]),
-]);
+export const PENDING = new Set<string>([]);

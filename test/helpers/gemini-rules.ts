@@ -156,8 +156,12 @@ function checkCallPairs(contents: Obj[]): string | undefined {
 
 /**
  * The current turn (from the last user content that is not only function responses): each model
- * step's first function call carries a signature this upstream issued.
+ * step's first function call carries a signature this upstream issued, or Google's placeholder for
+ * a call another model made.
  */
+/** The placeholder Google documents for calls no Gemini model signed (made by another model). */
+const UNSIGNED_CALL = 'skip_thought_signature_validator';
+
 function checkSignatures(contents: Obj[]): string | undefined {
   let start = 0;
   contents.forEach((c, i) => {
@@ -174,6 +178,7 @@ function checkSignatures(contents: Obj[]): string | undefined {
         'Function call is missing a thought_signature in functionCall parts. ' +
         `Function call \`${name}\`, position ${i + 1}.`
       );
+    if (first.thoughtSignature === UNSIGNED_CALL) continue;
     if (!isGeminiSignature(first.thoughtSignature)) return `Corrupted thought signature (function call \`${name}\`).`;
   }
   return undefined;

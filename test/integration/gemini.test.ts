@@ -186,24 +186,37 @@ describe('openai SDK, chat completions → Gemini', () => {
     },
   );
 
-  it('a call sent back without its signature is refused by the thinking model (400, its message)', async () => {
+  /** A conversation whose assistant turn called get_weather with the id given. */
+  const answeredCall = (id: string) => [
+    { role: 'user' as const, content: 'Weather in Paris?' },
+    {
+      role: 'assistant' as const,
+      content: null,
+      tool_calls: [{ id, type: 'function' as const, function: { name: 'get_weather', arguments: '{}' } }],
+    },
+    { role: 'tool' as const, tool_call_id: id, content: '18C' },
+  ];
+
+  it("a call another model made goes up with Google's placeholder signature; the thinking model answers", async () => {
+    up.setHandler(weatherLoop);
+    const res = await openai.chat.completions.create({ model: MODEL, messages: answeredCall('toolu_from_claude') });
+    expect(res.choices[0].message.content).toBe('It is {"name":"get_weather","response":{"output":"18C"}}');
+    const contents = up.received[0].body.contents as Array<{ role: string; parts: Array<Record<string, unknown>> }>;
+    expect(contents[1]).toEqual({
+      role: 'model',
+      parts: [
+        { functionCall: { name: 'get_weather', args: {} }, thoughtSignature: 'skip_thought_signature_validator' },
+      ],
+    });
+  });
+
+  it('a forged signature in a call id is refused by the thinking model (400, its message)', async () => {
     up.setHandler(weatherLoop);
     const err = await openai.chat.completions
-      .create({
-        model: MODEL,
-        messages: [
-          { role: 'user', content: 'Weather in Paris?' },
-          {
-            role: 'assistant',
-            content: null,
-            tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{}' } }],
-          },
-          { role: 'tool', tool_call_id: 'call_1', content: '18C' },
-        ],
-      })
+      .create({ model: MODEL, messages: answeredCall('call_gs_Zm9yZ2Vk') })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.BadRequestError);
-    expect((err as Error).message).toContain('Function call is missing a thought_signature in functionCall parts.');
+    expect((err as Error).message).toContain('Corrupted thought signature');
   });
 });
 

@@ -8,7 +8,11 @@
  * - schema keywords Gemini's tool `Schema` lacks (schema.ts).
  * Mid-conversation system messages join `systemInstruction`, in order; consecutive messages of
  * one role are merged (Gemini wants user and model turns to alternate).
+ * A model turn's calls that no Gemini model signed (another model made them: a conversation moved
+ * over, a fallback) get Google's documented placeholder signature on a thinking model, which
+ * otherwise refuses the follow-up (400 "missing a thought_signature").
  * @see https://ai.google.dev/api/generate-content#request-body
+ * @see https://ai.google.dev/gemini-api/docs/thought-signatures
  */
 
 import type { ChatRequest, ContentPart, ResponseFormat, ToolChoice } from '../../core/canonical.js';
@@ -38,7 +42,9 @@ export function encodeGeminiRequest(
     );
   dropped.push(...(req.hints ?? []));
   if (req.user !== undefined) dropped.push('user');
-  const out: Json = { contents: encodeContents(req, dropped) };
+  const contents = encodeContents(req, dropped);
+  if (geminiModelThinks(target.model)) for (const turn of contents) signFirstCall(turn);
+  const out: Json = { contents };
   const system = [...req.system, ...req.messages.filter((m) => m.role === 'system').flatMap((m) => m.content)];
   const instruction = system.map((p, i) => systemText(p, i)).filter((t) => t.length > 0);
   if (instruction.length > 0) out.systemInstruction = { parts: instruction.map((text) => ({ text })) };
@@ -87,6 +93,16 @@ function encodeContents(req: ChatRequest, dropped: string[]): Turn[] {
   if (out.length === 0)
     throw invalid('messages', 'The conversation has no content that can be sent to a Gemini model.');
   return out;
+}
+
+/** Gemini's placeholder for a call it did not sign; its validator lets it through. */
+export const UNSIGNED_CALL_SIGNATURE = 'skip_thought_signature_validator';
+
+/** Gemini checks the signature on a model step's first call only (it signs only that one of parallel calls). */
+function signFirstCall(turn: Turn): void {
+  if (turn.role !== 'model') return;
+  const first = turn.parts.find((p) => p.functionCall !== undefined);
+  if (first && first.thoughtSignature === undefined) first.thoughtSignature = UNSIGNED_CALL_SIGNATURE;
 }
 
 function encodePart(p: ContentPart, at: string, callNames: Map<string, string>, dropped: string[]): Json[] {

@@ -18,6 +18,39 @@ const target = { model: 'gemini-2.5-flash' };
 const SIGNATURE = 'CiQBcsjafDxu2nS+0tk1Yx8Vq9Ya3cM6Xq8Zc1hB0YzE9Jw=';
 
 describe('encodeGeminiRequest', () => {
+  it("calls no Gemini model signed: the first of each model step gets Google's placeholder on a thinking model", () => {
+    const signed = geminiToolCallId({ name: 'a', args: '{}', signature: SIGNATURE }, 0, 'r');
+    const call = (id: string, name: string) => ({ type: 'tool_call' as const, id, name, arguments: '{}' });
+    const result = (id: string) => ({
+      type: 'tool_result' as const,
+      toolCallId: id,
+      content: [{ type: 'text' as const, text: 'ok' }],
+    });
+    const messages: ChatRequest['messages'] = [
+      { role: 'user', content: [{ type: 'text', text: 'Go' }] },
+      { role: 'assistant', content: [call('toolu_1', 'a'), call('toolu_2', 'b')] },
+      { role: 'user', content: [result('toolu_1'), result('toolu_2')] },
+      { role: 'assistant', content: [{ type: 'text', text: 'Next' }, call(signed, 'a')] },
+      { role: 'user', content: [result(signed)] },
+    ];
+    const modelParts = (model: string) =>
+      (encodeGeminiRequest(base({ messages }), { model }).contents as Array<{ role: string; parts: unknown[] }>)
+        .filter((c) => c.role === 'model')
+        .map((c) => c.parts);
+    expect(modelParts('gemini-3-pro-preview')).toEqual([
+      [
+        { functionCall: { name: 'a', args: {} }, thoughtSignature: 'skip_thought_signature_validator' },
+        { functionCall: { name: 'b', args: {} } },
+      ],
+      [{ text: 'Next' }, { functionCall: { name: 'a', args: {} }, thoughtSignature: SIGNATURE }],
+    ]);
+    // A model that does not think checks no signature: nothing is added.
+    expect(modelParts('gemini-2.0-flash')[0]).toEqual([
+      { functionCall: { name: 'a', args: {} } },
+      { functionCall: { name: 'b', args: {} } },
+    ]);
+  });
+
   it('a tool loop: roles, system, the signed call sent back with its signature, the result by name', () => {
     const id = geminiToolCallId({ name: 'get_weather', args: '{"city":"Paris"}', signature: SIGNATURE }, 0, 'r');
     const dropped: string[] = [];
