@@ -20,16 +20,37 @@ export function openaiModelReasons(upstreamName: string, configured?: boolean): 
   return /^(?:o[1-9]|gpt-5)/.test(name) && !/-chat/.test(name);
 }
 
+/** The Claude model name inside a Bedrock id (`claude-3-7-sonnet-20250219`), or undefined for other vendors. */
+export function bedrockClaudeName(modelId: string): string | undefined {
+  const m = /(?:^|[./])anthropic\.(claude-[a-z0-9-]+?)(?:-v\d+(?::\d+)?)?$/i.exec(modelId);
+  return m ? m[1].toLowerCase() : undefined;
+}
+
+/**
+ * The Claude model a cloud id names, in Anthropic's own spelling: Bedrock's
+ * `[us.]anthropic.claude-3-5-sonnet-20240620-v1:0` (inside an ARN too) and Vertex's
+ * `claude-sonnet-4-5@20250929` → `claude-3-5-sonnet-20240620`, `claude-sonnet-4-5`; other names as
+ * baseName gives them.
+ */
+export function claudeName(upstreamName: string): string {
+  const bedrock = bedrockClaudeName(upstreamName);
+  if (bedrock) return bedrock;
+  const name = baseName(upstreamName);
+  const at = name.indexOf('@');
+  return name.startsWith('claude-') && at > 0 ? name.slice(0, at) : name;
+}
+
 /** Claude models before 3.7 (and Claude 2 / Instant) refuse `thinking`; later ones and other hosts' models take it. */
 export function anthropicModelThinks(upstreamName: string, configured?: boolean): boolean {
   if (configured !== undefined) return configured;
-  return !/^claude-(?:instant|2|3-(?!7))/.test(baseName(upstreamName));
+  return !/^claude-(?:instant|2|3-(?!7))/.test(claudeName(upstreamName));
 }
 
 /**
  * Native structured output (`output_config.format`): Claude Opus 4.1, and Claude 4.5 and later
  * (`claude-sonnet-4-5`, `claude-haiku-4-5-20251001`, `claude-opus-5`…). Other models answer
- * through a forced tool instead (structured-output.ts).
+ * through a forced tool instead (structured-output.ts), as do Claude ids on Bedrock and Vertex
+ * (claudeName's forms): each platform takes the forced tool, not every one takes `output_config.format`.
  * @see https://docs.claude.com/en/docs/build-with-claude/structured-outputs
  */
 export function anthropicModelHasOutputFormat(upstreamName: string): boolean {

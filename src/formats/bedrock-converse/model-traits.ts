@@ -4,13 +4,7 @@
  * region prefix for inference profiles (`us.anthropic.…`) and inside ARNs.
  */
 
-import { anthropicModelThinks } from '../model-traits.js';
-
-/** The Claude model name inside a Bedrock id (`claude-3-7-sonnet-20250219`), or undefined for other vendors. */
-export function bedrockClaudeName(modelId: string): string | undefined {
-  const m = /(?:^|[./])anthropic\.(claude-[a-z0-9-]+?)(?:-v\d+(?::\d+)?)?$/i.exec(modelId);
-  return m ? m[1].toLowerCase() : undefined;
-}
+import { anthropicModelThinks, bedrockClaudeName } from '../model-traits.js';
 
 /**
  * Claude models take Anthropic's `thinking` in `additionalModelRequestFields`; other vendors'

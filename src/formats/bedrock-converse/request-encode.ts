@@ -14,7 +14,8 @@ import type { Json } from '../../core/json.js';
 import { invalid, toolArgumentsObject } from '../field-types.js';
 import { anthropicMaxTokens, defaultOutputCap, thinkingBudget } from '../output-cap.js';
 import type { EncodeTarget } from '../types.js';
-import { bedrockClaudeName, bedrockModelThinks } from './model-traits.js';
+import { bedrockClaudeName } from '../model-traits.js';
+import { bedrockModelThinks } from './model-traits.js';
 
 type Turn = { role: 'user' | 'assistant'; content: Json[] };
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   anthropicModelHasOutputFormat,
   anthropicModelThinks,
+  claudeName,
   openaiModelReasons,
 } from '../../../src/formats/model-traits.js';
 
@@ -47,6 +48,24 @@ describe('model traits guessed from the upstream name', () => {
     for (const n of ['claude-3-5-haiku-20241022', 'claude-3-opus-20240229', 'claude-2.1', 'claude-instant-1.2'])
       expect(anthropicModelThinks(n), n).toBe(false);
     expect(anthropicModelThinks('claude-3-5-haiku-20241022', true)).toBe(true);
+  });
+
+  it('Claude ids on Bedrock and Vertex are read as the Claude model they name', () => {
+    expect(claudeName('us.anthropic.claude-3-5-sonnet-20240620-v1:0')).toBe('claude-3-5-sonnet-20240620');
+    expect(claudeName('arn:aws:bedrock:us-east-1::foundation-model/anthropic.claude-3-haiku-20240307-v1:0')).toBe(
+      'claude-3-haiku-20240307',
+    );
+    expect(claudeName('claude-sonnet-4-5@20250929')).toBe('claude-sonnet-4-5');
+    expect(claudeName('claude-3-5-haiku@20241022')).toBe('claude-3-5-haiku');
+    expect(claudeName('openrouter/anthropic/claude-3.5-sonnet')).toBe('claude-3.5-sonnet');
+    // Thinking is refused by Claude 3.5 on every platform, taken by 3.7 and later.
+    for (const n of ['anthropic.claude-3-5-sonnet-20240620-v1:0', 'claude-3-5-haiku@20241022'])
+      expect(anthropicModelThinks(n), n).toBe(false);
+    for (const n of ['eu.anthropic.claude-3-7-sonnet-20250219-v1:0', 'claude-opus-4-1@20250805'])
+      expect(anthropicModelThinks(n), n).toBe(true);
+    // Native structured output stays with first-party ids: every platform takes the forced tool.
+    expect(anthropicModelHasOutputFormat('claude-sonnet-4-5@20250929')).toBe(false);
+    expect(anthropicModelHasOutputFormat('us.anthropic.claude-sonnet-4-5-20250929-v1:0')).toBe(false);
   });
 
   it('native structured output: Opus 4.1, Claude 4.5 and later', () => {

@@ -5,7 +5,8 @@ import {
   bedrockErrorStatus,
   bedrockStreamError,
 } from '../../../../src/formats/bedrock-converse/errors.js';
-import { bedrockClaudeName, bedrockModelThinks } from '../../../../src/formats/bedrock-converse/model-traits.js';
+import { bedrockModelThinks } from '../../../../src/formats/bedrock-converse/model-traits.js';
+import { bedrockClaudeName } from '../../../../src/formats/model-traits.js';
 
 describe('decodeBedrockResponse', () => {
   it('reasoning, text and a tool use; stop reason and usage with cache read/write', () => {
