@@ -1,8 +1,8 @@
 /**
  * Opt-in: the real Claude Code CLI (`claude -p`) through the gateway to the strict upstream, on an
- * Anthropic-format, an OpenAI chat and an OpenAI Responses-only model, by alias and by concrete id, streams as the CLI
- * always asks. Runs when a `claude` binary is found — CLAUDE_BIN, else `claude` on PATH — and is
- * skipped with a notice otherwise:
+ * Anthropic-format, an OpenAI chat and an OpenAI Responses-only model, and on a model of every provider kind behind
+ * its front (kind-rigs.ts, through cli-gateway.ts), by alias and by concrete id, streams as the CLI always asks.
+ * Runs when a `claude` binary is found — CLAUDE_BIN, else `claude` on PATH — and is skipped with a notice otherwise:
  *
  *   CLAUDE_BIN=/path/to/claude npx vitest run test/clients/claude-code-cli.test.ts
  *
@@ -16,16 +16,9 @@ import { delimiter, dirname, join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../helpers/start-gateway.js';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
-import {
-  CC_KEY,
-  claudeCodeReply,
-  DISCOVERABLE_ALIAS,
-  PENDING,
-  PLAIN_REPLY,
-  startReplayGateway,
-  TARGETS,
-  type UpstreamFormat,
-} from './claude-code-fixtures.js';
+import { chatCalls } from '../helpers/kind-rigs.js';
+import { CC_KEY, claudeCodeReply, DISCOVERABLE_ALIAS, PENDING, PLAIN_REPLY, TARGETS } from './claude-code-fixtures.js';
+import { CLI_TARGETS, type CliGateway, type CliTarget, startCliGateway } from './cli-gateway.js';
 
 function findClaude(): string | undefined {
   if (process.env.CLAUDE_BIN) return process.env.CLAUDE_BIN;
@@ -50,22 +43,24 @@ const discovers =
   VERSION !== null && Number(VERSION[1]) * 1e6 + Number(VERSION[2]) * 1e3 + Number(VERSION[3]) >= 2_001_197;
 /** CC_PENDING=1 runs the pending cases too. */
 const RUN_PENDING = process.env.CC_PENDING === '1';
-/** The OpenAI-format cases wait for the same translation fixes as the replay's pending cases. */
-const pending = (format: UpstreamFormat) => !RUN_PENDING && [...PENDING].some((k) => k.endsWith(`/${format}`));
+/** A format's or kind's cases wait for the same fixes as the replay's pending cases. */
+const pending = (id: CliTarget['id']) => !RUN_PENDING && [...PENDING].some((k) => k.endsWith(`/${id}`));
 
 let up: FakeUpstream;
+let cli: CliGateway;
 let gw: RunningGateway;
 let root: string;
 
 beforeAll(async () => {
   if (!CLAUDE) return;
   up = await startFakeUpstream({ handler: claudeCodeReply });
-  gw = await startReplayGateway(up.url);
+  cli = await startCliGateway(up);
+  gw = cli.gw;
   root = mkdtempSync(join(tmpdir(), 'cc-cli-'));
 });
 beforeEach(() => up?.reset());
 afterAll(async () => {
-  await gw?.close();
+  await cli?.close();
   await up?.close();
   if (root) rmSync(root, { recursive: true, force: true });
 });
@@ -111,23 +106,21 @@ function claude(args: string[], env: Record<string, string> = {}, opts: { noness
   });
 }
 
-const FORMATS: UpstreamFormat[] = ['anthropic', 'openai', 'responses'];
-
 describe.skipIf(!CLAUDE)('claude -p through the gateway', () => {
-  describe.each(FORMATS)('%s-format model', (format) => {
-    const t = TARGETS[format];
-    it.skipIf(pending(format)).each([t.alias, t.concrete])(
+  describe.each(CLI_TARGETS.map((t) => [t.id, t] as const))('a model on %s', (_id, t) => {
+    it.skipIf(pending(t.id)).each([t.alias, t.concrete])(
       '--model %s: a plain prompt',
       async (model) => {
         const r = await claude(['-p', 'Say hello', '--model', model]);
         expect(r.out).toContain(PLAIN_REPLY);
         expect(r.code, r.out).toBe(0);
+        expect(chatCalls(up, t.format).length, 'the model calls reached the target’s upstream').toBeGreaterThan(0);
         expect(up.rejected.map((q) => q.error)).toEqual([]);
       },
       150_000,
     );
 
-    it.skipIf(pending(format)).each([
+    it.skipIf(pending(t.id)).each([
       { model: t.alias, key: 'ANTHROPIC_AUTH_TOKEN' },
       { model: t.concrete, key: 'ANTHROPIC_API_KEY' },
     ])(
@@ -148,11 +141,13 @@ describe.skipIf(!CLAUDE)('claude -p through the gateway', () => {
         );
         expect(r.out).toContain('tangerine');
         expect(r.code, r.out).toBe(0);
-        const calls = up.accepted.filter((q) => q.path !== '/v1/messages/count_tokens');
+        const calls = chatCalls(up, t.format);
         expect(calls.length).toBeGreaterThanOrEqual(2);
-        // On Anthropic, the second call carries back the first answer's signed thinking block (the API
-        // requires it in a thinking tool loop; 2.1.197 keeps it only when the answer named its model).
-        if (format === 'anthropic') expect(calls.at(-1)!.body.messages.at(-2).content[0].type).toBe('thinking');
+        // On Claude, the second call carries back the first answer's signed thinking block (the API requires it
+        // in a thinking tool loop; 2.1.197 keeps it only when the answer named its model).
+        const asked = calls.at(-1)!.body.messages?.at(-2).content[0];
+        if (t.format === 'anthropic') expect(asked.type).toBe('thinking');
+        if (t.format === 'bedrock') expect(asked.reasoningContent.reasoningText.signature).toMatch(/\S/);
         expect(up.rejected.map((q) => q.error)).toEqual([]);
       },
       150_000,

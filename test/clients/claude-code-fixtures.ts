@@ -210,13 +210,18 @@ export const PLAIN_REPLY = 'Hello from the strict upstream.';
  * otherwise PLAIN_REPLY. On Anthropic, thinking asked → a thinking block first.
  */
 export function claudeCodeReply(req: UpstreamCall): Content | undefined {
-  const msgs: any[] = Array.isArray(req.body?.messages)
-    ? req.body.messages
-    : req.format === 'gemini'
-      ? geminiTurns(req.body?.contents)
-      : responsesTurns(req.body?.input);
+  const msgs: any[] =
+    req.format === 'bedrock'
+      ? converseTurns(req.body?.messages)
+      : Array.isArray(req.body?.messages)
+        ? req.body.messages
+        : req.format === 'gemini'
+          ? geminiTurns(req.body?.contents)
+          : responsesTurns(req.body?.input);
+  // Claude on Bedrock Converse is asked for thinking in additionalModelRequestFields.
+  const asked = req.format === 'bedrock' ? req.body?.additionalModelRequestFields?.thinking : req.body?.thinking;
   const thinking =
-    req.format === 'anthropic' && ['enabled', 'adaptive'].includes(req.body?.thinking?.type)
+    ['anthropic', 'bedrock'].includes(req.format) && ['enabled', 'adaptive'].includes(asked?.type)
       ? 'Short answer wanted.'
       : undefined;
   const last = msgs.at(-1);
@@ -232,9 +237,9 @@ export function claudeCodeReply(req: UpstreamCall): Content | undefined {
   const users = msgs.filter((m) => m?.role === 'user');
   const prompt = users.map((m) => textOf(m.content)).join('\n');
   const wanted = /Read the file (\S+?)(?=[\s,;]|\.(?:\s|$)|$)/.exec(prompt);
-  const tools: any[] = Array.isArray(req.body?.tools) ? req.body.tools : [];
+  const tools: any[] = [req.body?.tools, req.body?.toolConfig?.tools].find(Array.isArray) ?? [];
   const names = tools.flatMap(
-    (t) => t?.functionDeclarations?.map((f: any) => f?.name) ?? [t?.name ?? t?.function?.name],
+    (t) => t?.functionDeclarations?.map((f: any) => f?.name) ?? [t?.name ?? t?.function?.name ?? t?.toolSpec?.name],
   );
   const offersRead = names.includes('Read');
   if (wanted && offersRead)
@@ -255,6 +260,19 @@ function geminiTurns(contents: unknown): any[] {
     if (responses.length > 0)
       return { role: 'tool', content: responses.map((p) => JSON.stringify(p.functionResponse.response)).join('\n') };
     return { role: c?.role === 'model' ? 'assistant' : 'user', content: parts.map((p) => p?.text ?? '').join('') };
+  });
+}
+
+/** Converse `messages` as chat-like turns: texts by role, a turn of toolResults as a `tool` turn. */
+function converseTurns(messages: unknown): any[] {
+  if (!Array.isArray(messages)) return [];
+  const texts = (blocks: any[]): string => blocks.map((b) => b?.text ?? '').join('');
+  return messages.map((m: any) => {
+    const blocks: any[] = Array.isArray(m?.content) ? m.content : [];
+    const results = blocks.filter((b) => b?.toolResult !== undefined);
+    if (results.length > 0)
+      return { role: 'tool', content: results.map((b) => texts(b.toolResult.content ?? [])).join('\n') };
+    return { role: m?.role, content: texts(blocks) };
   });
 }
 

@@ -1,7 +1,8 @@
 /**
  * Opt-in: the real Codex CLI (`codex exec`) through POST /v1/responses to the strict fake upstream,
- * on an Anthropic-format model, an OpenAI chat model and a Responses model: a plain prompt, and a
- * round where the model asks Codex's shell tool to run `echo hello` and answers from its output.
+ * on an Anthropic-format model, an OpenAI chat model, a Responses model and a model of every provider
+ * kind behind its front (kind-rigs.ts, through cli-gateway.ts): a plain prompt, and a round where
+ * the model asks Codex's shell tool to run `echo hello` and answers from its output.
  * Runs when a `codex` binary is found — CODEX_BIN, else `codex` on PATH — and is skipped with a
  * notice otherwise:
  *
@@ -17,8 +18,9 @@ import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Content, UpstreamCall } from '../helpers/fake-upstream.js';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
-import type { RunningGateway } from '../helpers/start-gateway.js';
-import { CC_KEY, startReplayGateway, TARGETS, type UpstreamFormat } from './claude-code-fixtures.js';
+import { chatCalls } from '../helpers/kind-rigs.js';
+import { CC_KEY } from './claude-code-fixtures.js';
+import { CLI_TARGETS, type CliGateway, startCliGateway } from './cli-gateway.js';
 
 function findCodex(): string | undefined {
   if (process.env.CODEX_BIN) return process.env.CODEX_BIN;
@@ -33,9 +35,17 @@ if (!CODEX) process.stderr.write('NOTICE: skipping the Codex CLI tests (no codex
 
 const PLAIN = 'Hello from the strict upstream to Codex.';
 
-/** The texts of what the upstream received, whatever its format, joined. */
+/** The texts of what the upstream received, whatever its format (Gemini's `contents`), joined. */
 function received(call: UpstreamCall): string {
-  return JSON.stringify(call.body?.messages ?? call.body?.input ?? '');
+  return JSON.stringify(call.body?.messages ?? call.body?.input ?? call.body?.contents ?? '');
+}
+
+/** The names of the tools offered, whatever the format (Gemini's functionDeclarations, Converse's toolSpec). */
+function offered(call: UpstreamCall): string[] {
+  const tools: any[] = [call.body?.tools, call.body?.toolConfig?.tools].find(Array.isArray) ?? [];
+  return tools.flatMap(
+    (t) => t?.functionDeclarations?.map((f: any) => f?.name) ?? [t?.name ?? t?.function?.name ?? t?.toolSpec?.name],
+  );
 }
 
 /**
@@ -46,26 +56,24 @@ function codexReply(call: UpstreamCall): Content | undefined {
   const text = received(call);
   const out = /Output:\\n([^"\\]*)/.exec(text);
   if (out) return { text: `the tool printed: ${out[1]}` };
-  const tools: any[] = Array.isArray(call.body?.tools) ? call.body.tools : [];
-  const offers = tools.some((t) => (t?.name ?? t?.function?.name) === 'exec_command');
-  if (offers && text.includes('run `echo hello`')) {
+  if (offered(call).includes('exec_command') && text.includes('run `echo hello`')) {
     return { toolCalls: [{ name: 'exec_command', args: { cmd: 'echo hello' }, id: 'call_codex_live_1' }] };
   }
   return { text: PLAIN };
 }
 
 let up: FakeUpstream;
-let gw: RunningGateway;
+let cli: CliGateway;
 let root: string;
 
 beforeAll(async () => {
   if (!CODEX) return;
   up = await startFakeUpstream({ handler: codexReply });
-  gw = await startReplayGateway(up.url);
+  cli = await startCliGateway(up);
   root = mkdtempSync(join(tmpdir(), 'codex-cli-'));
 });
 afterAll(async () => {
-  await gw?.close();
+  await cli?.close();
   await up?.close();
   if (root) rmSync(root, { recursive: true, force: true });
 });
@@ -85,7 +93,7 @@ function codex(model: string, prompt: string): Promise<{ code: number | string |
       '',
       '[model_providers.gateway]',
       'name = "gateway"',
-      `base_url = ${JSON.stringify(`${gw.url}/v1`)}`,
+      `base_url = ${JSON.stringify(`${cli.gw.url}/v1`)}`,
       'env_key = "GATEWAY_KEY"',
       'wire_api = "responses"',
       '',
@@ -107,24 +115,27 @@ function codex(model: string, prompt: string): Promise<{ code: number | string |
   });
 }
 
-const FORMATS: UpstreamFormat[] = ['anthropic', 'openai', 'responses'];
+const TARGETS = CLI_TARGETS.map((t) => [t.id, t] as const);
 
 describe.skipIf(!CODEX)('codex exec through the gateway', () => {
-  it.each(FORMATS)('a plain prompt on a %s model', { timeout: 130_000 }, async (format) => {
+  it.each(TARGETS)('a plain prompt on a model on %s', { timeout: 130_000 }, async (_id, t) => {
     up.reset();
-    const r = await codex(TARGETS[format].alias, 'say hi');
+    const r = await codex(t.alias, 'say hi');
     expect(r.code, r.out).toBe(0);
     expect(r.out).toContain(PLAIN);
+    // Every call reached the target's upstream, in its format (through the kind's front), as a model call.
     expect(up.received.length).toBeGreaterThan(0);
+    expect(chatCalls(up, t.format)).toHaveLength(up.received.length);
     for (const c of up.received) expect(c.status, c.error).toBe(200);
   });
 
-  it.each(FORMATS)('a shell round on a %s model', { timeout: 130_000 }, async (format) => {
+  it.each(TARGETS)('a shell round on a model on %s', { timeout: 130_000 }, async (_id, t) => {
     up.reset();
-    const r = await codex(TARGETS[format].alias, 'run `echo hello` and tell me what it printed');
+    const r = await codex(t.alias, 'run `echo hello` and tell me what it printed');
     expect(r.code, r.out).toBe(0);
     expect(r.out).toContain('the tool printed: hello');
     expect(up.received.length).toBeGreaterThanOrEqual(2);
+    expect(chatCalls(up, t.format)).toHaveLength(up.received.length);
     for (const c of up.received) expect(c.status, c.error).toBe(200);
   });
 });
