@@ -43,6 +43,20 @@ export function anthropicMaxTokens(req: ChatRequest, maxOutputTokens: number | u
   return Math.min(wanted, maxOutputTokens ?? wanted);
 }
 
+/** Adaptive thinking without a budget: the model thinks as it needs within the request's own limit. */
+export function thinksAdaptively(req: ChatRequest): boolean {
+  return req.reasoning?.adaptive === true && req.reasoning.budgetTokens === undefined;
+}
+
+/**
+ * `maxTokens` of a Bedrock Converse request to a model that thinks: Claude's adaptive thinking goes up as it is (no
+ * budget), so the caller's limit stays as it is; a budget comes on top of it, as for Anthropic.
+ */
+export function converseMaxTokens(req: ChatRequest, maxOutputTokens: number | undefined): number {
+  if (thinksAdaptively(req)) return req.maxTokens ?? defaultOutputCap(maxOutputTokens);
+  return anthropicMaxTokens(req, maxOutputTokens);
+}
+
 /**
  * The limit sent to an OpenAI-format upstream (chat or Responses, where it is optional) when the
  * caller set none: the model's configured output limit, else the default.
@@ -64,6 +78,6 @@ export function maxBilledOutputTokens(
 ): number {
   if (upstream === 'anthropic-messages' && caller !== upstream) return anthropicMaxTokens(req, maxOutputTokens);
   // Bedrock sends Claude's thinking budget on top (request-encode.ts); for other models this bounds it from above.
-  if (upstream === 'bedrock-converse') return anthropicMaxTokens(req, maxOutputTokens);
+  if (upstream === 'bedrock-converse') return converseMaxTokens(req, maxOutputTokens);
   return (req.maxTokens ?? defaultOutputCap(maxOutputTokens)) * (req.n ?? 1);
 }

@@ -12,7 +12,7 @@
 import type { ChatRequest, ContentPart, ToolChoice } from '../../core/canonical.js';
 import type { Json } from '../../core/json.js';
 import { invalid, toolArgumentsObject } from '../field-types.js';
-import { anthropicMaxTokens, defaultOutputCap, thinkingBudget } from '../output-cap.js';
+import { converseMaxTokens, defaultOutputCap, thinkingBudget, thinksAdaptively } from '../output-cap.js';
 import type { EncodeTarget } from '../types.js';
 import { bedrockClaudeName } from '../model-traits.js';
 import { bedrockModelThinks } from './model-traits.js';
@@ -157,7 +157,7 @@ function encodeToolChoice(choice: ToolChoice | undefined): Json | undefined {
 function inferenceConfig(req: ChatRequest, target: EncodeTarget, thinks: boolean): Json {
   // Always a cap, so what the upstream can bill is bounded (output-cap.ts); Claude counts its thinking in it.
   const maxTokens = thinks
-    ? anthropicMaxTokens(req, target.maxOutputTokens)
+    ? converseMaxTokens(req, target.maxOutputTokens)
     : (req.maxTokens ?? defaultOutputCap(target.maxOutputTokens));
   const config: Json = { maxTokens };
   if (req.temperature !== undefined) config.temperature = req.temperature;
@@ -176,7 +176,7 @@ function additionalFields(req: ChatRequest, target: EncodeTarget, thinks: boolea
   }
   if (thinks) {
     const budget = thinkingBudget(req);
-    if (req.reasoning?.adaptive && req.reasoning.budgetTokens === undefined) extra.thinking = { type: 'adaptive' };
+    if (thinksAdaptively(req)) extra.thinking = { type: 'adaptive' };
     else if (budget !== undefined) extra.thinking = { type: 'enabled', budget_tokens: budget };
   }
   return extra;

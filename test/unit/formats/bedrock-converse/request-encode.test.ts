@@ -177,6 +177,18 @@ describe('encodeBedrockRequest', () => {
     expect((err as GatewayError).param).toBe(param);
   });
 
+  it('Claude adaptive thinking (as Claude Code asks it) goes up within the caller’s maxTokens, reserved as sent', () => {
+    // Adaptive thinking has no budget: the model spends what it needs inside max_tokens, so none is added on top.
+    const req = base({
+      maxTokens: 32000,
+      reasoning: { adaptive: true, effort: 'high', fields: ['thinking', 'output_config.effort'] },
+    });
+    const body = encodeBedrockRequest(req, CLAUDE);
+    expect(body.inferenceConfig).toEqual({ maxTokens: 32000 });
+    expect(body.additionalModelRequestFields).toEqual({ thinking: { type: 'adaptive' } });
+    expect(maxBilledOutputTokens(req, 'anthropic-messages', 'bedrock-converse', undefined)).toBe(32000);
+  });
+
   it('the budget reserves at least the maxTokens sent: exactly it with Claude thinking', () => {
     const thinking = base({ maxTokens: 1000, reasoning: { effort: 'low' } });
     const sent = (req: ChatRequest, model: string) =>
