@@ -166,7 +166,7 @@ function inferenceConfig(req: ChatRequest, target: EncodeTarget, thinks: boolean
   return config;
 }
 
-/** Claude's own fields: `thinking` and `top_k`, which Converse has no place for. */
+/** Claude's own fields: `thinking` (with `output_config.effort` when adaptive) and `top_k`, which Converse lacks. */
 function additionalFields(req: ChatRequest, target: EncodeTarget, thinks: boolean, dropped: string[]): Json {
   const extra: Json = {};
   const claude = bedrockClaudeName(target.model) !== undefined;
@@ -176,8 +176,11 @@ function additionalFields(req: ChatRequest, target: EncodeTarget, thinks: boolea
   }
   if (thinks) {
     const budget = thinkingBudget(req);
-    if (thinksAdaptively(req)) extra.thinking = { type: 'adaptive' };
-    else if (budget !== undefined) extra.thinking = { type: 'enabled', budget_tokens: budget };
+    if (thinksAdaptively(req)) {
+      // Claude's own form: an adaptive thinker is steered by its effort (a budget carries it otherwise).
+      extra.thinking = { type: 'adaptive' };
+      if (req.reasoning?.effort !== undefined) extra.output_config = { effort: req.reasoning.effort };
+    } else if (budget !== undefined) extra.thinking = { type: 'enabled', budget_tokens: budget };
   }
   return extra;
 }

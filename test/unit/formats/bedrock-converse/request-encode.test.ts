@@ -177,7 +177,7 @@ describe('encodeBedrockRequest', () => {
     expect((err as GatewayError).param).toBe(param);
   });
 
-  it('Claude adaptive thinking (as Claude Code asks it) goes up within the caller’s maxTokens, reserved as sent', () => {
+  it('Claude adaptive thinking (as Claude Code asks it) goes within the caller’s maxTokens, reserved as sent', () => {
     // Adaptive thinking has no budget: the model spends what it needs inside max_tokens, so none is added on top.
     const req = base({
       maxTokens: 32000,
@@ -185,7 +185,11 @@ describe('encodeBedrockRequest', () => {
     });
     const body = encodeBedrockRequest(req, CLAUDE);
     expect(body.inferenceConfig).toEqual({ maxTokens: 32000 });
-    expect(body.additionalModelRequestFields).toEqual({ thinking: { type: 'adaptive' } });
+    // Its effort goes with it, in Claude's own form (AWS: "thinking.type: adaptive with output_config.effort").
+    expect(body.additionalModelRequestFields).toEqual({
+      thinking: { type: 'adaptive' },
+      output_config: { effort: 'high' },
+    });
     expect(maxBilledOutputTokens(req, 'anthropic-messages', 'bedrock-converse', undefined)).toBe(32000);
   });
 
