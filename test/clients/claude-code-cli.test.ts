@@ -169,4 +169,10 @@ describe.skipIf(!CLAUDE)('claude -p through the gateway', () => {
     },
     150_000,
   );
+
+  it('no log line holds an upstream credential or the caller’s key', () => {
+    const logs = cli.gw.logs.join('\n');
+    expect(cli.gw.logs.length).toBeGreaterThan(0);
+    for (const secret of [...cli.secrets(), CC_KEY]) expect(logs).not.toContain(secret);
+  });
 });

@@ -40,6 +40,8 @@ export const CLI_TARGETS: CliTarget[] = [
 
 export interface CliGateway {
   gw: RunningGateway;
+  /** Every upstream credential the gateway holds or sent (the direct providers' keys, each kind's secrets). */
+  secrets(): string[];
   close(): Promise<void>;
 }
 
@@ -97,6 +99,15 @@ export async function startCliGateway(up: FakeUpstream): Promise<CliGateway> {
   const gw = await startGateway(loadTestConfig(yaml));
   return {
     gw,
+    secrets: () => [
+      ANT_SECRET,
+      OAI_SECRET,
+      RESP_SECRET,
+      ...fronts.flatMap((f) => {
+        const { sent, held } = f.secrets();
+        return [...sent, ...held];
+      }),
+    ],
     async close() {
       await gw.close();
       for (const front of fronts) await front.close();

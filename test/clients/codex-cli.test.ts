@@ -138,4 +138,10 @@ describe.skipIf(!CODEX)('codex exec through the gateway', () => {
     expect(chatCalls(up, t.format)).toHaveLength(up.received.length);
     for (const c of up.received) expect(c.status, c.error).toBe(200);
   });
+
+  it('no log line holds an upstream credential or the caller’s key', () => {
+    const logs = cli.gw.logs.join('\n');
+    expect(cli.gw.logs.length).toBeGreaterThan(0);
+    for (const secret of [...cli.secrets(), CC_KEY]) expect(logs).not.toContain(secret);
+  });
 });
