@@ -47,6 +47,22 @@ export function anthropicModelThinks(upstreamName: string, configured?: boolean)
 }
 
 /**
+ * Adaptive thinking (`thinking: {type: "adaptive"}`, steered by `output_config.effort`): Claude Opus and Sonnet 4.6
+ * and later; Claude 4.5 and earlier refuse it and take a budget (`enabled` with `budget_tokens`). Names of other
+ * forms (a newer family) are taken to be newer models.
+ * @see https://docs.aws.amazon.com/bedrock/latest/userguide/claude-messages-adaptive-thinking.html
+ */
+export function anthropicModelThinksAdaptively(upstreamName: string): boolean {
+  const name = claudeName(upstreamName);
+  if (/^claude-(?:instant|2|3)/.test(name)) return false;
+  const m = /^claude-(?:opus|sonnet|haiku)-(\d+)(?:-(\d{1,2}))?(?:-\d{8})?$/.exec(name);
+  if (!m) return true;
+  const major = Number(m[1]);
+  const minor = m[2] === undefined ? 0 : Number(m[2]);
+  return major > 4 || (major === 4 && minor >= 6);
+}
+
+/**
  * Native structured output (`output_config.format`): Claude Opus 4.1, and Claude 4.5 and later
  * (`claude-sonnet-4-5`, `claude-haiku-4-5-20251001`, `claude-opus-5`…). Other models answer
  * through a forced tool instead (structured-output.ts), as do Claude ids on Bedrock and Vertex

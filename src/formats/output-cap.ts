@@ -22,6 +22,9 @@ export const MAX_CHOICES = 128;
  */
 export const EFFORT_BUDGET_TOKENS = { low: 1024, medium: 4096, high: 16384, xhigh: 32768, max: 65536 } as const;
 
+/** Anthropic's smallest thinking budget. */
+export const MIN_THINKING_BUDGET = 1024;
+
 /** The thinking budget an Anthropic-format request carries: the caller's, or the one an effort maps to. */
 export function thinkingBudget(req: ChatRequest): number | undefined {
   const effort = req.reasoning?.effort;

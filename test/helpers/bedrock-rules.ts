@@ -17,7 +17,8 @@
  *     success/error; a toolUse left unanswered in the next turn; reasoningContent outside assistant
  *     turns or without a signature (or redactedContent); system blocks other than text/cachePoint/
  *     guardContent; toolUse or toolResult without a toolConfig; tools without toolSpec name and
- *     inputSchema.json; a toolChoice other than auto/any/tool, or naming an absent tool;
+ *     inputSchema.json; a toolChoice other than auto/any/tool, or naming an absent tool; adaptive thinking
+ *     (`additionalModelRequestFields.thinking`) on a Claude model before 4.6;
  *   CountTokens: a body other than `{input: {converse}}` (or `invokeModel`), a converse request with
  *     fields CountTokens does not take, the Converse rules above on it, and a model the account's
  *     `countTokensModels` does not match ("The provided model doesn't support counting tokens.").
@@ -100,7 +101,7 @@ export function bedrockChecker(account: AwsTestAccount) {
     if (!parsed || !isObj(call.body)) return refusal(400, 'SerializationException', 'The body is not a JSON object.');
     if (accept.anyBody) return undefined;
     const extra = accept.unknownFields === true;
-    if (call.endpoint === 'chat') return validateConverse(call.body, extra);
+    if (call.endpoint === 'chat') return validateConverse(call.body, bedrockModel(call.path), extra);
     return validateCountTokens(call.body, bedrockModel(call.path), countable, extra);
   };
 }
@@ -138,15 +139,24 @@ const SYSTEM_BLOCKS = new Set(['text', 'cachePoint', 'guardContent']);
 const INFERENCE = new Set(['maxTokens', 'temperature', 'topP', 'stopSequences']);
 
 /** What the real Converse API refuses, where a gateway could send it. */
-export function validateConverse(body: Obj, extra = false): Refusal | undefined {
+export function validateConverse(body: Obj, model: string, extra = false): Refusal | undefined {
   if (!extra) for (const k of Object.keys(body)) if (!CONVERSE_FIELDS.has(k)) return invalid(`Unknown field: ${k}`);
   const inference = body.inferenceConfig ?? {};
   if (!isObj(inference)) return invalid('inferenceConfig must be an object');
   for (const k of Object.keys(inference)) if (!INFERENCE.has(k)) return invalid(`Unknown field: inferenceConfig.${k}`);
   if (inference.maxTokens !== undefined && !(Number.isInteger(inference.maxTokens) && inference.maxTokens >= 1))
     return invalid('inferenceConfig.maxTokens must be an integer of at least 1');
+  if (body.additionalModelRequestFields?.thinking?.type === 'adaptive' && BEFORE_ADAPTIVE.test(model))
+    return invalid(`${model} does not support adaptive thinking; use thinking.type enabled with budget_tokens.`);
   return validateConversation(body);
 }
+
+/**
+ * Claude models before 4.6 (their ids carry a date; 4.6 and later do not). AWS, "Adaptive thinking": "Older models
+ * (Claude Sonnet 4.5, Claude Opus 4.5, etc.) do not support adaptive thinking and require thinking.type: "enabled"
+ * with budget_tokens."
+ */
+const BEFORE_ADAPTIVE = /anthropic\.claude-(?:instant|v2|2|3|(?:opus|sonnet|haiku)-4(?:-[0-5])?-\d{8})/;
 
 /** CountTokens: `{input: {converse}}` whose converse request passes the Converse rules, for a model that counts. */
 export function validateCountTokens(body: Obj, model: string, countable: RegExp, extra = false): Refusal | undefined {

@@ -325,11 +325,26 @@ describe('the Converse rules (400 ValidationException)', () => {
       { ...HELLO, toolConfig: { tools: [WEATHER], toolChoice: { tool: { name: 'x' } } } },
       'not in tools',
     ],
+    [
+      'adaptive thinking on a Claude before 4.6',
+      { ...HELLO, additionalModelRequestFields: { thinking: { type: 'adaptive' } } },
+      'does not support adaptive thinking',
+    ],
   ])('%s', async (_, body, message) => {
     const r = await keyed(path('converse'), body);
     expect(r.status).toBe(400);
     expect(r.headers.get('x-amzn-errortype')).toMatch(/^ValidationException:/);
     expect(r.body.message).toContain(message);
+  });
+
+  it('adaptive thinking on Claude 4.6 and later is taken; a budget on an older Claude too', async () => {
+    const adaptive = { ...HELLO, additionalModelRequestFields: { thinking: { type: 'adaptive' } } };
+    const budget = { ...HELLO, additionalModelRequestFields: { thinking: { type: 'enabled', budget_tokens: 1024 } } };
+    const took = [
+      await keyed(path('converse', 'us.anthropic.claude-opus-4-6-v1'), adaptive),
+      await keyed(path('converse', 'anthropic.claude-sonnet-4-5-20250929-v1:0'), budget),
+    ];
+    expect(took.map((r) => r.status)).toEqual([200, 200]);
   });
 
   it('not JSON: 400 SerializationException; an unknown path: 404 UnknownOperationException', async () => {

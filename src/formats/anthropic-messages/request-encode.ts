@@ -17,7 +17,13 @@
 import { withoutGeminiSignatures } from '../gemini-tool-ids.js';
 import type { ChatRequest, ContentPart, ResponseFormat, ToolChoice } from '../../core/canonical.js';
 import { anthropicModelHasOutputFormat, anthropicModelThinks } from '../model-traits.js';
-import { anthropicMaxTokens, DEFAULT_OUTPUT_CAP, EFFORT_BUDGET_TOKENS, thinkingBudget } from '../output-cap.js';
+import {
+  anthropicMaxTokens,
+  DEFAULT_OUTPUT_CAP,
+  EFFORT_BUDGET_TOKENS,
+  MIN_THINKING_BUDGET,
+  thinkingBudget,
+} from '../output-cap.js';
 import { isClosedSchema, OUTPUT_TOOL_NAME } from '../structured-output.js';
 import type { EncodeTarget } from '../types.js';
 import { invalid } from './request-decode.js';
@@ -27,9 +33,6 @@ import type { Json } from '../../core/json.js';
 /** `max_tokens` when the caller gave none (OpenAI callers may omit it; Anthropic requires it). */
 export const DEFAULT_MAX_TOKENS = DEFAULT_OUTPUT_CAP;
 export { EFFORT_BUDGET_TOKENS };
-
-/** Anthropic's smallest thinking budget. */
-const MIN_THINKING_BUDGET = 1024;
 
 export function encodeAnthropicRequest(
   request: ChatRequest,

@@ -12,9 +12,16 @@
 import type { ChatRequest, ContentPart, ToolChoice } from '../../core/canonical.js';
 import type { Json } from '../../core/json.js';
 import { invalid, toolArgumentsObject } from '../field-types.js';
-import { converseMaxTokens, defaultOutputCap, thinkingBudget, thinksAdaptively } from '../output-cap.js';
+import {
+  converseMaxTokens,
+  defaultOutputCap,
+  EFFORT_BUDGET_TOKENS,
+  MIN_THINKING_BUDGET,
+  thinkingBudget,
+  thinksAdaptively,
+} from '../output-cap.js';
 import type { EncodeTarget } from '../types.js';
-import { bedrockClaudeName } from '../model-traits.js';
+import { anthropicModelThinksAdaptively, bedrockClaudeName } from '../model-traits.js';
 import { bedrockModelThinks } from './model-traits.js';
 
 type Turn = { role: 'user' | 'assistant'; content: Json[] };
@@ -47,8 +54,9 @@ export function encodeBedrockRequest(
   if (req.tools.length > 0) out.toolConfig = toolConfig(req, dropped);
   const thinks = req.reasoning !== undefined && bedrockModelThinks(target.model, target.reasoning);
   if (req.reasoning && !thinks) dropped.push(...(req.reasoning.fields ?? ['reasoning']));
-  out.inferenceConfig = inferenceConfig(req, target, thinks);
-  const extra = additionalFields(req, target, thinks, dropped);
+  const config = inferenceConfig(req, target, thinks);
+  out.inferenceConfig = config;
+  const extra = additionalFields(req, target, thinks, config.maxTokens as number, dropped);
   if (Object.keys(extra).length > 0) out.additionalModelRequestFields = extra;
   return out;
 }
@@ -167,20 +175,33 @@ function inferenceConfig(req: ChatRequest, target: EncodeTarget, thinks: boolean
 }
 
 /** Claude's own fields: `thinking` (with `output_config.effort` when adaptive) and `top_k`, which Converse lacks. */
-function additionalFields(req: ChatRequest, target: EncodeTarget, thinks: boolean, dropped: string[]): Json {
+function additionalFields(
+  req: ChatRequest,
+  target: EncodeTarget,
+  thinks: boolean,
+  maxTokens: number,
+  dropped: string[],
+): Json {
   const extra: Json = {};
   const claude = bedrockClaudeName(target.model) !== undefined;
   if (req.topK !== undefined) {
     if (claude) extra.top_k = req.topK;
     else dropped.push('top_k');
   }
-  if (thinks) {
+  if (!thinks) return extra;
+  if (!thinksAdaptively(req)) {
     const budget = thinkingBudget(req);
-    if (thinksAdaptively(req)) {
-      // Claude's own form: an adaptive thinker is steered by its effort (a budget carries it otherwise).
-      extra.thinking = { type: 'adaptive' };
-      if (req.reasoning?.effort !== undefined) extra.output_config = { effort: req.reasoning.effort };
-    } else if (budget !== undefined) extra.thinking = { type: 'enabled', budget_tokens: budget };
+    if (budget !== undefined) extra.thinking = { type: 'enabled', budget_tokens: budget };
+  } else if (anthropicModelThinksAdaptively(target.model)) {
+    // Claude's own form: an adaptive thinker is steered by its effort (a budget carries it otherwise).
+    extra.thinking = { type: 'adaptive' };
+    if (req.reasoning?.effort !== undefined) extra.output_config = { effort: req.reasoning.effort };
+  } else {
+    // A Claude before 4.6 takes a budget only: its effort's (Claude's default effort is high), inside max_tokens
+    // as adaptive thinking would be, leaving room for the answer.
+    const budget = Math.min(thinkingBudget(req) ?? EFFORT_BUDGET_TOKENS.high, maxTokens - 1);
+    if (budget >= MIN_THINKING_BUDGET) extra.thinking = { type: 'enabled', budget_tokens: budget };
+    else dropped.push(...(req.reasoning?.fields ?? ['reasoning']));
   }
   return extra;
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   anthropicModelHasOutputFormat,
   anthropicModelThinks,
+  anthropicModelThinksAdaptively,
   claudeName,
   openaiModelReasons,
 } from '../../../src/formats/model-traits.js';
@@ -66,6 +67,32 @@ describe('model traits guessed from the upstream name', () => {
     // Native structured output stays with first-party ids: every platform takes the forced tool.
     expect(anthropicModelHasOutputFormat('claude-sonnet-4-5@20250929')).toBe(false);
     expect(anthropicModelHasOutputFormat('us.anthropic.claude-sonnet-4-5-20250929-v1:0')).toBe(false);
+  });
+
+  it('adaptive thinking: Claude 4.6 and later (and newer families), on every platform’s ids', () => {
+    for (const n of [
+      'claude-opus-4-6',
+      'claude-sonnet-4-6',
+      'claude-opus-4-7',
+      'claude-sonnet-5',
+      'claude-mythos-preview',
+      'anthropic.claude-opus-4-6-v1',
+      'us.anthropic.claude-sonnet-4-6',
+      'claude-opus-4-6@20260205',
+    ])
+      expect(anthropicModelThinksAdaptively(n), n).toBe(true);
+    for (const n of [
+      'claude-sonnet-4-5',
+      'claude-opus-4-5-20251101',
+      'claude-haiku-4-5-20251001',
+      'claude-sonnet-4-20250514',
+      'claude-opus-4-1-20250805',
+      'claude-3-7-sonnet-20250219',
+      'anthropic.claude-sonnet-4-5-20250929-v1:0',
+      'eu.anthropic.claude-3-5-sonnet-20240620-v1:0',
+      'claude-sonnet-4-5@20250929',
+    ])
+      expect(anthropicModelThinksAdaptively(n), n).toBe(false);
   });
 
   it('native structured output: Opus 4.1, Claude 4.5 and later', () => {

@@ -177,13 +177,13 @@ describe('encodeBedrockRequest', () => {
     expect((err as GatewayError).param).toBe(param);
   });
 
-  it('Claude adaptive thinking (as Claude Code asks it) goes within the caller’s maxTokens, reserved as sent', () => {
+  const adaptive = (maxTokens: number, effort?: 'high' | 'low') =>
+    base({ maxTokens, reasoning: { adaptive: true, effort, fields: ['thinking', 'output_config.effort'] } });
+
+  it('Claude adaptive thinking (as Claude Code asks it) goes as it is, within the caller’s maxTokens', () => {
     // Adaptive thinking has no budget: the model spends what it needs inside max_tokens, so none is added on top.
-    const req = base({
-      maxTokens: 32000,
-      reasoning: { adaptive: true, effort: 'high', fields: ['thinking', 'output_config.effort'] },
-    });
-    const body = encodeBedrockRequest(req, CLAUDE);
+    const req = adaptive(32000, 'high');
+    const body = encodeBedrockRequest(req, { model: 'us.anthropic.claude-opus-4-6-v1' });
     expect(body.inferenceConfig).toEqual({ maxTokens: 32000 });
     // Its effort goes with it, in Claude's own form (AWS: "thinking.type: adaptive with output_config.effort").
     expect(body.additionalModelRequestFields).toEqual({
@@ -191,6 +191,33 @@ describe('encodeBedrockRequest', () => {
       output_config: { effort: 'high' },
     });
     expect(maxBilledOutputTokens(req, 'anthropic-messages', 'bedrock-converse', undefined)).toBe(32000);
+  });
+
+  it.each([
+    [32000, 'high', 16384],
+    [8000, 'high', 7999],
+    [32000, 'low', 1024],
+    [32000, undefined, 16384],
+  ] as const)(
+    'on a Claude before 4.6 (no adaptive thinking), maxTokens %i and effort %s think a budget of %i inside it',
+    (maxTokens, effort, budget) => {
+      const dropped: string[] = [];
+      const body = encodeBedrockRequest(
+        adaptive(maxTokens, effort),
+        { model: 'anthropic.claude-sonnet-4-5-20250929-v1:0' },
+        dropped,
+      );
+      expect(body.inferenceConfig).toEqual({ maxTokens });
+      expect(body.additionalModelRequestFields).toEqual({ thinking: { type: 'enabled', budget_tokens: budget } });
+      expect(dropped).toEqual([]);
+    },
+  );
+
+  it('on a Claude before 4.6, adaptive thinking with no room for a budget is dropped and listed', () => {
+    const dropped: string[] = [];
+    const body = encodeBedrockRequest(adaptive(1024, 'high'), CLAUDE, dropped);
+    expect([body.inferenceConfig, body.additionalModelRequestFields]).toEqual([{ maxTokens: 1024 }, undefined]);
+    expect(dropped).toEqual(['thinking', 'output_config.effort']);
   });
 
   it('the budget reserves at least the maxTokens sent: exactly it with Claude thinking', () => {
