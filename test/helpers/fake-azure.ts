@@ -188,8 +188,19 @@ export async function startFakeAzure(inner: FakeUpstream, opts: FakeAzureOptions
     json(res, 200, { token_type: 'Bearer', expires_in: lifetime, ext_expires_in: lifetime, access_token: token });
   }
 
-  /** The call to THE fake upstream, its answer back; a chat answer with Azure's filter annotations. */
+  /**
+   * The call to THE fake upstream, its answer back; a chat answer with Azure's filter annotations. An answer cut
+   * behind the front (before or mid-stream) cuts Azure's own: its socket destroyed after what arrived, no clean end.
+   */
   async function relay(res: ServerResponse, call: AzureCall, path: string, body: unknown, method = 'POST') {
+    try {
+      await pass(res, call, path, body, method);
+    } catch {
+      res.destroy();
+    }
+  }
+
+  async function pass(res: ServerResponse, call: AzureCall, path: string, body: unknown, method: string) {
     const up = await fetch(`${inner.url}${path}`, {
       method,
       headers: { authorization: 'Bearer inner', 'content-type': 'application/json' },

@@ -42,6 +42,7 @@ import { createServer, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pipeline } from 'node:stream';
 
 export const SERVICE_ACCOUNT = 'gateway-test@fake-project.iam.gserviceaccount.com';
 const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
@@ -284,7 +285,8 @@ export async function startFakeVertex(opts: {
       (up) => {
         call.status = up.statusCode;
         res.writeHead(up.statusCode ?? 502, { 'content-type': up.headers['content-type'] ?? 'application/json' });
-        up.pipe(res);
+        // An answer cut behind the front cuts Vertex's own (pipeline destroys `res`): no clean end.
+        pipeline(up, res, () => undefined);
       },
     );
     out.on('error', () => res.destroy());
