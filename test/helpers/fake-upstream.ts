@@ -43,7 +43,8 @@
  *   Content                      an answer (text, thinking, tool calls, json, usage), JSON or stream as asked;
  *                                on the token-count and stored-response routes, their own answer instead
  *   { kind: 'json', body? }      a JSON body: `body` as given, or the content encoded; any status
- *   { kind: 'sse', events? }     a stream: `events` as given, or the content encoded; `delayMs` between events
+ *   { kind: 'sse', events? }     a stream: `events` as given (SSE text or Bedrock frames), or the content encoded;
+ *                                `delayMs` between events
  *   { kind: 'error', status? }   an error body in the called format (headers such as retry-after);
  *                                `inStream`: 200 and, after `after` events, the format's in-stream error
  *                                (Responses: an `error` event numbered after them)
@@ -128,7 +129,7 @@ export type { WireFormat } from './upstream-wire.js';
 // ---------------------------------------------------------------- wire formats written in files of their own
 
 /** What a stream writes: SSE text, or a binary frame (Bedrock's event stream). */
-type Chunk = string | Uint8Array;
+export type Chunk = string | Uint8Array;
 
 /** How one format is written on the wire (upstream-wire.ts writes openai, responses and anthropic). */
 interface OwnWire {
@@ -259,7 +260,7 @@ type After = number | 'body';
 export type Reply =
   | (Content & { kind?: undefined })
   | (Content & { kind: 'json'; status?: number; body?: unknown; headers?: Headers })
-  | (Content & { kind: 'sse'; events?: string[]; delayMs?: number; headers?: Headers })
+  | (Content & { kind: 'sse'; events?: Chunk[]; delayMs?: number; headers?: Headers })
   /** The content: what a stream sends before an in-stream error. */
   | (Content & {
       kind: 'error';
@@ -272,7 +273,7 @@ export type Reply =
       inStream?: boolean;
       after?: number;
     })
-  | (Content & { kind: 'hang' | 'drop'; after?: After; events?: string[] })
+  | (Content & { kind: 'hang' | 'drop'; after?: After; events?: Chunk[] })
   | { kind: 'held'; until: Promise<unknown>; then?: Reply }
   | { kind: 'raw'; status: number; body: string; headers?: Headers };
 
@@ -1077,6 +1078,11 @@ export function answerEvents(
   style: { includeUsage?: boolean } = {},
 ): string[] {
   return encodeStream(format, standalone(format, c), style) as string[];
+}
+
+/** ConverseStream's event-stream frames of an answer (bedrock-wire.ts). */
+export function answerFrames(c: Content): Buffer[] {
+  return bedrockFrames(standalone('bedrock', c));
 }
 
 function standalone(format: WireFormat, c: Content): WireAnswer {

@@ -19,6 +19,7 @@
 import { readFileSync } from 'node:fs';
 import { AZURE_API_KEY, AZURE_API_VERSION, ENTRA, type FakeAzure, startFakeAzure } from './fake-azure.js';
 import type { FakeUpstream, UpstreamCall, WireFormat } from './fake-upstream.js';
+import type { AwsTestCredentials } from './aws-auth.js';
 import { AWS_TEST_ACCOUNT } from './bedrock-rules.js';
 import { startFakeBedrockInvoke } from './fake-bedrock-invoke.js';
 import { startFakeVertex } from './fake-vertex.js';
@@ -80,8 +81,11 @@ export interface KindRig {
    * headers: the kind's edits. Absent: the body as sent, the model renamed.
    */
   passThroughBody?(sent: Record<string, unknown>, headers: Record<string, string>): Record<string, unknown>;
-  /** Starts the fronts for models with these upstream names (deployments, model ids). */
-  start(up: FakeUpstream, upstreamNames: string[]): Promise<KindFront>;
+  /**
+   * Starts the fronts for models with these upstream names (deployments, model ids). `aws`: the credentials a
+   * kind that takes a Bedrock API key signs with instead (SigV4), the fake upstream's `aws` account holding them.
+   */
+  start(up: FakeUpstream, upstreamNames: string[], o?: { aws?: AwsTestCredentials }): Promise<KindFront>;
 }
 
 const GEMINI_KEY = 'AIzaKindsRigsGeminiKey00000000000000001';
@@ -162,7 +166,10 @@ const entraSettings = (authority: string) => ({
 });
 
 export const KIND_RIGS: Record<KindId, KindRig> = {
-  /** Bedrock's Converse API with a Bedrock API key (no front: THE fake upstream speaks it, in its test account). */
+  /**
+   * Bedrock's Converse API with a Bedrock API key, or SigV4 with the `aws` credentials given (no front: THE fake
+   * upstream speaks it, in its test account).
+   */
   bedrock: {
     kind: 'bedrock',
     format: 'bedrock',
@@ -178,17 +185,26 @@ export const KIND_RIGS: Record<KindId, KindRig> = {
         upstream_name: 'anthropic.claude-sonnet-4-5-20250929-v1:0',
       },
     },
-    async start(up) {
+    async start(up, _, { aws } = {}) {
+      const credential = aws
+        ? {
+            settings: {
+              region: AWS_TEST_ACCOUNT.region,
+              aws: {
+                access_key_id: aws.accessKeyId,
+                secret_access_key: aws.secretAccessKey,
+                session_token: aws.sessionToken,
+              },
+            },
+          }
+        : { api_key: AWS_TEST_ACCOUNT.apiKey, settings: { region: AWS_TEST_ACCOUNT.region } };
       return {
-        provider: (models, o = {}) => ({
-          api: 'bedrock',
-          url: up.url,
-          api_key: AWS_TEST_ACCOUNT.apiKey,
-          settings: { region: AWS_TEST_ACCOUNT.region },
-          models,
-          ...o,
-        }),
-        secrets: () => ({ sent: [AWS_TEST_ACCOUNT.apiKey], held: [] }),
+        provider: (models, o = {}) => ({ api: 'bedrock', url: up.url, ...credential, models, ...o }),
+        // SigV4: the session token travels, the secret key only signs.
+        secrets: () =>
+          aws
+            ? { sent: aws.sessionToken ? [aws.sessionToken] : [], held: [aws.secretAccessKey] }
+            : { sent: [AWS_TEST_ACCOUNT.apiKey], held: [] },
         lastCall: () => {
           const c = up.received.at(-1);
           return c && { path: c.path, credential: bearer(c.headers.authorization), rawBody: c.rawBody };

@@ -19,6 +19,7 @@ import {
   startRig,
   streamFor,
   type SecurityRig,
+  userTextOf,
   wantsStream,
 } from './harness.js';
 
@@ -51,7 +52,7 @@ describe('a caller leaving mid-stream', () => {
     // Slow streams: the caller is gone long before the upstream would finish.
     rig = await startRig(
       (req) => {
-        if (lastUserText(req.body).includes('slow json'))
+        if (userTextOf(req).includes('slow json'))
           return { kind: 'held', until: suiteEnd, then: { kind: 'json', body: jsonReply(req.path, 'late') } };
         if (!wantsStream(req)) return { kind: 'json', body: jsonReply(req.path, 'fine') };
         return { kind: 'sse', events: streamFor(req.path, WORDS), delayMs: 50 };

@@ -3,17 +3,25 @@
  * programmable upstream (test/helpers/fake-upstream.ts), so every endpoint × provider pair
  * (pass-through and translated) can be driven with raw upstream bytes: cut streams, malformed events,
  * echoed keys. With `kinds`, also a provider of each kind of kind-rigs.ts (named after its kind), whose
- * front relays to the same upstream: KIND_PAIRS.
+ * front relays to the same upstream: KIND_PAIRS. Bedrock Converse (THE fake upstream speaks it) signs with SigV4
+ * and a session token (AWS_SIGNER), so the AWS secrets are among those checked.
  */
 
 import { request } from 'node:http';
+import type { AwsTestCredentials } from '../helpers/aws-auth.js';
+import { exceptionFrame } from '../helpers/bedrock-frames.js';
+import { AWS_TEST_ACCOUNT, bedrockLastUserText, isBedrockPath, isBedrockStream } from '../helpers/bedrock-rules.js';
 import {
   answerBody,
   answerEvents,
+  answerFrames,
+  type Chunk,
   type FakeUpstream,
   type FakeUpstreamOptions,
   type Handler,
+  lastUserText,
   startFakeUpstream,
+  type UpstreamCall,
 } from '../helpers/fake-upstream.js';
 import { SEC_ANT_KEY, SEC_GW_KEY, SEC_OAI_KEY, SEC_RESP_KEY, securityGateway } from '../helpers/gateway-config.js';
 import { type KindFront, type KindId, KINDS } from '../helpers/kind-rigs.js';
@@ -47,20 +55,26 @@ export const RESPONSES_PAIRS: Array<[Endpoint, Provider]> = [
 ];
 /** Every endpoint × provider pair. */
 export const ALL_PAIRS: Array<[Endpoint, Provider]> = [...PAIRS, ...RESPONSES_PAIRS];
-/** The kinds whose upstream format the harness writes (not yet Bedrock Converse's binary frames). */
-const HARNESS_KINDS = KINDS.filter((rig) => rig.format !== 'bedrock');
 /** Every endpoint × each kind's provider (a rig started with `kinds`). */
-export const KIND_PAIRS: Array<[Endpoint, PairProvider]> = HARNESS_KINDS.flatMap((rig) =>
+export const KIND_PAIRS: Array<[Endpoint, PairProvider]> = KINDS.flatMap((rig) =>
   (['openai', 'anthropic', 'responses'] as const).map((ep): [Endpoint, PairProvider] => [ep, rig.kind]),
 );
 /** Each kind's provider from the messages endpoint only (Claude Code's), for slow suites. */
 export const KIND_MESSAGES_PAIRS = KIND_PAIRS.filter(([ep]) => ep === 'anthropic');
 
 /** The wire format an upstream path speaks. */
-export function formatOfPath(path: string): 'openai' | 'anthropic' | 'responses' | 'gemini' {
+export function formatOfPath(path: string): 'openai' | 'anthropic' | 'responses' | 'gemini' | 'bedrock' {
   if (path.startsWith('/v1beta/')) return 'gemini';
+  if (isBedrockPath(path)) return 'bedrock';
   return path.endsWith('/chat/completions') ? 'openai' : path.endsWith('/responses') ? 'responses' : 'anthropic';
 }
+
+/** The AWS credentials the Bedrock Converse provider signs with: a session's, as temporary credentials are. */
+const AWS_SIGNER: AwsTestCredentials = {
+  accessKeyId: 'AKIASECURITYRIG00001',
+  secretAccessKey: 'security/rig+secret-access-key-0000001',
+  sessionToken: 'IQoJb3JpZ2luX2VjSECURITYRIGSESSIONTOKEN0001',
+};
 
 export interface SecurityRig {
   gw: RunningGateway;
@@ -81,16 +95,22 @@ export async function startRig(
   handler: Handler,
   o: { extra?: string; failures?: number; accept?: FakeUpstreamOptions['accept']; kinds?: boolean } = {},
 ): Promise<StartedRig> {
-  const up = await startFakeUpstream({ handler, accept: o.accept });
+  const up = await startFakeUpstream({
+    handler,
+    accept: o.accept,
+    aws: { ...AWS_TEST_ACCOUNT, credentials: AWS_SIGNER },
+  });
   const spec = securityGateway(up.url, o.extra, o.failures);
   const fronts: KindFront[] = [];
-  for (const rig of o.kinds ? HARNESS_KINDS : []) {
-    const front = await rig.start(up, ['m']);
+  for (const rig of o.kinds ? KINDS : []) {
+    const front = await rig.start(up, ['m'], { aws: AWS_SIGNER });
     fronts.push(front);
     const price = { input: 1, output: 2 };
+    const provider = front.provider({ m: { context_window: 128000, max_output_tokens: 4096, price } });
+    // A caller's key is one string: not on a provider that signs (Bedrock with SigV4).
     spec.providers[rig.kind] = {
-      ...front.provider({ m: { context_window: 128000, max_output_tokens: 4096, price } }),
-      byok: rig.byok ? 'optional' : undefined,
+      ...provider,
+      byok: rig.byok && provider.api_key !== undefined ? 'optional' : undefined,
     };
   }
   const gw = await startGateway(configOf(spec));
@@ -238,9 +258,14 @@ export function responsesStream(words: string[], o: { terminal?: boolean } = {})
   return o.terminal === false ? all.slice(0, -1) : all;
 }
 
-/** Whether an upstream call asks for a stream: Gemini says so in its path, the others with `stream: true`. */
+/** Whether an upstream call asks for a stream: Gemini and Bedrock say so in their path, the others in the body. */
 export function wantsStream(call: { path: string; body?: any }): boolean {
-  return call.body?.stream === true || call.path.endsWith(':streamGenerateContent');
+  return call.body?.stream === true || call.path.endsWith(':streamGenerateContent') || isBedrockStream(call.path);
+}
+
+/** The caller's last text in an upstream call, whatever its format (Converse's blocks have no `type`). */
+export function userTextOf(call: UpstreamCall): string {
+  return call.format === 'bedrock' ? bedrockLastUserText(call.body) : lastUserText(call.body);
 }
 
 /** `finish: false`: without the closing chunk (its finishReason and usage). */
@@ -249,8 +274,18 @@ export function geminiStream(words: string[], o: { finish?: boolean } = {}): str
   return o.finish === false ? all.slice(0, -1) : all;
 }
 
+/** ConverseStream's frames; `finish: false`: without the closing messageStop and metadata. */
+export function bedrockStream(words: string[], o: { finish?: boolean } = {}): Buffer[] {
+  const all = answerFrames(reply(words, 'm'));
+  return o.finish === false ? all.slice(0, -2) : all;
+}
+
+/** ConverseStream's exception frame ending a stream (`type` as it names them: throttlingException…). */
+export const bedrockException = (message: string, type = 'internalServerException'): Buffer =>
+  exceptionFrame(type, message);
+
 /** A complete stream in the upstream path's format. */
-export function streamFor(path: string, words: string[]): string[] {
+export function streamFor(path: string, words: string[]): Chunk[] {
   const format = formatOfPath(path);
   return format === 'openai'
     ? openaiStream(words)
@@ -258,7 +293,9 @@ export function streamFor(path: string, words: string[]): string[] {
       ? responsesStream(words)
       : format === 'gemini'
         ? geminiStream(words)
-        : anthropicStream(words);
+        : format === 'bedrock'
+          ? bedrockStream(words)
+          : anthropicStream(words);
 }
 
 const reply = (words: string[], model: string) => ({

@@ -5,17 +5,21 @@
  * `team-anthropic-key-01` echoed mid-stream reached the caller.
  *
  * Issue 15: the same on each provider kind (kind-rigs.ts), whose upstream echoes the kind's credentials
- * too: the Azure api-key, the Entra ID and Google Cloud tokens the gateway fetched.
+ * too: the Azure api-key, the Entra ID and Google Cloud tokens the gateway fetched, the AWS session tokens
+ * (Bedrock Converse and InvokeModel sign with SigV4; their secret keys are held, never sent).
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lastUserText, type Reply } from '../helpers/fake-upstream.js';
+import { bedrockError } from '../helpers/bedrock-wire.js';
+import type { Reply } from '../helpers/fake-upstream.js';
 import { geminiStreamError } from '../helpers/gemini-wire.js';
 import { responsesOrderViolations, sseMessages } from '../helpers/responses-order.js';
 import {
   ALL_PAIRS,
   ANT_KEY,
   anthropicStream,
+  bedrockException,
+  bedrockStream,
   bodyFor,
   formatOfPath,
   geminiStream,
@@ -28,6 +32,7 @@ import {
   responsesStream,
   startRig,
   type StartedRig,
+  userTextOf,
 } from './harness.js';
 
 /** Keys of several shapes: the configured ones (not credential-shaped), the caller's own, the gateway key. */
@@ -54,6 +59,12 @@ function echoing(path: string, when: string, sent: string): Reply {
   const keys = [sent, OAI_KEY, ANT_KEY, RESP_KEY, ...rig.kindSecrets().sent, GW_KEY, SHAPED];
   const ECHO = `upstream saw keys ${keys.join(' and ')} in this request`;
   const format = formatOfPath(path);
+  if (format === 'bedrock') {
+    // AWS's error shape: `{message}`, the exception named in x-amzn-errortype; in a stream, an exception frame.
+    if (when === 'before') return { kind: 'json', status: 400, ...bedrockError(400, { message: ECHO }, {}) };
+    const head = when === 'first-event' ? [] : bedrockStream([' hi']).slice(0, 2);
+    return { kind: 'sse', events: [...head, bedrockException(ECHO, 'modelStreamErrorException')] };
+  }
   if (format === 'gemini') {
     if (when === 'before')
       return { kind: 'json', status: 400, body: { error: { code: 400, message: ECHO, status: 'INVALID_ARGUMENT' } } };
@@ -107,9 +118,11 @@ describe('secrets never reach a caller or a log', () => {
   beforeAll(async () => {
     rig = await startRig(
       (req) => {
-        const key = req.headers['x-api-key'] ?? req.headers['x-goog-api-key'] ?? req.headers.authorization ?? '';
+        const h = req.headers;
+        // SigV4's authorization is a signature: the session token is the credential AWS got.
+        const key = h['x-api-key'] ?? h['x-goog-api-key'] ?? h['x-amz-security-token'] ?? h.authorization ?? '';
         const sent = String(key).replace(/^Bearer /, '');
-        return echoing(req.path, /when:([a-z-]+)/.exec(lastUserText(req.body))?.[1] ?? 'during', sent);
+        return echoing(req.path, /when:([a-z-]+)/.exec(userTextOf(req))?.[1] ?? 'during', sent);
       },
       { failures: 1000, kinds: true },
     );

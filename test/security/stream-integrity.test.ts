@@ -5,7 +5,8 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lastUserText, type Reply } from '../helpers/fake-upstream.js';
+import { eventFrameOfText } from '../helpers/bedrock-frames.js';
+import type { Chunk, Reply } from '../helpers/fake-upstream.js';
 import { responsesOrderViolations } from '../helpers/responses-order.js';
 import { geminiStreamError } from '../helpers/gemini-wire.js';
 import { KINDS } from '../helpers/kind-rigs.js';
@@ -13,6 +14,8 @@ import { readSse } from '../helpers/sse.js';
 import {
   ALL_PAIRS,
   anthropicStream,
+  bedrockException,
+  bedrockStream,
   bodyFor,
   formatOfPath,
   geminiStream,
@@ -24,15 +27,26 @@ import {
   startRig,
   type Endpoint,
   type SecurityRig,
+  userTextOf,
 } from './harness.js';
 
 const WORDS = [' one', ' two', ' three'];
 /** The direct pairs and each new kind's (through its front). */
 const PAIRS = [...ALL_PAIRS, ...KIND_PAIRS];
-/** A kind whose front re-encodes streams (Bedrock's event stream) relays no raw bytes: an event that is not JSON. */
-const reframed = (provider: PairProvider) => KINDS.some((r) => r.kind === provider && r.streams === 'reframed');
+/**
+ * A kind whose front re-encodes streams (Bedrock InvokeModel's event stream) relays no raw bytes: an event that is
+ * not JSON cannot pass it. Converse's frames are the fake upstream's own, written here as they come.
+ */
+const reframed = (provider: PairProvider) =>
+  KINDS.some((r) => r.kind === provider && r.streams === 'reframed' && r.format !== 'bedrock');
+interface Streams {
+  full(): Chunk[];
+  unterminated(): Chunk[];
+  bad: Chunk;
+  error: Chunk;
+}
 /** Per upstream format: the whole stream, one without its terminator, a malformed event, the provider's error. */
-const STREAMS = {
+const STREAMS: Record<ReturnType<typeof formatOfPath>, Streams> = {
   openai: {
     full: () => openaiStream(WORDS),
     // Closed cleanly, but without [DONE] and finish_reason.
@@ -64,6 +78,14 @@ const STREAMS = {
     unterminated: () => geminiStream(WORDS, { finish: false }),
     bad: 'data: {"candidates":[{"content":\n\n',
     error: geminiStreamError('The service is currently unavailable.', 'overloaded_error'),
+  },
+  bedrock: {
+    full: () => bedrockStream(WORDS),
+    // Every word, but no messageStop (nor the metadata after it).
+    unterminated: () => bedrockStream(WORDS, { finish: false }),
+    // Its frame and CRCs are right; its payload is not JSON.
+    bad: eventFrameOfText('contentBlockDelta', '{"contentBlockIndex":0,"delta":'),
+    error: bedrockException('The service is currently unavailable.', 'serviceUnavailableException'),
   },
 };
 
@@ -119,7 +141,7 @@ function lastIsGatewayError(
 describe('same-format and translated streams are checked, not blindly relayed', () => {
   let rig: SecurityRig;
   beforeAll(async () => {
-    rig = await startRig((req) => scenario(req.path, lastUserText(req.body)), { failures: 1000, kinds: true });
+    rig = await startRig((req) => scenario(req.path, userTextOf(req)), { failures: 1000, kinds: true });
   });
   afterAll(() => rig.close());
 
