@@ -102,6 +102,9 @@ function scenario(path: string, text: string): Reply {
       return { kind: 'drop', events: full.slice(0, 3) };
     case 'provider error':
       return { kind: 'sse', events: [...full.slice(0, 3), s.error] };
+    case 'half a frame':
+      // A clean end of the connection with the first 10 bytes of a frame (the prelude's length promises more).
+      return { kind: 'sse', events: [...full.slice(0, 3), Buffer.from(full[3]!).subarray(0, 10)] };
     default:
       return { kind: 'sse', events: full };
   }
@@ -191,6 +194,16 @@ describe('same-format and translated streams are checked, not blindly relayed', 
       const err = lastIsGatewayError(ep, await readSse(res));
       // A reframing kind's front turns the error event into its own exception, named.
       expect(err.message).toMatch(/^The upstream reported (an error|\w+Exception during the stream)/);
+    },
+  );
+
+  it.each(KIND_PAIRS.filter(([, p]) => p === 'bedrock'))(
+    '%s caller → %s provider: a Converse stream that ends inside a frame is an error, never a clean end',
+    async (ep, provider) => {
+      const res = await post(rig.gw.url, ep, bodyFor(ep, provider, { stream: true, text: 'half a frame' }));
+      expect(res.status).toBe(200);
+      const err = lastIsGatewayError(ep, await readSse(res));
+      expect(err.message).toMatch(/ended inside a frame/);
     },
   );
 });
