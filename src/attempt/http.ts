@@ -96,12 +96,13 @@ function noteDropped(ctx: RoutedContext, dropped: readonly string[]): void {
 
 /**
  * What a same-format request had replaced by what the model takes (README, "Pass-through": Claude's
- * thinking mode): in the `x-gateway-rewritten-fields` header. Set per attempt, as drops are.
+ * thinking mode): in the `x-gateway-rewritten-fields` header and the log line. Set per attempt, as drops are.
  */
-function noteRewritten(ctx: RoutedContext, rewritten: readonly string[]): void {
+function noteRewritten(ctx: RoutedContext, rewritten: string[]): void {
+  if (rewritten.length === 0 && ctx.rewrittenFields === undefined) return; // the usual case: nothing to note
+  ctx.rewrittenFields = rewritten.length > 0 ? rewritten : undefined;
   if (rewritten.length > 0) ctx.responseHeaders['x-gateway-rewritten-fields'] = rewritten.join(', ');
-  else if (ctx.responseHeaders['x-gateway-rewritten-fields'] !== undefined)
-    delete ctx.responseHeaders['x-gateway-rewritten-fields'];
+  else delete ctx.responseHeaders['x-gateway-rewritten-fields']; // a fallback that rewrites nothing: rare
 }
 
 /**

@@ -77,6 +77,9 @@ describe('Anthropic → Anthropic pass-through forwards what the gateway does no
     });
     expect(res.headers.get('x-gateway-rewritten-fields')).toBe('thinking');
     expect(res.headers.get('x-gateway-dropped-fields')).toBe('output_config.effort');
+    const lines = rig.gw.logs.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request' || l.message === 'request');
+    const line = lines.at(-1);
+    expect([line?.rewritten_fields, line?.dropped_fields]).toEqual([['thinking'], ['output_config.effort']]);
   });
 
   it('an unknown top-level field, role and block type reach the provider, which decides', async () => {
