@@ -22,8 +22,6 @@ import {
   upstreamErrorOf,
 } from './upstream-request.js';
 
-const NOTHING_DROPPED: readonly string[] = [];
-
 /** `apiKey`: the provider key for this attempt (the configured one, or the caller's own). */
 export async function attemptHttp(
   ctx: RoutedContext,
@@ -41,17 +39,15 @@ export async function attemptHttp(
     maxOutputTokens: c.model.maxOutputTokens,
     reasoning: c.model.reasoning,
   };
-  const dropped: string[] = [];
-  const formatted = translator.requestBody({ raw: ctx.rawBody, parsed: ctx.body, chat }, target, dropped);
+  const edits = { dropped: [] as string[], rewritten: [] as string[] };
+  const formatted = translator.requestBody({ raw: ctx.rawBody, parsed: ctx.body, chat }, target, edits);
   // The kind's edits may leave out what its platform refuses (a beta, a field): listed as a translation's drops.
   let body = formatted;
-  let editDropped: readonly string[] = NOTHING_DROPPED;
   if (kind.editBody) {
-    const edit = { provider: c.provider, dropped: translated ? dropped : [] };
-    body = kind.editBody(formatted, ctx.req.headers, ctx.format.id, edit);
-    editDropped = edit.dropped;
+    body = kind.editBody(formatted, ctx.req.headers, ctx.format.id, { provider: c.provider, dropped: edits.dropped });
   }
-  noteDropped(ctx, translated ? [...dropped, ...droppedBetas(ctx)] : editDropped);
+  noteDropped(ctx, translated ? [...edits.dropped, ...droppedBetas(ctx)] : edits.dropped);
+  noteRewritten(ctx, edits.rewritten);
   const envelope = kind.envelope && ENVELOPES[kind.envelope];
   const streamType = envelope?.streamMediaType ?? upstreamFormat.streamFraming?.mediaType ?? 'text/event-stream';
   const accept = chat.stream ? streamType : 'application/json';
@@ -96,6 +92,17 @@ function noteDropped(ctx: RoutedContext, dropped: readonly string[]): void {
   ctx.droppedFields = names.length > 0 ? names : undefined;
   if (names.length > 0) ctx.responseHeaders['x-gateway-dropped-fields'] = names.join(', ');
   else delete ctx.responseHeaders['x-gateway-dropped-fields']; // a fallback that drops nothing: rare
+}
+
+/**
+ * What a same-format request had replaced by what the model takes (README, "Pass-through": Claude's
+ * thinking mode): in the `x-gateway-rewritten-fields` header and the log line. Set per attempt, as drops are.
+ */
+function noteRewritten(ctx: RoutedContext, rewritten: string[]): void {
+  if (rewritten.length === 0 && ctx.rewrittenFields === undefined) return; // the usual case: nothing to note
+  ctx.rewrittenFields = rewritten.length > 0 ? rewritten : undefined;
+  if (rewritten.length > 0) ctx.responseHeaders['x-gateway-rewritten-fields'] = rewritten.join(', ');
+  else delete ctx.responseHeaders['x-gateway-rewritten-fields']; // a fallback that rewrites nothing: rare
 }
 
 /**

@@ -12,8 +12,8 @@ import type { UpstreamFormat } from './types.js';
 
 export function canonicalTranslator(upstream: UpstreamFormat): Translator {
   return {
-    requestBody: (req, target, dropped) =>
-      Buffer.from(JSON.stringify(upstream.encodeRequest(req.chat, target, dropped))),
+    requestBody: (req, target, edits) =>
+      Buffer.from(JSON.stringify(upstream.encodeRequest(req.chat, target, edits.dropped))),
     response(_raw, parsed, _status, o) {
       const res = upstream.decodeResponse(parsed);
       return replyFromResponse(o.chat.responseFormat ? unwrapOutputToolResponse(res) : res, o);

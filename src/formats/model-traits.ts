@@ -1,7 +1,8 @@
 /**
  * What a translation needs to know about the model a request goes to, when the config does not
  * say: guessed from the upstream model name (a router prefix such as `openai/` is looked through).
- * Only translation uses these; pass-through forwards the caller's fields and the provider decides.
+ * Translation uses these; pass-through forwards the caller's fields and the provider decides, except for Claude's
+ * thinking modes (claudeThinkingModes), which it fits to the model.
  */
 
 /** The name after the last `/` (`openai/gpt-5` on a router → `gpt-5`), lower-cased. */
@@ -60,6 +61,41 @@ export function anthropicModelThinksAdaptively(upstreamName: string): boolean {
   const major = Number(m[1]);
   const minor = m[2] === undefined ? 0 : Number(m[2]);
   return major > 4 || (major === 4 && minor >= 6);
+}
+
+/** What a Claude model takes of Anthropic's thinking settings. */
+export interface ClaudeThinkingModes {
+  /** `thinking: {type: "adaptive"}`. */
+  adaptive: boolean;
+  /** `thinking: {type: "enabled", budget_tokens}`. */
+  enabled: boolean;
+  /** `output_config.effort`. */
+  effort: boolean;
+}
+
+/**
+ * The thinking settings a Claude model takes (platform ids read through claudeName), or undefined for names that are
+ * not Claude's (a non-Claude model behind an Anthropic-compatible server decides for itself). Adaptive thinking:
+ * Claude 4.6 and later; a budget (`enabled`): Claude 3.7 up to 4.6, not Opus 4.7 and later, Claude 5 or a newer
+ * family (a 400 "thinking.type.enabled is not supported for this model"); `output_config.effort`: Opus 4.5 and
+ * Claude 4.6 and later. Claude before 3.7 takes no thinking at all.
+ * @see https://docs.aws.amazon.com/bedrock/latest/userguide/claude-messages-adaptive-thinking.html
+ */
+export function claudeThinkingModes(upstreamName: string): ClaudeThinkingModes | undefined {
+  const name = claudeName(upstreamName);
+  if (!name.startsWith('claude-')) return undefined;
+  if (!anthropicModelThinks(name)) return { adaptive: false, enabled: false, effort: false };
+  if (/^claude-3-7/.test(name)) return { adaptive: false, enabled: true, effort: false };
+  const m = /^claude-(opus|sonnet|haiku)-(\d+)(?:-(\d{1,2}))?(?:-\d{8})?$/.exec(name);
+  if (!m) return { adaptive: true, enabled: false, effort: true }; // a newer family (mythos, fable…)
+  const major = Number(m[2]);
+  const minor = m[3] === undefined ? 0 : Number(m[3]);
+  const atLeast = (ma: number, mi: number) => major > ma || (major === ma && minor >= mi);
+  return {
+    adaptive: atLeast(4, 6),
+    enabled: !atLeast(5, 0) && !(m[1] === 'opus' && atLeast(4, 7)),
+    effort: atLeast(4, 6) || (m[1] === 'opus' && atLeast(4, 5)),
+  };
 }
 
 /**

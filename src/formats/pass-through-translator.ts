@@ -1,7 +1,8 @@
 /**
  * Same wire format on both sides. The caller's bytes go up with only the documented edits
- * (`model`, an output cap, the usage request: the format's PassThrough.prepareBody), and the
- * upstream's bytes come back as they are with `model` renamed in place. Every event of a relayed
+ * (`model`, an output cap, the usage request, Claude's thinking fitted to the model: the format's
+ * PassThrough.prepareBody), and the upstream's bytes come back as they are with `model` renamed in
+ * place. Every event of a relayed
  * stream is looked at on the side (the format's StreamWatch). When output guardrails apply, the
  * answer is decoded to canonical form instead (the guard stage reads it), and a complete response
  * keeps its bytes for when no rule changed it.
@@ -20,7 +21,7 @@ import type { WireFormat } from './types.js';
 
 export function passThroughTranslator(format: WireFormat, canonicalReply: boolean): Translator {
   return {
-    requestBody: (req, target) => format.passThrough.prepareBody(req.raw, req.parsed, target, req.chat),
+    requestBody: (req, target, edits) => format.passThrough.prepareBody(req.raw, req.parsed, target, req.chat, edits),
     response(raw, parsed, status, o): Reply {
       const hasModel = typeof (parsed as { model?: unknown } | null)?.model === 'string';
       const body = hasModel ? Buffer.from(renameModelIn(raw.toString('utf8'), o.modelName)) : raw;

@@ -12,7 +12,7 @@ import type { Reply } from '../core/reply.js';
 import { canonicalTranslator } from './canonical-translator.js';
 import type { ReplyOptions } from './canonical-reply.js';
 import { passThroughTranslator } from './pass-through-translator.js';
-import type { EncodeTarget, UpstreamFormat, WireFormat } from './types.js';
+import type { BodyEdits, EncodeTarget, UpstreamFormat, WireFormat } from './types.js';
 
 /** The caller's request, as received and as read. */
 export interface CallerRequest {
@@ -29,8 +29,8 @@ export interface AnswerOptions extends ReplyOptions {
 }
 
 export interface Translator {
-  /** The upstream body; `dropped` receives what translation left out (x-gateway-dropped-fields). */
-  requestBody(req: CallerRequest, target: EncodeTarget, dropped: string[]): Buffer;
+  /** The upstream body; `edits` receives the names of what was left out or rewritten on the way. */
+  requestBody(req: CallerRequest, target: EncodeTarget, edits: BodyEdits): Buffer;
   /** The upstream's complete JSON answer (`raw`, already parsed) → the reply. */
   response(raw: Buffer, parsed: unknown, status: number, o: AnswerOptions): Reply;
   /** The upstream's SSE body (as read from the socket) → the reply; resolves once its first event has arrived. */

@@ -30,13 +30,23 @@ export interface StreamWatch {
   readonly output: string[];
 }
 
+/**
+ * The names of what the gateway changed in a body on its way up, for the caller: fields left out
+ * (`x-gateway-dropped-fields`) and fields whose value was replaced by one the model takes
+ * (`x-gateway-rewritten-fields`).
+ */
+export interface BodyEdits {
+  dropped: string[];
+  rewritten: string[];
+}
+
 /** What the same-format fast path needs from a format: the bytes go through, usage is tapped. */
 export interface PassThrough {
   /**
    * The caller's body for the upstream: `model` rewritten, anything the gateway needs added (an output
-   * cap, the usage request).
+   * cap, the usage request), what the model refuses fitted to it (named in `edits`).
    */
-  prepareBody(raw: Buffer, parsed: unknown, target: EncodeTarget, chat: ChatRequest): Buffer;
+  prepareBody(raw: Buffer, parsed: unknown, target: EncodeTarget, chat: ChatRequest, edits: BodyEdits): Buffer;
   /** A watcher for one relayed upstream stream of this format (fresh per attempt). */
   watchStream(chat: ChatRequest): StreamWatch;
   usageFromBody(body: unknown): Usage | undefined;

@@ -65,8 +65,10 @@ export interface RequestRecord {
   byok?: boolean;
   client_aborted?: boolean;
   guardrails?: GuardrailHit[];
-  /** What a translated request left out (the x-gateway-dropped-fields header): field names, never values. */
+  /** What a request left out (the x-gateway-dropped-fields header): field names, never values. */
   dropped_fields?: string[];
+  /** What a pass-through edit replaced by the form the model takes (x-gateway-rewritten-fields): field names. */
+  rewritten_fields?: string[];
 }
 
 const CALLER_CODES = new Set([
@@ -130,6 +132,7 @@ export interface RecordInput {
   byok?: boolean;
   guardrails: readonly GuardrailHit[];
   droppedFields?: readonly string[];
+  rewrittenFields?: readonly string[];
 }
 
 export function buildRecord(i: RecordInput): RequestRecord {
@@ -170,6 +173,8 @@ export function buildRecord(i: RecordInput): RequestRecord {
       i.droppedFields && i.droppedFields.length > 0
         ? i.droppedFields.slice(0, 64).map((f) => boundField(f))
         : undefined,
+    // The gateway's own names (`thinking`), not the caller's.
+    rewritten_fields: i.rewrittenFields && i.rewrittenFields.length > 0 ? [...i.rewrittenFields] : undefined,
   };
 }
 

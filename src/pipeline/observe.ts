@@ -53,6 +53,7 @@ function recordOf(ctx: RequestContext): RequestRecord {
     byok: ctx.byok,
     guardrails: ctx.guardrailHits,
     droppedFields: ctx.droppedFields,
+    rewrittenFields: ctx.rewrittenFields,
   });
 }
 

@@ -78,8 +78,10 @@ export interface RequestContext {
   error?: GatewayError;
   /** performance.now() when the first byte of a stream went to the caller. */
   firstByteSentAt?: number;
-  /** What a translated request left out (x-gateway-dropped-fields), for the log line. */
+  /** What a translated request, or a pass-through edit, left out (x-gateway-dropped-fields), for the log line. */
   droppedFields?: string[];
+  /** What a pass-through edit replaced by the form the model takes (x-gateway-rewritten-fields), for the log line. */
+  rewrittenFields?: string[];
   /** Every upstream attempt, in order (for the log line, metrics and traces). */
   attemptLog: AttemptRecord[];
   /** Time spent waiting between retries. */

@@ -168,6 +168,7 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
       error: undefined,
       firstByteSentAt: undefined,
       droppedFields: undefined,
+      rewrittenFields: undefined,
       attemptLog: [],
       backoffMs: 0,
       guardrailHits: [],

@@ -328,17 +328,52 @@ export async function expectAnthropicStream(res: Response): Promise<{ blocks: an
   return { blocks, stop: delta.delta.stop_reason, model: parsed[0].message.model };
 }
 
+/** The thinking budget of an effort (README, "Pass-through"; high when none is named). */
+const EFFORT_BUDGETS: Record<string, number> = { low: 1024, medium: 4096, high: 16384, xhigh: 32768, max: 65536 };
+
 /**
- * What reached the upstream on pass-through: the caller's bytes but for the model, its headers kept, our credential.
+ * Claude Code's adaptive thinking (sent by alias) as the gateway fits it to the replays' Claude model, Sonnet 4.5,
+ * which refuses adaptive thinking and an effort (README, "Pass-through"): the effort's budget inside `max_tokens`,
+ * the effort left out (Claude Code's `output_config` holds only it). Other bodies as they are.
+ */
+export function thinkingFitted(sent: any): any {
+  if (sent.thinking?.type !== 'adaptive') return sent;
+  const { output_config: config, ...rest } = sent;
+  expect(Object.keys(config ?? {}).filter((k) => k !== 'effort')).toEqual([]);
+  const budget = Math.min(EFFORT_BUDGETS[config?.effort ?? 'high'], sent.max_tokens - 1);
+  return { ...rest, thinking: { type: 'enabled', budget_tokens: budget } };
+}
+
+/** The fit named to the caller: the thinking mode rewritten, the effort dropped; nothing for other bodies. */
+export function expectThinkingFitNamed(res: Response, sent: any): void {
+  const adaptive = sent.thinking?.type === 'adaptive';
+  expect(res.headers.get('x-gateway-rewritten-fields')).toBe(adaptive ? 'thinking' : null);
+  const dropped = (res.headers.get('x-gateway-dropped-fields') ?? '').split(', ');
+  expect(dropped.includes('output_config.effort')).toBe(adaptive && sent.output_config?.effort !== undefined);
+}
+
+/**
+ * What reached the upstream on pass-through: the caller's bytes but for the model (and the thinking fitted to the
+ * model, thinkingFitted, spliced in place), its headers kept, our credential.
  */
 export function expectPassThrough(got: UpstreamCall, c: Captured, sentRaw: string, sentModel: string): void {
   const i = sentRaw.indexOf(`"model":${JSON.stringify(sentModel)}`);
   expect(i).toBeGreaterThanOrEqual(0);
-  const expected =
+  let expected =
     sentRaw.slice(0, i) +
     `"model":${JSON.stringify(TARGETS.anthropic.upstreamModel)}` +
     sentRaw.slice(i + `"model":${JSON.stringify(sentModel)}`.length);
-  expect(got.rawBody === expected, 'the upstream got the caller’s bytes with only the model changed').toBe(true);
+  const sent = JSON.parse(sentRaw);
+  if (sent.thinking?.type === 'adaptive') {
+    const config = `"output_config":${JSON.stringify(sent.output_config)}`;
+    expected = expected
+      .replace(
+        `"thinking":${JSON.stringify(sent.thinking)}`,
+        `"thinking":${JSON.stringify(thinkingFitted(sent).thinking)}`,
+      )
+      .replace(expected.includes(`${config},`) ? `${config},` : `,${config}`, '');
+  }
+  expect(got.rawBody === expected, 'the upstream got the caller’s bytes with only the documented edits').toBe(true);
   expect(got.headers['anthropic-version']).toBe(c.headers['anthropic-version']);
   expect(got.headers['anthropic-beta']).toBe(c.headers['anthropic-beta']);
   expect(got.headers['x-api-key']).toBe(ANT_SECRET);
@@ -422,6 +457,7 @@ async function replayMessages(
   const text = res.status === 200 ? '' : await res.text();
   expect(res.status, `${at}: ${text}`).toBe(200);
   expect(res.headers.get('x-gateway-model')).toBe(target.concrete);
+  if (target.format === 'anthropic') expectThinkingFitNamed(res, JSON.parse(sentRaw));
   let blocks: any[];
   let stop: string;
   let named: string;

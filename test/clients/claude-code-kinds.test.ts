@@ -2,7 +2,8 @@
  * Claude Code's real requests (claude-code-fixtures.ts) replayed through the gateway on every new provider
  * kind (kind-rigs.ts): each kind's front in front of the strict upstream, by alias and by concrete id,
  * stream and JSON. On top of the replay's own checks: the front took the gateway's credential for the
- * kind, and a same-format body reached it with exactly the kind's edits. One gateway serves every kind.
+ * kind, and a same-format body reached it with exactly the kind's edits (and Claude Code's adaptive thinking fitted
+ * to Sonnet 4.5, thinkingFitted). One gateway serves every kind.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.js';
@@ -17,6 +18,7 @@ import {
   PENDING,
   type ReplayTarget,
   replayScenario,
+  thinkingFitted,
 } from './claude-code-fixtures.js';
 
 let up: FakeUpstream;
@@ -47,7 +49,7 @@ function targetOf(rig: KindRig): ReplayTarget {
       if (rig.format !== 'anthropic' || got.endpoint === 'count_tokens') return;
       // A messages caller passes through: the kind's edits spliced into the caller's bytes, and drops only (the
       // betas and fields the platform does not take, listed by the gateway; its own suite checks which).
-      const sent = JSON.parse(sentRaw);
+      const sent = thinkingFitted(JSON.parse(sentRaw));
       const edited = rig.passThroughBody?.(sent, c.headers) ?? { ...sent, model: this.upstreamModel };
       const took = JSON.parse(call?.rawBody ?? '{}');
       // The platforms take a mid-conversation system message only as a user turn (the kinds' own suites check it).

@@ -202,6 +202,7 @@ export function strictGateway(url: string, extra = ''): GatewaySpec {
     providers: {
       ant: anthropic(url, 'sk-ant-strict-test', timeouts, {
         claude: { context_window: 200000, max_output_tokens: 64000, upstream_name: 'claude-sonnet-4-5' },
+        claude46: { context_window: 200000, max_output_tokens: 64000, upstream_name: 'claude-sonnet-4-6' },
         old: { context_window: 200000, max_output_tokens: 8192, upstream_name: 'claude-3-5-haiku-20241022' },
       }),
       oai: openai(url, 'sk-oai-strict-test', timeouts, {

@@ -43,8 +43,9 @@
  *     loop whose last assistant turn does not start with a thinking block while thinking is on; thinking
  *     blocks without signature; output_config effort/format shapes and objects in a format schema without
  *     additionalProperties:false; temperature outside 0..1; tool_choice naming an absent tool; thinking on
- *     Claude models before 3.7; output_config.format on Claude models without structured outputs
- *     (before Opus 4.1 / 4.5); OpenAI `user` longer than 64 characters.
+ *     Claude models before 3.7; adaptive thinking before Claude 4.6, a budget on Opus 4.7+ and Claude 5,
+ *     output_config.effort before Claude 4.6 (but Opus 4.5), in messages; output_config.format on Claude models
+ *     without structured outputs (before Opus 4.1 / 4.5); OpenAI `user` longer than 64 characters.
  */
 
 import type { IncomingHttpHeaders } from 'node:http';
@@ -1237,6 +1238,25 @@ const ANTHROPIC_BETA_BLOCKS = ['mcp_tool_use', 'mcp_tool_result', 'compaction'];
 const NO_THINKING = /^claude-(?:instant|2|3-(?!7))/;
 const NO_OUTPUT_FORMAT = /^claude-(?:instant|2|3)|^claude-(?:opus|sonnet)-4(?:-0)?(?:-\d{8})?$/;
 
+/**
+ * What a Claude model takes of the thinking modes and the effort, by its name (a Bedrock or Vertex id too: the
+ * Claude name inside it); undefined for other names (`claude-x` too), which the fake accepts. Adaptive thinking:
+ * Claude 4.6 and later; a budget: not Opus 4.7 and later, nor Claude 5; `output_config.effort`: Opus 4.5 and Claude
+ * 4.6 and later.
+ */
+function claudeThinking(model: string): { adaptive: boolean; enabled: boolean; effort: boolean } | undefined {
+  const id = model.toLowerCase();
+  if (/claude-(?:instant|2|3)/.test(id)) return { adaptive: false, enabled: true, effort: false };
+  const m = /claude-(opus|sonnet|haiku)-(\d+)(?:-(\d{1,2})(?!\d))?/.exec(id);
+  if (!m) return undefined;
+  const version = Number(m[2]) + (m[3] === undefined ? 0 : Number(m[3]) / 10);
+  return {
+    adaptive: version >= 4.6,
+    enabled: version < 5 && !(m[1] === 'opus' && version >= 4.7),
+    effort: version >= 4.6 || (m[1] === 'opus' && version >= 4.5),
+  };
+}
+
 function betas(h: IncomingHttpHeaders): string[] {
   const v = h['anthropic-beta'];
   const all = Array.isArray(v) ? v.join(',') : (v ?? '');
@@ -1356,6 +1376,17 @@ export function validateAnthropic(
   }
   if (thinkingOn && NO_THINKING.test(body.model))
     return bad(`thinking: '${body.model}' does not support extended thinking`);
+  // Messages only: whether count_tokens refuses them too is not documented (the gateway forwards counts as sent).
+  const takes = kind === 'messages' ? claudeThinking(body.model) : undefined;
+  if (takes && thinking?.type === 'adaptive' && !takes.adaptive)
+    return bad('adaptive thinking is not supported on this model');
+  if (takes && thinking?.type === 'enabled' && !takes.enabled)
+    return bad(
+      '"thinking.type.enabled" is not supported for this model. Use "thinking.type.adaptive" and ' +
+        '"output_config.effort" to control thinking behavior.',
+    );
+  if (takes && !takes.effort && isObj(body.output_config) && body.output_config.effort !== undefined)
+    return bad('This model does not support the effort parameter.');
   if (thinkingOn) {
     if (body.temperature !== undefined && body.temperature !== 1)
       return bad(

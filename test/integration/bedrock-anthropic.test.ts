@@ -19,6 +19,7 @@ import {
   expectAnthropicStream,
   loadScenarios,
   replay,
+  thinkingFitted,
 } from '../clients/claude-code-fixtures.js';
 import { readSse } from '../helpers/sse.js';
 import { loadTestConfig, type RunningGateway, startGateway } from '../helpers/start-gateway.js';
@@ -556,14 +557,20 @@ describe("Claude Code's captured requests → InvokeModel", () => {
       // The betas Bedrock takes go up (renamed where its name differs); the others are listed.
       const betas = c.headers['anthropic-beta'].split(',');
       expect(sent.anthropic_beta).toEqual(betas.filter((b) => BEDROCK_NAMES[b]).map((b) => BEDROCK_NAMES[b]));
-      const listed = betas.filter((b) => !BEDROCK_NAMES[b]).map((b) => `anthropic-beta:${b}`);
+      // Adaptive thinking (Claude Code by alias) fitted to Sonnet 4.5, its effort listed first (README, Pass-through).
+      const fitted = thinkingFitted(c.body);
+      const listed = [
+        ...(fitted === c.body ? [] : ['output_config.effort']),
+        ...betas.filter((b) => !BEDROCK_NAMES[b]).map((b) => `anthropic-beta:${b}`),
+      ];
       expect(res.headers.get('x-gateway-dropped-fields')).toBe(listed.join(', '));
+      expect(sent.thinking).toEqual(fitted.thinking);
       // Claude Code's body fields are all Bedrock's (context_management with its beta).
       expect(Object.keys(sent).sort()).toEqual(
         [
           'anthropic_version',
           'anthropic_beta',
-          ...Object.keys(c.body).filter((k) => k !== 'model' && k !== 'stream'),
+          ...Object.keys(fitted).filter((k) => k !== 'model' && k !== 'stream'),
         ].sort(),
       );
     },

@@ -45,21 +45,42 @@ function post(path: string, body: unknown, headers: Record<string, string>) {
 describe('Anthropic → Anthropic pass-through forwards what the gateway does not know', () => {
   for (const stream of [false, true]) {
     it(
-      `Claude Code's body through an alias, ${stream ? 'streamed' : 'JSON'}: bytes up but for model, betas ` +
-        `forwarded`,
+      `Claude Code's body through an alias to Sonnet 4.6, ${stream ? 'streamed' : 'JSON'}: bytes up but for ` +
+        `model, betas forwarded`,
       async () => {
-        const body = claudeCodeBody('team/claude', stream);
+        const body = claudeCodeBody('ant/claude46', stream);
         const res = await post('/v1/messages', body, anthropicHeaders({ 'anthropic-beta': BETAS }));
         const text = await res.text();
         expect(res.status, text).toBe(200);
         const got = rig.up.last('/v1/messages')!;
         expect(got.status).toBe(200);
-        expect(got.body).toEqual({ ...body, model: 'claude-sonnet-4-5' });
+        expect(got.rawBody).toBe(JSON.stringify(body).replace('"ant/claude46"', '"claude-sonnet-4-6"'));
         expect(got.headers['anthropic-beta']).toBe(BETAS);
         expect(res.headers.get('x-gateway-dropped-fields')).toBeNull();
+        expect(res.headers.get('x-gateway-rewritten-fields')).toBeNull();
       },
     );
   }
+
+  it("the same body to Sonnet 4.5: adaptive thinking as the effort's budget, the effort dropped, named", async () => {
+    const body = claudeCodeBody('team/claude', true);
+    const res = await post('/v1/messages', body, anthropicHeaders({ 'anthropic-beta': BETAS }));
+    const text = await res.text();
+    expect(res.status, text).toBe(200);
+    const got = rig.up.last('/v1/messages')!;
+    expect(got.status).toBe(200);
+    const { output_config: _, ...rest } = body;
+    expect(got.body).toEqual({
+      ...rest,
+      model: 'claude-sonnet-4-5',
+      thinking: { type: 'enabled', budget_tokens: 16384 },
+    });
+    expect(res.headers.get('x-gateway-rewritten-fields')).toBe('thinking');
+    expect(res.headers.get('x-gateway-dropped-fields')).toBe('output_config.effort');
+    const lines = rig.gw.logs.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request' || l.message === 'request');
+    const line = lines.at(-1);
+    expect([line?.rewritten_fields, line?.dropped_fields]).toEqual([['thinking'], ['output_config.effort']]);
+  });
 
   it('an unknown top-level field, role and block type reach the provider, which decides', async () => {
     const body = {

@@ -383,6 +383,31 @@ describe('strict upstream: Anthropic messages refusals', () => {
       /`temperature` may only be set to 1/,
     ],
     [
+      'adaptive thinking on Claude before 4.6 (a Bedrock id too)',
+      {
+        model: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0',
+        max_tokens: 4000,
+        messages: [user('hi')],
+        thinking: { type: 'adaptive' },
+      },
+      /^adaptive thinking is not supported on this model$/,
+    ],
+    [
+      'a thinking budget on Opus 4.7',
+      {
+        model: 'claude-opus-4-7',
+        max_tokens: 4000,
+        messages: [user('hi')],
+        thinking: { type: 'enabled', budget_tokens: 1024 },
+      },
+      /^"thinking.type.enabled" is not supported for this model. Use "thinking.type.adaptive"/,
+    ],
+    [
+      'an effort on Sonnet 4.5 (a Vertex id)',
+      { model: 'claude-sonnet-4-5@20250929', max_tokens: 10, messages: [user('hi')], output_config: { effort: 'low' } },
+      /^This model does not support the effort parameter\.$/,
+    ],
+    [
       'temperature above 1',
       { model: 'claude-x', max_tokens: 10, messages: [user('hi')], temperature: 1.5 },
       /less than or equal to 1/,
@@ -482,6 +507,25 @@ describe('strict upstream: Anthropic messages refusals', () => {
       expect(j.error.message).toMatch(message);
     });
   }
+
+  it('what each Claude takes: adaptive and effort on 4.6+, a budget on Sonnet 4.6 and on Opus 4.5', async () => {
+    const think = (model: string, thinking: object, effort?: string) =>
+      anthropic({
+        model,
+        max_tokens: 4000,
+        messages: [user('hi')],
+        thinking,
+        ...(effort ? { output_config: { effort } } : {}),
+      });
+    const adaptive = { type: 'adaptive' };
+    const budget = { type: 'enabled', budget_tokens: 1024 };
+    expect((await think('claude-sonnet-4-6', adaptive, 'high')).status).toBe(200);
+    expect((await think('anthropic.claude-opus-4-7', adaptive, 'max')).status).toBe(200);
+    expect((await think('claude-sonnet-4-6', budget)).status).toBe(200);
+    expect((await think('claude-opus-4-5-20251101', budget, 'medium')).status).toBe(200);
+    expect((await think('claude-3-7-sonnet-20250219', budget)).status).toBe(200);
+    expect((await think('MiniMax-M2', adaptive, 'high')).status).toBe(200);
+  });
 
   it('count_tokens refuses max_tokens', async () => {
     const res = await anthropic(

@@ -13,6 +13,7 @@ import {
   expectAnthropicStream,
   loadScenarios,
   replay,
+  thinkingFitted,
 } from '../clients/claude-code-fixtures.js';
 import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.js';
 import { type FakeVertex, startFakeVertex } from '../helpers/fake-vertex.js';
@@ -132,15 +133,15 @@ describe('what Vertex does not take is dropped and listed', () => {
       { 'anthropic-beta': 'claude-code-20250219, effort-2025-11-24,context-management-2025-06-27' },
     );
     expect(res.status, await res.clone().text()).toBe(200);
+    // Sonnet 4.5 takes no effort (README, "Pass-through"): left out before the platform's edits.
     expect(res.headers.get('x-gateway-dropped-fields')).toBe(
-      'anthropic-beta:claude-code-20250219, anthropic-beta:effort-2025-11-24, speed',
+      'output_config.effort, anthropic-beta:claude-code-20250219, anthropic-beta:effort-2025-11-24, speed',
     );
     const call = vertex.received[0];
     expect(call.anthropicBeta).toBe('context-management-2025-06-27');
     expect(call.body).toBe(
       '{"anthropic_version":"vertex-2023-10-16","max_tokens":8,"messages":[{"role":"user","content":"x"}],' +
-        '"context_management":{"edits":[{"type":"clear_thinking_20251015","keep":"all"}]},' +
-        '"output_config":{"effort":"high"}}',
+        '"context_management":{"edits":[{"type":"clear_thinking_20251015","keep":"all"}]}}',
     );
     expect(call.status).toBe(200);
   });
@@ -180,12 +181,18 @@ describe("Claude Code's captured requests → Vertex", () => {
           .map((b) => VERTEX_NAMES[b])
           .join(','),
       );
-      const listed = betas.filter((b) => !VERTEX_NAMES[b]).map((b) => `anthropic-beta:${b}`);
+      // Adaptive thinking (Claude Code by alias) fitted to Sonnet 4.5, its effort listed first (README, Pass-through).
+      const fitted = thinkingFitted(c.body);
+      const listed = [
+        ...(fitted === c.body ? [] : ['output_config.effort']),
+        ...betas.filter((b) => !VERTEX_NAMES[b]).map((b) => `anthropic-beta:${b}`),
+      ];
       expect(res.headers.get('x-gateway-dropped-fields')).toBe(listed.join(', '));
       // Claude Code's body fields are all Vertex's (context_management with its beta).
       const sent = json(call.body);
+      expect(sent.thinking).toEqual(fitted.thinking);
       expect(Object.keys(sent).sort()).toEqual(
-        ['anthropic_version', ...Object.keys(c.body).filter((k) => k !== 'model')].sort(),
+        ['anthropic_version', ...Object.keys(fitted).filter((k) => k !== 'model')].sort(),
       );
       // A mid-conversation system message (its beta dropped) goes up as a user turn.
       const roles = (c.body.messages as Array<{ role: string }>).map((m) => (m.role === 'system' ? 'user' : m.role));

@@ -1,20 +1,26 @@
 /**
- * Anthropic → Anthropic: the caller's bytes go up with only `model` rewritten, and the upstream's
- * events come back untouched (Anthropic streams always carry usage, so nothing is added or hidden).
+ * Anthropic → Anthropic: the caller's bytes go up with only `model` rewritten (and Claude's thinking
+ * fitted to the model: thinking-fit.ts), and the upstream's events come back untouched (Anthropic
+ * streams always carry usage, so nothing is added or hidden).
  * @see https://docs.anthropic.com/en/docs/build-with-claude/streaming#event-types
  */
 
-import type { Usage } from '../../core/canonical.js';
-import { spliceTopLevel } from '../../core/json-splice.js';
-import type { EncodeTarget, PassThrough } from '../types.js';
+import type { ChatRequest, Usage } from '../../core/canonical.js';
+import { removeTopLevel, spliceTopLevel } from '../../core/json-splice.js';
+import type { BodyEdits, EncodeTarget, PassThrough } from '../types.js';
 import { anthropicErrorMessage } from './errors.js';
 import { AnthropicStreamWatch } from './stream-watch.js';
+import { fitThinking } from './thinking-fit.js';
 import { usageFromAnthropic } from './usage.js';
 
 export const anthropicPassThrough: PassThrough = {
   // `max_tokens` is required in this format, so the caller's body always carries an output cap.
-  prepareBody(raw: Buffer, _parsed: unknown, target: EncodeTarget): Buffer {
-    return spliceTopLevel(raw, { model: JSON.stringify(target.model) });
+  prepareBody(raw: Buffer, parsed: unknown, target: EncodeTarget, _chat: ChatRequest, edits: BodyEdits): Buffer {
+    const model = JSON.stringify(target.model);
+    const fit = fitThinking(parsed, target, edits);
+    if (!fit) return spliceTopLevel(raw, { model });
+    const spliced = spliceTopLevel(raw, { ...fit.replace, model });
+    return fit.remove.length > 0 ? removeTopLevel(spliced, fit.remove) : spliced;
   },
 
   watchStream() {

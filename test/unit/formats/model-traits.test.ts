@@ -4,6 +4,7 @@ import {
   anthropicModelThinks,
   anthropicModelThinksAdaptively,
   claudeName,
+  claudeThinkingModes,
   openaiModelReasons,
 } from '../../../src/formats/model-traits.js';
 
@@ -93,6 +94,35 @@ describe('model traits guessed from the upstream name', () => {
       'claude-sonnet-4-5@20250929',
     ])
       expect(anthropicModelThinksAdaptively(n), n).toBe(false);
+  });
+
+  it('Claude thinking modes: adaptive 4.6+, a budget before Opus 4.7 and 5, effort on Opus 4.5 and 4.6+', () => {
+    const modes = (n: string) => {
+      const m = claudeThinkingModes(n);
+      return m && `${m.adaptive ? 'A' : '-'}${m.enabled ? 'E' : '-'}${m.effort ? 'F' : '-'}`;
+    };
+    const expected: Record<string, string | undefined> = {
+      'claude-3-5-sonnet-20241022': '---',
+      'claude-3-7-sonnet-20250219': '-E-',
+      'claude-sonnet-4-20250514': '-E-',
+      'claude-opus-4-1-20250805': '-E-',
+      'claude-haiku-4-5-20251001': '-E-',
+      'claude-sonnet-4-5': '-E-',
+      'claude-opus-4-5-20251101': '-EF',
+      'claude-sonnet-4-6': 'AEF',
+      'claude-opus-4-6': 'AEF',
+      'claude-opus-4-7': 'A-F',
+      'claude-sonnet-5': 'A-F',
+      'claude-fable-5': 'A-F',
+      'anthropic.claude-sonnet-4-5-20250929-v1:0': '-E-',
+      'us.anthropic.claude-opus-4-7': 'A-F',
+      'anthropic.claude-opus-4-6-v1': 'AEF',
+      'claude-sonnet-4-5@20250929': '-E-',
+      'claude-opus-4-6@20260205': 'AEF',
+      'MiniMax-M2': undefined,
+      'minimax/minimax-m2': undefined,
+    };
+    for (const [name, want] of Object.entries(expected)) expect(modes(name), name).toBe(want);
   });
 
   it('native structured output: Opus 4.1, Claude 4.5 and later', () => {

@@ -63,7 +63,10 @@ describe('passThrough', () => {
       '{"model": "alias/fast", "max_tokens": 10,\n "messages":[{"role":"user","content":"hi"}], ' +
         '"service_tier":"standard_only"}',
     );
-    const out = passThrough.prepareBody(raw, JSON.parse(raw.toString()), { model: 'claude-real' }, chat);
+    const out = passThrough.prepareBody(raw, JSON.parse(raw.toString()), { model: 'claude-real' }, chat, {
+      dropped: [],
+      rewritten: [],
+    });
     expect(out.toString()).toBe(
       '{"model": "claude-real", "max_tokens": 10,\n "messages":[{"role":"user","content":"hi"}], ' +
         '"service_tier":"standard_only"}',

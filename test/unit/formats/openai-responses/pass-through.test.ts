@@ -7,7 +7,9 @@ const { passThrough } = openaiResponses;
 
 function prepare(raw: string, target: EncodeTarget = { model: 'gpt-5-2025-08-07' }) {
   const parsed = JSON.parse(raw);
-  return passThrough.prepareBody(Buffer.from(raw), parsed, target, decodeResponsesRequest(parsed)).toString('utf8');
+  return passThrough
+    .prepareBody(Buffer.from(raw), parsed, target, decodeResponsesRequest(parsed), { dropped: [], rewritten: [] })
+    .toString('utf8');
 }
 
 describe('Responses pass-through', () => {
