@@ -59,6 +59,8 @@ export const countTokensReply: Stage = routedStage(async (ctx) => {
   if (!kind?.countTokensPath || !upstreamFormat) return replyLocalCount(ctx, c, chat);
   if (upstreamUncountable.get(c.provider)?.has(c.model.upstreamName)) return replyLocalCount(ctx, c, chat, true);
   const envelope = kind.envelope && ENVELOPES[kind.envelope];
+  // The counter's request and answer: the envelope's when the kind wraps the format, else the format's own.
+  const counter = envelope ? envelope.countTokens : upstreamFormat.countTokens;
   const formatBody =
     upstreamFormat.id === ctx.format.id
       ? passThroughBody(ctx.rawBody, c.model.upstreamName)
@@ -77,19 +79,16 @@ export const countTokensReply: Stage = routedStage(async (ctx) => {
   });
   if (up.status >= 400) {
     const text = await up.body.text().catch(() => '');
-    const unsupported = envelope ? envelope.countTokens.unsupported : upstreamFormat.countTokens?.unsupported;
-    if (unsupported?.(up.status, parseOrUndefined(text))) {
+    if (counter?.unsupported?.(up.status, parseOrUndefined(text))) {
       rememberUncountable(c);
       return replyLocalCount(ctx, c, chat, true);
     }
     throw upstreamErrorOfText(up, text, c, upstreamFormat, cred.apiKey);
   }
   const parsed = parseOrUndefined(await up.body.text().catch(() => ''));
-  const count = envelope
-    ? envelope.countTokens.inputTokens(parsed)
-    : upstreamFormat.countTokens
-      ? upstreamFormat.countTokens.inputTokens(parsed)
-      : (parsed as { input_tokens?: unknown } | undefined)?.input_tokens;
+  const count = counter
+    ? counter.inputTokens(parsed)
+    : (parsed as { input_tokens?: unknown } | undefined)?.input_tokens;
   if (typeof count !== 'number')
     throw new GatewayError('upstream_error', `Provider "${c.provider.id}" sent an invalid token count.`);
   ctx.responseHeaders['x-gateway-token-count'] = 'upstream';
