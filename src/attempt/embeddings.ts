@@ -30,7 +30,7 @@ export async function attemptEmbeddingsHttp(
   // check-config allows embedding models only on provider kinds that have the endpoint.
   if (!kind.embeddingsPath || !format)
     throw new GatewayError('internal_error', `Provider kind "${kind.api}" has no embeddings endpoint.`);
-  const body = spliceTopLevel(ctx.rawBody, { model: JSON.stringify(c.model.upstreamName) });
+  const body = spliceTopLevel(ctx.rawBody, { model: JSON.stringify(c.model.upstreamName) }, {}, ctx.rawMembers);
   const up = await sendUpstream(ctx, c, kind, { path: kind.embeddingsPath, body, accept: 'application/json', apiKey });
   noteUpstreamRequestId(ctx, up);
   if (up.status >= 400) throw await upstreamErrorOf(up, c, format, apiKey);

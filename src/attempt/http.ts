@@ -40,7 +40,11 @@ export async function attemptHttp(
     reasoning: c.model.reasoning,
   };
   const edits = { dropped: [] as string[], rewritten: [] as string[] };
-  const formatted = translator.requestBody({ raw: ctx.rawBody, parsed: ctx.body, chat }, target, edits);
+  const formatted = translator.requestBody(
+    { raw: ctx.rawBody, members: ctx.rawMembers, parsed: ctx.body, chat },
+    target,
+    edits,
+  );
   // The kind's edits may leave out what its platform refuses (a beta, a field): listed as a translation's drops.
   let body = formatted;
   if (kind.editBody) {

@@ -72,8 +72,32 @@ interface Member {
   next?: number;
 }
 
-/** Each member of the object at b[at] (the body's by default), by key (the last one wins, as with JSON.parse). */
-function topLevelMembers(b: Uint8Array, at = skipWs(b, 0)): Map<string, Member> {
+/**
+ * Where a body's members are, as the strict parse found them (parse-json-strict.ts), 4 offsets per
+ * member: the key's opening and closing quotes, the value's start and end. Valid for the very bytes
+ * that were parsed, and only for them (the request context drops them when it replaces its body).
+ */
+export type MemberOffsets = Int32Array;
+
+function knownMembers(b: Uint8Array, offsets: MemberOffsets): Map<string, Member> {
+  const members = new Map<string, Member>();
+  for (let k = 0; k < offsets.length; k += 4) {
+    const rawKey = Buffer.from(b.buffer, b.byteOffset + offsets[k] + 1, offsets[k + 1] - offsets[k] - 1).toString();
+    const key = rawKey.includes('\\') ? (JSON.parse(`"${rawKey}"`) as string) : rawKey;
+    const member: Member = { start: offsets[k], value: [offsets[k + 2], offsets[k + 3]] };
+    if (k > 0) member.previousEnd = offsets[k - 1];
+    if (k + 4 < offsets.length) member.next = offsets[k + 4];
+    members.set(key, member);
+  }
+  return members;
+}
+
+/**
+ * Each member of the object at b[at] (the body's by default), by key (the last one wins, as with
+ * JSON.parse); from `known` offsets of the body's members when the strict parse gave them.
+ */
+function topLevelMembers(b: Uint8Array, at = skipWs(b, 0), known?: MemberOffsets): Map<string, Member> {
+  if (known) return knownMembers(b, known);
   const members = new Map<string, Member>();
   let i = at;
   if (b[i] !== 0x7b) throw new Error('not a JSON object');
@@ -104,9 +128,9 @@ function topLevelMembers(b: Uint8Array, at = skipWs(b, 0)): Map<string, Member> 
 }
 
 /** Spans of each top-level member's value, by key (the last one wins, as with JSON.parse). */
-export function topLevelSpans(b: Uint8Array): Map<string, Span> {
+export function topLevelSpans(b: Uint8Array, known?: MemberOffsets): Map<string, Span> {
   const spans = new Map<string, Span>();
-  for (const [key, m] of topLevelMembers(b)) spans.set(key, m.value);
+  for (const [key, m] of topLevelMembers(b, undefined, known)) spans.set(key, m.value);
   return spans;
 }
 
@@ -164,14 +188,16 @@ export function removeTopLevelWhere(body: Buffer, drop: (key: string) => boolean
 
 /**
  * Replace existing top-level members' values and insert new members (as raw JSON text).
- * A key in `insert` that already exists is replaced instead.
+ * A key in `insert` that already exists is replaced instead. `known`: where `body`'s members are,
+ * when its strict parse said so.
  */
 export function spliceTopLevel(
   body: Buffer,
   replace: Record<string, string>,
   insert: Record<string, string> = {},
+  known?: MemberOffsets,
 ): Buffer {
-  const spans = topLevelSpans(body);
+  const spans = topLevelSpans(body, known);
   const edits: Array<{ span: Span; text: string }> = [];
   const additions: string[] = [];
   for (const [key, text] of Object.entries({ ...insert, ...replace })) {

@@ -21,7 +21,7 @@ import type { WireFormat } from './types.js';
 
 export function passThroughTranslator(format: WireFormat, canonicalReply: boolean): Translator {
   return {
-    requestBody: (req, target, edits) => format.passThrough.prepareBody(req.raw, req.parsed, target, req.chat, edits),
+    requestBody: (req, target, edits) => format.passThrough.prepareBody(req, target, edits),
     response(raw, parsed, status, o): Reply {
       const hasModel = typeof (parsed as { model?: unknown } | null)?.model === 'string';
       const body = hasModel ? Buffer.from(renameModelIn(raw.toString('utf8'), o.modelName)) : raw;

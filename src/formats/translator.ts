@@ -6,20 +6,12 @@
  * the side. Between different formats the hub is the canonical model (canonical-translator.ts).
  */
 
-import type { ChatRequest } from '../core/canonical.js';
 import type { GatewayError } from '../core/errors.js';
 import type { Reply } from '../core/reply.js';
 import { canonicalTranslator } from './canonical-translator.js';
 import type { ReplyOptions } from './canonical-reply.js';
 import { passThroughTranslator } from './pass-through-translator.js';
-import type { BodyEdits, EncodeTarget, UpstreamFormat, WireFormat } from './types.js';
-
-/** The caller's request, as received and as read. */
-export interface CallerRequest {
-  raw: Buffer;
-  parsed: unknown;
-  chat: ChatRequest;
-}
+import type { BodyEdits, CallerRequest, EncodeTarget, UpstreamFormat, WireFormat } from './types.js';
 
 export interface AnswerOptions extends ReplyOptions {
   /** Names the provider in errors about its answer. */

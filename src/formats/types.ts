@@ -7,6 +7,7 @@ import type {
   Usage,
   WireFormatId,
 } from '../core/canonical.js';
+import type { MemberOffsets } from '../core/json-splice.js';
 import type { GatewayError } from '../core/errors.js';
 import type { RelayedOutput } from '../core/reply.js';
 import type { SseMessage } from '../sse/decode.js';
@@ -40,13 +41,22 @@ export interface BodyEdits {
   rewritten: string[];
 }
 
+/** The caller's request, as received and as read. */
+export interface CallerRequest {
+  raw: Buffer;
+  /** Where raw's members are, when its strict parse found them (json-splice.ts). */
+  members?: MemberOffsets;
+  parsed: unknown;
+  chat: ChatRequest;
+}
+
 /** What the same-format fast path needs from a format: the bytes go through, usage is tapped. */
 export interface PassThrough {
   /**
    * The caller's body for the upstream: `model` rewritten, anything the gateway needs added (an output
    * cap, the usage request), what the model refuses fitted to it (named in `edits`).
    */
-  prepareBody(raw: Buffer, parsed: unknown, target: EncodeTarget, chat: ChatRequest, edits: BodyEdits): Buffer;
+  prepareBody(req: CallerRequest, target: EncodeTarget, edits: BodyEdits): Buffer;
   /** A watcher for one relayed upstream stream of this format (fresh per attempt). */
   watchStream(chat: ChatRequest): StreamWatch;
   usageFromBody(body: unknown): Usage | undefined;

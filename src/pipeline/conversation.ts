@@ -41,6 +41,7 @@ async function expand(ctx: RequestContext, forCounting: boolean): Promise<void> 
   if (!expanded) return;
   ctx.body = expanded;
   ctx.rawBody = Buffer.from(JSON.stringify(expanded));
+  ctx.rawMembers = undefined;
   const chat = ctx.format.decodeRequest(expanded, forCounting ? { forCounting } : undefined);
   // The response still names the reference the caller sent.
   ctx.chat = { ...chat, echo: { ...chat.echo, previous_response_id: body.previous_response_id ?? null } };

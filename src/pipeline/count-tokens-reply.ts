@@ -63,7 +63,7 @@ export const countTokensReply: Stage = routedStage(async (ctx) => {
   const counter = envelope ? envelope.countTokens : upstreamFormat.countTokens;
   const formatBody =
     upstreamFormat.id === ctx.format.id
-      ? passThroughBody(ctx.rawBody, c.model.upstreamName)
+      ? spliceTopLevel(ctx.rawBody, { model: JSON.stringify(c.model.upstreamName) }, {}, ctx.rawMembers)
       : encodedBody(chat, upstreamFormat, c);
   // A count has no answer headers to list drops in: what the platform refuses is only left out.
   const edit = { provider: c.provider, dropped: [] };
@@ -122,10 +122,6 @@ function replyLocalCount(ctx: RoutedContext, c: Candidate, chat: ChatRequest, fa
  * Same format: the caller's count_tokens body as sent (only `model` rewritten); the provider judges
  * what it does not know.
  */
-function passThroughBody(raw: Buffer, model: string): Buffer {
-  return spliceTopLevel(raw, { model: JSON.stringify(model) });
-}
-
 /** Another format: re-encoded from the canonical request, only the counting fields going up. */
 function encodedBody(chat: ChatRequest, upstreamFormat: UpstreamFormat, c: Candidate): Buffer {
   refuseUncountable(chat);

@@ -4,7 +4,7 @@
  * its canonical view together. Also decides whether output rules apply (ctx.outputGuarded).
  */
 
-import { spliceTopLevel } from '../core/json-splice.js';
+import { type MemberOffsets, spliceTopLevel } from '../core/json-splice.js';
 import { decodeEmbeddingsRequest } from '../formats/openai-embeddings/request-decode.js';
 import {
   checkEmbeddingsInput,
@@ -34,7 +34,8 @@ export const guardInput: Stage = routedStage(async (ctx, next) => {
   ctx.guardrailHits.push(...toRecordedHits(r.hits, 'input'));
   if (r.blockedBy !== undefined) throw guardrailBlockedError(r.blockedBy, 'input');
   if (r.changed) {
-    ctx.rawBody = withChangedMembers(ctx.rawBody, body, r.body);
+    ctx.rawBody = withChangedMembers(ctx.rawBody, ctx.rawMembers, body, r.body);
+    ctx.rawMembers = undefined;
     ctx.body = r.body;
     ctx.chat = r.chat;
   }
@@ -57,7 +58,8 @@ export const guardEmbeddingsInput: Stage = embeddingsStage(async (ctx, next) => 
   ctx.guardrailHits.push(...toRecordedHits(r.hits, 'input'));
   if (r.blockedBy !== undefined) throw guardrailBlockedError(r.blockedBy, 'input');
   if (r.body !== body) {
-    ctx.rawBody = withChangedMembers(ctx.rawBody, body, r.body);
+    ctx.rawBody = withChangedMembers(ctx.rawBody, ctx.rawMembers, body, r.body);
+    ctx.rawMembers = undefined;
     ctx.body = r.body;
     ctx.embeddings = decodeEmbeddingsRequest(r.body);
   }
@@ -68,8 +70,13 @@ export const guardEmbeddingsInput: Stage = embeddingsStage(async (ctx, next) => 
  * The caller's bytes with the top-level members a guardrail rewrote replaced (the rest goes up
  * byte for byte, as in pass-through); the upstream of either format then gets the redacted body.
  */
-function withChangedMembers(raw: Buffer, before: RequestBody, after: RequestBody): Buffer {
+function withChangedMembers(
+  raw: Buffer,
+  members: MemberOffsets | undefined,
+  before: RequestBody,
+  after: RequestBody,
+): Buffer {
   const replace: Record<string, string> = {};
   for (const k of Object.keys(after)) if (after[k] !== before[k]) replace[k] = JSON.stringify(after[k]);
-  return spliceTopLevel(raw, replace);
+  return spliceTopLevel(raw, replace, {}, members);
 }

@@ -1,6 +1,6 @@
 import { attachListeners } from '../http/attach-listeners.js';
 import { GatewayError } from '../core/errors.js';
-import { parseJsonStrict } from '../core/parse-json-strict.js';
+import { parseJsonStrictMembers } from '../core/parse-json-strict.js';
 import { decodeEmbeddingsRequest } from '../formats/openai-embeddings/request-decode.js';
 import type { Stage } from './compose.js';
 import type { RequestContext } from '../request/context.js';
@@ -30,7 +30,9 @@ export const parseEmbeddingsBody: Stage = async (ctx, next) => {
 async function readJson(ctx: RequestContext): Promise<void> {
   ctx.rawBody = await readBody(ctx);
   // Duplicate keys and too deep a nesting are refused before parsing.
-  ctx.body = parseJsonStrict(ctx.rawBody);
+  const { value, members } = parseJsonStrictMembers(ctx.rawBody);
+  ctx.body = value;
+  ctx.rawMembers = members;
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { MemberOffsets } from '../core/json-splice.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CancelSignal } from '../core/cancel.js';
 import type { ChatRequest, Usage } from '../core/canonical.js';
@@ -49,6 +50,8 @@ export interface RequestContext {
   readonly signal: CancelSignal;
 
   rawBody?: Buffer;
+  /** Where rawBody's members are, from its strict parse; cleared by whatever replaces rawBody. */
+  rawMembers?: MemberOffsets;
   body?: unknown;
   /** Canonical view of the request (policies read this; pass-through forwards rawBody). */
   chat?: ChatRequest;

@@ -149,6 +149,7 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
       startedAtEpochMs: Date.now(),
       signal: clientGone,
       rawBody: undefined,
+      rawMembers: undefined,
       body: undefined,
       chat: undefined,
       embeddings: undefined,

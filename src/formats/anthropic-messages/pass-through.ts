@@ -5,9 +5,9 @@
  * @see https://docs.anthropic.com/en/docs/build-with-claude/streaming#event-types
  */
 
-import type { ChatRequest, Usage } from '../../core/canonical.js';
+import type { Usage } from '../../core/canonical.js';
 import { removeTopLevel, spliceTopLevel } from '../../core/json-splice.js';
-import type { BodyEdits, EncodeTarget, PassThrough } from '../types.js';
+import type { BodyEdits, CallerRequest, EncodeTarget, PassThrough } from '../types.js';
 import { anthropicErrorMessage } from './errors.js';
 import { AnthropicStreamWatch } from './stream-watch.js';
 import { fitThinking } from './thinking-fit.js';
@@ -15,11 +15,11 @@ import { usageFromAnthropic } from './usage.js';
 
 export const anthropicPassThrough: PassThrough = {
   // `max_tokens` is required in this format, so the caller's body always carries an output cap.
-  prepareBody(raw: Buffer, parsed: unknown, target: EncodeTarget, _chat: ChatRequest, edits: BodyEdits): Buffer {
+  prepareBody({ raw, members, parsed }: CallerRequest, target: EncodeTarget, edits: BodyEdits): Buffer {
     const model = JSON.stringify(target.model);
     const fit = fitThinking(parsed, target, edits);
-    if (!fit) return spliceTopLevel(raw, { model });
-    const spliced = spliceTopLevel(raw, { ...fit.replace, model });
+    if (!fit) return spliceTopLevel(raw, { model }, {}, members);
+    const spliced = spliceTopLevel(raw, { ...fit.replace, model }, {}, members);
     return fit.remove.length > 0 ? removeTopLevel(spliced, fit.remove) : spliced;
   },
 

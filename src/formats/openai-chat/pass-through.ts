@@ -1,7 +1,7 @@
 import type { ChatRequest, Usage } from '../../core/canonical.js';
 import { spliceTopLevel } from '../../core/json-splice.js';
 import { defaultOutputCap } from '../output-cap.js';
-import type { EncodeTarget } from '../types.js';
+import type { CallerRequest, EncodeTarget } from '../types.js';
 import { usageFromOpenai } from './usage.js';
 import { OpenaiStreamWatch } from './stream-watch.js';
 
@@ -12,7 +12,7 @@ import { OpenaiStreamWatch } from './stream-watch.js';
  * without an output limit gets `max_completion_tokens` (see output-cap.ts).
  */
 export const openaiPassThrough = {
-  prepareBody(raw: Buffer, parsed: unknown, target: EncodeTarget, chat: ChatRequest): Buffer {
+  prepareBody({ raw, members, parsed, chat }: CallerRequest, target: EncodeTarget): Buffer {
     const replace: Record<string, string> = { model: JSON.stringify(target.model) };
     if (chat.stream && !chat.includeUsage) {
       const options = (parsed as { stream_options?: Record<string, unknown> | null }).stream_options;
@@ -21,7 +21,7 @@ export const openaiPassThrough = {
     // No caller limit: one is sent, so the upstream cannot generate past what budgets reserved.
     // `max_completion_tokens`, since reasoning models refuse `max_tokens` (an explicit null is replaced).
     if (chat.maxTokens === undefined) replace.max_completion_tokens = String(defaultOutputCap(target.maxOutputTokens));
-    return spliceTopLevel(raw, replace);
+    return spliceTopLevel(raw, replace, {}, members);
   },
 
   watchStream(chat: ChatRequest) {

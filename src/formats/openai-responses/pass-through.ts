@@ -2,7 +2,7 @@ import type { ChatRequest, Usage } from '../../core/canonical.js';
 import { spliceTopLevel } from '../../core/json-splice.js';
 import { isObject } from '../../core/json.js';
 import { defaultOutputCap } from '../output-cap.js';
-import type { EncodeTarget } from '../types.js';
+import type { CallerRequest, EncodeTarget } from '../types.js';
 import { ResponsesStreamWatch } from './stream-watch.js';
 import { usageFromResponses } from './usage.js';
 
@@ -13,11 +13,11 @@ import { usageFromResponses } from './usage.js';
  * `previous_response_id`, `item_reference` items and `store` reach the upstream as sent.
  */
 export const responsesPassThrough = {
-  prepareBody(raw: Buffer, _parsed: unknown, target: EncodeTarget, chat: ChatRequest): Buffer {
+  prepareBody({ raw, members, chat }: CallerRequest, target: EncodeTarget): Buffer {
     const replace: Record<string, string> = { model: JSON.stringify(target.model) };
     // An explicit null is replaced too.
     if (chat.maxTokens === undefined) replace.max_output_tokens = String(defaultOutputCap(target.maxOutputTokens));
-    return spliceTopLevel(raw, replace);
+    return spliceTopLevel(raw, replace, {}, members);
   },
 
   watchStream(_chat: ChatRequest) {

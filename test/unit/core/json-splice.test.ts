@@ -8,6 +8,7 @@ import {
   spliceTopLevel,
   topLevelSpans,
 } from '../../../src/core/json-splice.js';
+import { parseJsonStrict } from '../../../src/core/parse-json-strict.js';
 
 const splice = (s: string, replace: Record<string, string>, insert?: Record<string, string>) =>
   spliceTopLevel(Buffer.from(s), replace, insert).toString();
@@ -80,5 +81,41 @@ describe('removeTopLevelWhere, arrayElementSpans, objectSpans, replaceSpans', ()
     expect(replaceSpans(b, [{ span: role, text: '"user"' }]).toString()).toBe(
       '{"m":[ {"role":"user","x":"]"} , 2,"s",[1]\n]}',
     );
+  });
+});
+
+describe('members recorded by the strict parse', () => {
+  // parse-json-strict.ts records the body's members as it walks; the splicer then reuses them for that Buffer.
+  const bodies = [
+    '{ "messages": [{"model": "inner"}], "model" : "a/b",\n "x": {"model": 1} }',
+    '{"note":"a \\" } { [ ] \\\\","model":"m","é":"ü"}',
+    '{"a":-1.5e3,"b":true,"c":null,"m\\u006fdel":"x"}',
+    '{"stream_options":{"x":1},"model":"m"}',
+    '  {"a":[1, [2, {"b": []}]] , "model":"m" , "z" : {} }  ',
+    '{"model":"m"}',
+    '{}',
+    `{${Array.from({ length: 40 }, (_, i) => `"k${i}":[${i},{"v":"${'x'.repeat(i)}"}]`).join(',')},"model":"m"}`,
+  ];
+  const edits = [
+    (b: Buffer) => spliceTopLevel(b, { model: '"y"' }, { stream_options: '{"include_usage":true}' }),
+    (b: Buffer) => removeTopLevel(b, ['model', 'a']),
+    (b: Buffer) => removeTopLevelWhere(b, (k) => k.startsWith('k1')),
+    (b: Buffer) => Buffer.from(JSON.stringify([...topLevelSpans(b)])),
+  ];
+  it('gives every edit the same bytes as a fresh walk of the body', () => {
+    for (const text of bodies) {
+      const parsed = Buffer.from(text);
+      parseJsonStrict(parsed);
+      for (const edit of edits) expect(edit(parsed).toString(), text).toBe(edit(Buffer.from(text)).toString());
+    }
+  });
+  it('are used only for the Buffer that was parsed', () => {
+    const parsed = Buffer.from('{"model":"m","a":1}');
+    parseJsonStrict(parsed);
+    // A different body of another length: a stale record would cut it at the wrong offsets.
+    expect(spliceTopLevel(Buffer.from('{"a":12345,"model":"mm"}'), { model: '"y"' }).toString()).toBe(
+      '{"a":12345,"model":"y"}',
+    );
+    expect(spliceTopLevel(parsed, { model: '"y"' }).toString()).toBe('{"model":"y","a":1}');
   });
 });

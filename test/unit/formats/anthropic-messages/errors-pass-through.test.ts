@@ -4,6 +4,7 @@ import { GatewayError } from '../../../../src/core/errors.js';
 import { anthropicMessages } from '../../../../src/formats/anthropic-messages/index.js';
 import { anthropicStopReason } from '../../../../src/formats/anthropic-messages/stop-reason.js';
 import { parseSse } from './load-sse.js';
+import { parseJsonStrictMembers } from '../../../../src/core/parse-json-strict.js';
 
 const { passThrough } = anthropicMessages;
 
@@ -63,10 +64,15 @@ describe('passThrough', () => {
       '{"model": "alias/fast", "max_tokens": 10,\n "messages":[{"role":"user","content":"hi"}], ' +
         '"service_tier":"standard_only"}',
     );
-    const out = passThrough.prepareBody(raw, JSON.parse(raw.toString()), { model: 'claude-real' }, chat, {
-      dropped: [],
-      rewritten: [],
-    });
+    const { value: parsed, members } = parseJsonStrictMembers(raw);
+    const out = passThrough.prepareBody(
+      { raw, members, parsed, chat },
+      { model: 'claude-real' },
+      {
+        dropped: [],
+        rewritten: [],
+      },
+    );
     expect(out.toString()).toBe(
       '{"model": "claude-real", "max_tokens": 10,\n "messages":[{"role":"user","content":"hi"}], ' +
         '"service_tier":"standard_only"}',

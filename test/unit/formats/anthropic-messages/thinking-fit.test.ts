@@ -3,16 +3,17 @@ import { decodeAnthropicRequest } from '../../../../src/formats/anthropic-messag
 import { anthropicPassThrough } from '../../../../src/formats/anthropic-messages/pass-through.js';
 import { budgetWithin } from '../../../../src/formats/anthropic-messages/thinking-fit.js';
 import type { EncodeTarget } from '../../../../src/formats/types.js';
+import { parseJsonStrictMembers } from '../../../../src/core/parse-json-strict.js';
 
 /** The pass-through body for `text` sent to `target`, and the edits it names. */
 function prepare(text: string, target: EncodeTarget) {
   const parsed = JSON.parse(text);
   const edits = { dropped: [] as string[], rewritten: [] as string[] };
+  const raw = Buffer.from(text);
+  const { members } = parseJsonStrictMembers(raw);
   const body = anthropicPassThrough.prepareBody(
-    Buffer.from(text),
-    parsed,
+    { raw, members, parsed, chat: decodeAnthropicRequest(parsed) },
     target,
-    decodeAnthropicRequest(parsed),
     edits,
   );
   return { body: body.toString('utf8'), ...edits };

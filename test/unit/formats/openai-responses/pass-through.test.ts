@@ -8,7 +8,10 @@ const { passThrough } = openaiResponses;
 function prepare(raw: string, target: EncodeTarget = { model: 'gpt-5-2025-08-07' }) {
   const parsed = JSON.parse(raw);
   return passThrough
-    .prepareBody(Buffer.from(raw), parsed, target, decodeResponsesRequest(parsed), { dropped: [], rewritten: [] })
+    .prepareBody({ raw: Buffer.from(raw), parsed, chat: decodeResponsesRequest(parsed) }, target, {
+      dropped: [],
+      rewritten: [],
+    })
     .toString('utf8');
 }
 
