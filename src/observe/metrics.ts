@@ -8,9 +8,10 @@
  * correlation id, key or key id is ever a label.
  */
 
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { GatewayConfig } from '../config/types.js';
 import { GatheredCounts, GatheredLevels } from './gathered-counts.js';
+import { GatheredHistogram } from './gathered-histogram.js';
 import type { AttemptRecord, RequestRecord, Telemetry } from './record.js';
 
 /** Label value for anything outside an allow-list. */
@@ -88,10 +89,10 @@ export class GatewayMetrics implements Telemetry {
   private readonly requests: Counter<'endpoint' | 'model' | 'provider' | 'status' | 'fault'>;
   private readonly tokens: Counter<'model' | 'provider' | 'kind'>;
   private readonly cost: Counter<'model' | 'provider'>;
-  private readonly requestDuration: Histogram<'endpoint' | 'stream'>;
-  private readonly upstreamDuration: Histogram<'provider'>;
-  private readonly ttft: Histogram<'provider'>;
-  private readonly overhead: Histogram<'endpoint'>;
+  private readonly requestDuration: GatheredHistogram<'endpoint' | 'stream'>;
+  private readonly upstreamDuration: GatheredHistogram<'provider'>;
+  private readonly ttft: GatheredHistogram<'provider'>;
+  private readonly overhead: GatheredHistogram<'endpoint'>;
   private readonly guardrailActions: Counter<'guardrail' | 'action' | 'direction'>;
   private readonly attemptsTotal: Counter<'provider' | 'outcome'>;
   // What each request adds to the counters and the in-flight gauge, gathered until a scrape.
@@ -127,28 +128,28 @@ export class GatewayMetrics implements Telemetry {
       registers,
       collect: () => this.costCounts.flushInto(this.cost),
     });
-    this.requestDuration = new Histogram({
+    this.requestDuration = new GatheredHistogram({
       name: 'gateway_request_duration_seconds',
       help: 'Whole request duration, arrival to last byte written.',
       labelNames: ['endpoint', 'stream'],
       buckets: DURATION_BUCKETS,
       registers,
     });
-    this.upstreamDuration = new Histogram({
+    this.upstreamDuration = new GatheredHistogram({
       name: 'gateway_upstream_duration_seconds',
       help: 'Duration of each upstream attempt (start to end of its response).',
       labelNames: ['provider'],
       buckets: DURATION_BUCKETS,
       registers,
     });
-    this.ttft = new Histogram({
+    this.ttft = new GatheredHistogram({
       name: 'gateway_time_to_first_token_seconds',
       help: 'Streams: request arrival to the first byte sent to the caller.',
       labelNames: ['provider'],
       buckets: TTFT_BUCKETS,
       registers,
     });
-    this.overhead = new Histogram({
+    this.overhead = new GatheredHistogram({
       name: 'gateway_overhead_seconds',
       help: 'Time the gateway itself added: latency minus upstream time minus backoff waits.',
       labelNames: ['endpoint'],
@@ -318,20 +319,16 @@ export class GatewayMetrics implements Telemetry {
     if (finite(r.cost_usd) && r.cost_usd > 0) this.costCounts.add(r.cost_usd, servedModel, provider);
 
     if (finite(r.latency_ms))
-      this.requestDuration.observe(
-        { endpoint, stream: r.stream ? 'true' : 'false' },
-        seconds(Math.max(0, r.latency_ms)),
-      );
-    if (finite(r.overhead_ms)) this.overhead.observe({ endpoint }, seconds(Math.max(0, r.overhead_ms)));
-    if (r.stream && finite(r.ttft_ms)) this.ttft.observe({ provider }, seconds(Math.max(0, r.ttft_ms)));
+      this.requestDuration.observe(seconds(Math.max(0, r.latency_ms)), endpoint, r.stream ? 'true' : 'false');
+    if (finite(r.overhead_ms)) this.overhead.observe(seconds(Math.max(0, r.overhead_ms)), endpoint);
+    if (r.stream && finite(r.ttft_ms)) this.ttft.observe(seconds(Math.max(0, r.ttft_ms)), provider);
 
     const endEpoch = startEpochMs + (finite(r.latency_ms) ? r.latency_ms : 0);
     for (const a of attempts) {
       const p = this.provider(a.provider);
       this.attemptCounts.add(1, p, OUTCOMES.has(a.outcome) ? a.outcome : OTHER);
       const end = a.endMs ?? endEpoch;
-      if (finite(a.startMs) && finite(end))
-        this.upstreamDuration.observe({ provider: p }, seconds(Math.max(0, end - a.startMs)));
+      if (finite(a.startMs) && finite(end)) this.upstreamDuration.observe(seconds(Math.max(0, end - a.startMs)), p);
     }
 
     for (const g of r.guardrails ?? []) {
