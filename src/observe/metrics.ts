@@ -8,9 +8,10 @@
  * correlation id, key or key id is ever a label.
  */
 
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { GatewayConfig } from '../config/types.js';
 import { GatheredCounts, GatheredLevels } from './gathered-counts.js';
+import { GatheredHistogram } from './gathered-histogram.js';
 import type { AttemptRecord, RequestRecord, Telemetry } from './record.js';
 
 /** Label value for anything outside an allow-list. */
@@ -56,7 +57,7 @@ const TTFT_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 5, 
 /** Gateway overhead: sub-millisecond resolution. */
 const OVERHEAD_BUCKETS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
 
-const TOKEN_KINDS = ['input', 'output', 'cache_read', 'cache_write'] as const;
+type TokenKind = 'input' | 'output' | 'cache_read' | 'cache_write';
 const OUTCOMES = new Set(['pending', 'ok', 'failed', 'abandoned']);
 const FAULTS = new Set(['caller', 'policy', 'provider', 'gateway']);
 const GUARDRAIL_ACTIONS = new Set(['block', 'redact', 'log']);
@@ -88,17 +89,17 @@ export class GatewayMetrics implements Telemetry {
   private readonly requests: Counter<'endpoint' | 'model' | 'provider' | 'status' | 'fault'>;
   private readonly tokens: Counter<'model' | 'provider' | 'kind'>;
   private readonly cost: Counter<'model' | 'provider'>;
-  private readonly requestDuration: Histogram<'endpoint' | 'stream'>;
-  private readonly upstreamDuration: Histogram<'provider'>;
-  private readonly ttft: Histogram<'provider'>;
-  private readonly overhead: Histogram<'endpoint'>;
+  private readonly requestDuration: GatheredHistogram<'endpoint' | 'stream'>;
+  private readonly upstreamDuration: GatheredHistogram<'provider'>;
+  private readonly ttft: GatheredHistogram<'provider'>;
+  private readonly overhead: GatheredHistogram<'endpoint'>;
   private readonly guardrailActions: Counter<'guardrail' | 'action' | 'direction'>;
   private readonly attemptsTotal: Counter<'provider' | 'outcome'>;
   // What each request adds to the counters and the in-flight gauge, gathered until a scrape.
-  private readonly requestCounts = new GatheredCounts<'endpoint' | 'model' | 'provider' | 'status' | 'fault'>();
-  private readonly tokenCounts = new GatheredCounts<'model' | 'provider' | 'kind'>();
-  private readonly costCounts = new GatheredCounts<'model' | 'provider'>();
-  private readonly attemptCounts = new GatheredCounts<'provider' | 'outcome'>();
+  private readonly requestCounts = new GatheredCounts(['endpoint', 'model', 'provider', 'status', 'fault'] as const);
+  private readonly tokenCounts = new GatheredCounts(['model', 'provider', 'kind'] as const);
+  private readonly costCounts = new GatheredCounts(['model', 'provider'] as const);
+  private readonly attemptCounts = new GatheredCounts(['provider', 'outcome'] as const);
   private readonly inFlightLevels = new GatheredLevels();
 
   constructor(opts: GatewayMetricsOptions = {}) {
@@ -127,28 +128,28 @@ export class GatewayMetrics implements Telemetry {
       registers,
       collect: () => this.costCounts.flushInto(this.cost),
     });
-    this.requestDuration = new Histogram({
+    this.requestDuration = new GatheredHistogram({
       name: 'gateway_request_duration_seconds',
       help: 'Whole request duration, arrival to last byte written.',
       labelNames: ['endpoint', 'stream'],
       buckets: DURATION_BUCKETS,
       registers,
     });
-    this.upstreamDuration = new Histogram({
+    this.upstreamDuration = new GatheredHistogram({
       name: 'gateway_upstream_duration_seconds',
       help: 'Duration of each upstream attempt (start to end of its response).',
       labelNames: ['provider'],
       buckets: DURATION_BUCKETS,
       registers,
     });
-    this.ttft = new Histogram({
+    this.ttft = new GatheredHistogram({
       name: 'gateway_time_to_first_token_seconds',
       help: 'Streams: request arrival to the first byte sent to the caller.',
       labelNames: ['provider'],
       buckets: TTFT_BUCKETS,
       registers,
     });
-    this.overhead = new Histogram({
+    this.overhead = new GatheredHistogram({
       name: 'gateway_overhead_seconds',
       help: 'Time the gateway itself added: latency minus upstream time minus backoff waits.',
       labelNames: ['endpoint'],
@@ -308,45 +309,26 @@ export class GatewayMetrics implements Telemetry {
     const model = this.model(r.model);
     const code = status(r.status);
     const fault = r.fault && FAULTS.has(r.fault) ? r.fault : NONE;
-    this.requestCounts.add(`${endpoint}\0${model}\0${provider}\0${code}\0${fault}`, () => ({
-      endpoint,
-      model,
-      provider,
-      status: code,
-      fault,
-    }));
+    this.requestCounts.add(1, endpoint, model, provider, code, fault);
 
     const servedModel = this.model(r.served_model ?? r.model);
-    const counts: Record<(typeof TOKEN_KINDS)[number], number | undefined> = {
-      input: r.input_tokens,
-      output: r.output_tokens,
-      cache_read: r.cache_read_tokens,
-      cache_write: r.cache_write_tokens,
-    };
-    for (const kind of TOKEN_KINDS) {
-      const n = counts[kind];
-      if (finite(n) && n > 0)
-        this.tokenCounts.add(`${servedModel}\0${provider}\0${kind}`, () => ({ model: servedModel, provider, kind }), n);
-    }
-    if (finite(r.cost_usd) && r.cost_usd > 0)
-      this.costCounts.add(`${servedModel}\0${provider}`, () => ({ model: servedModel, provider }), r.cost_usd);
+    this.addTokens(servedModel, provider, 'input', r.input_tokens);
+    this.addTokens(servedModel, provider, 'output', r.output_tokens);
+    this.addTokens(servedModel, provider, 'cache_read', r.cache_read_tokens);
+    this.addTokens(servedModel, provider, 'cache_write', r.cache_write_tokens);
+    if (finite(r.cost_usd) && r.cost_usd > 0) this.costCounts.add(r.cost_usd, servedModel, provider);
 
     if (finite(r.latency_ms))
-      this.requestDuration.observe(
-        { endpoint, stream: r.stream ? 'true' : 'false' },
-        seconds(Math.max(0, r.latency_ms)),
-      );
-    if (finite(r.overhead_ms)) this.overhead.observe({ endpoint }, seconds(Math.max(0, r.overhead_ms)));
-    if (r.stream && finite(r.ttft_ms)) this.ttft.observe({ provider }, seconds(Math.max(0, r.ttft_ms)));
+      this.requestDuration.observe(seconds(Math.max(0, r.latency_ms)), endpoint, r.stream ? 'true' : 'false');
+    if (finite(r.overhead_ms)) this.overhead.observe(seconds(Math.max(0, r.overhead_ms)), endpoint);
+    if (r.stream && finite(r.ttft_ms)) this.ttft.observe(seconds(Math.max(0, r.ttft_ms)), provider);
 
     const endEpoch = startEpochMs + (finite(r.latency_ms) ? r.latency_ms : 0);
     for (const a of attempts) {
       const p = this.provider(a.provider);
-      const outcome = OUTCOMES.has(a.outcome) ? a.outcome : OTHER;
-      this.attemptCounts.add(`${p}\0${outcome}`, () => ({ provider: p, outcome }));
+      this.attemptCounts.add(1, p, OUTCOMES.has(a.outcome) ? a.outcome : OTHER);
       const end = a.endMs ?? endEpoch;
-      if (finite(a.startMs) && finite(end))
-        this.upstreamDuration.observe({ provider: p }, seconds(Math.max(0, end - a.startMs)));
+      if (finite(a.startMs) && finite(end)) this.upstreamDuration.observe(seconds(Math.max(0, end - a.startMs)), p);
     }
 
     for (const g of r.guardrails ?? []) {
@@ -356,6 +338,10 @@ export class GatewayMetrics implements Telemetry {
         direction: DIRECTIONS.has(g.direction) ? g.direction : OTHER,
       });
     }
+  }
+
+  private addTokens(model: string, provider: string, kind: TokenKind, n: number | undefined): void {
+    if (finite(n) && n > 0) this.tokenCounts.add(n, model, provider, kind);
   }
 
   private model(m: string | undefined): string {
