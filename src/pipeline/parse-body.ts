@@ -1,4 +1,4 @@
-import { attachListeners } from '../http/attach-listeners.js';
+import type { IncomingMessage } from 'node:http';
 import { GatewayError } from '../core/errors.js';
 import { parseJsonStrictMembers } from '../core/parse-json-strict.js';
 import { decodeEmbeddingsRequest } from '../formats/openai-embeddings/request-decode.js';
@@ -8,96 +8,153 @@ import { BODY_REFUSED, leaveBodyUnread, oversizedDiscard, REFUSED_DISCARD, sendC
 
 /** Size limit, JSON.parse once, then the canonical view in the caller's format. */
 export const parseBody: Stage = async (ctx, next) => {
-  await readJson(ctx);
+  setJson(ctx, await readBody(ctx));
   ctx.chat = ctx.format.decodeRequest(ctx.body);
   await next();
 };
 
 /** The same for token counting, where the request has no `max_tokens`. */
 export const parseCountBody: Stage = async (ctx, next) => {
-  await readJson(ctx);
+  setJson(ctx, await readBody(ctx));
   ctx.chat = ctx.format.decodeRequest(ctx.body, { forCounting: true });
   await next();
 };
 
 /** The same for an embeddings request (the OpenAI embeddings format: formats/openai-embeddings/). */
 export const parseEmbeddingsBody: Stage = async (ctx, next) => {
-  await readJson(ctx);
+  setJson(ctx, await readBody(ctx));
   ctx.embeddings = decodeEmbeddingsRequest(ctx.body);
   await next();
 };
 
-async function readJson(ctx: RequestContext): Promise<void> {
-  ctx.rawBody = await readBody(ctx);
+function setJson(ctx: RequestContext, raw: Buffer): void {
+  ctx.rawBody = raw;
   // Duplicate keys and too deep a nesting are refused before parsing.
-  const { value, members } = parseJsonStrictMembers(ctx.rawBody);
+  const { value, members } = parseJsonStrictMembers(raw);
   ctx.body = value;
   ctx.rawMembers = members;
 }
 
 /**
- * The whole body, bounded by the limit and by `server.body_read_timeout_ms`. Plain 'data'/'end'
- * listeners: an async iterator over the request costs several objects per request on the hot path.
- * A body over the limit is not read further (the 413 goes out while the rest is dropped, see
- * http/unread-body.ts); a client that leaves mid-upload is a caller event (499), not a failure.
+ * The whole body, bounded by the limit and by `server.body_read_timeout_ms`. A body over the limit
+ * is not read further (the 413 goes out while the rest is dropped, see http/unread-body.ts); a
+ * client that leaves mid-upload is a caller event (499), not a failure.
  */
 function readBody(ctx: RequestContext): Promise<Buffer> {
   const { req, res } = ctx;
-  const { bodyLimitBytes: limit, bodyReadTimeoutMs } = ctx.config.server;
-  const tooLarge = () => {
-    leaveBodyUnread(req, oversizedDiscard(limit));
-    return new GatewayError('body_too_large', `The request body exceeds the limit of ${limit} bytes.`);
-  };
+  const limit = ctx.config.server.bodyLimitBytes;
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge());
+  if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge(req, limit));
   sendContinue(res);
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        cleanup();
-        req.pause();
-        reject(tooLarge());
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = () => {
-      cleanup();
-      resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
-    };
-    const onCut = () => {
-      cleanup();
-      // Always this error, whichever of the request's or the response's 'close' came first (the
-      // response's aborts the signal with a plain Error, which would render as a 500).
-      const gone = new GatewayError('client_disconnected', 'The client closed the connection during the upload.');
-      ctx.signal.abort(gone);
-      reject(gone);
-    };
-    const onClose = () => {
-      if (!req.complete) onCut();
-    };
-    // The HTTP parser refused the rest of the body (bad chunked framing): answered here, in the
-    // caller's format and with the request's own id, and the connection is not reused.
-    const onRefused = (err: GatewayError) => {
-      cleanup();
-      ctx.responseHeaders.connection = 'close';
-      reject(err);
-    };
-    const onTimeout = () => {
-      cleanup();
-      req.pause();
-      leaveBodyUnread(req, REFUSED_DISCARD);
-      reject(new GatewayError('request_timeout', `The request body did not arrive within ${bodyReadTimeoutMs} ms.`));
-    };
-    const cleanup = attachListeners(
-      req,
-      { data: onData, end: onEnd, error: onCut, close: onClose, [BODY_REFUSED]: onRefused },
-      { ms: bodyReadTimeoutMs, run: onTimeout },
-    );
+    const reader = new BodyReader(ctx, resolve, reject);
     // Gone before its body was read at all: no 'close' is coming any more.
-    if (req.destroyed && !req.complete) onCut();
+    if (req.destroyed && !req.complete) reader.cut();
   });
+}
+
+function tooLarge(req: IncomingMessage, limit: number): GatewayError {
+  leaveBodyUnread(req, oversizedDiscard(limit));
+  return new GatewayError('body_too_large', `The request body exceeds the limit of ${limit} bytes.`);
+}
+
+/**
+ * One body being read. Its listeners are the same five functions for every request, finding their
+ * reader on the request itself: a request allocates this object, not a closure per event and a
+ * listener table (an async iterator over the request would cost more still).
+ */
+class BodyReader {
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly ctx: RequestContext,
+    private readonly resolve: (body: Buffer) => void,
+    private readonly reject: (err: unknown) => void,
+  ) {
+    const req = ctx.req as ReadingRequest;
+    req[READER] = this;
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onCut);
+    req.on('close', onClose);
+    req.on(BODY_REFUSED, onRefused);
+    this.timer = setTimeout(onTimeout, ctx.config.server.bodyReadTimeoutMs, this);
+  }
+
+  private detach(): void {
+    const req = this.ctx.req as ReadingRequest;
+    clearTimeout(this.timer);
+    req.off('data', onData);
+    req.off('end', onEnd);
+    req.off('error', onCut);
+    req.off('close', onClose);
+    req.off(BODY_REFUSED, onRefused);
+    req[READER] = undefined;
+  }
+
+  data(chunk: Buffer): void {
+    const limit = this.ctx.config.server.bodyLimitBytes;
+    this.size += chunk.length;
+    if (this.size > limit) {
+      this.detach();
+      this.ctx.req.pause();
+      this.reject(tooLarge(this.ctx.req, limit));
+      return;
+    }
+    this.chunks.push(chunk);
+  }
+
+  end(): void {
+    this.detach();
+    this.resolve(this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks, this.size));
+  }
+
+  cut(): void {
+    this.detach();
+    // Always this error, whichever of the request's or the response's 'close' came first (the
+    // response's aborts the signal with a plain Error, which would render as a 500).
+    const gone = new GatewayError('client_disconnected', 'The client closed the connection during the upload.');
+    this.ctx.signal.abort(gone);
+    this.reject(gone);
+  }
+
+  /** The HTTP parser refused the rest of the body (bad chunked framing): answered in the caller format, not reused. */
+  refused(err: GatewayError): void {
+    this.detach();
+    this.ctx.responseHeaders.connection = 'close';
+    this.reject(err);
+  }
+
+  timedOut(): void {
+    this.detach();
+    const req = this.ctx.req;
+    req.pause();
+    leaveBodyUnread(req, REFUSED_DISCARD);
+    const ms = this.ctx.config.server.bodyReadTimeoutMs;
+    this.reject(new GatewayError('request_timeout', `The request body did not arrive within ${ms} ms.`));
+  }
+}
+
+const READER = Symbol('gateway.bodyReader');
+type ReadingRequest = IncomingMessage & { [READER]?: BodyReader };
+
+function onData(this: ReadingRequest, chunk: Buffer): void {
+  this[READER]?.data(chunk);
+}
+function onEnd(this: ReadingRequest): void {
+  this[READER]?.end();
+}
+function onCut(this: ReadingRequest): void {
+  this[READER]?.cut();
+}
+function onClose(this: ReadingRequest): void {
+  if (!this.complete) this[READER]?.cut();
+}
+function onRefused(this: ReadingRequest, err: GatewayError): void {
+  this[READER]?.refused(err);
+}
+function onTimeout(reader: BodyReader): void {
+  reader.timedOut();
 }
