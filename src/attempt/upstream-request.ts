@@ -25,7 +25,7 @@ export interface UpstreamCall {
   apiKey: string | undefined;
 }
 
-export async function sendUpstream(
+export function sendUpstream(
   ctx: AuthorisedContext,
   c: Candidate,
   kind: HttpProviderKind,
@@ -40,18 +40,22 @@ export async function sendUpstream(
     'x-correlation-id': ctx.id,
   };
   const url = `${c.provider.baseUrl}${path}`;
-  Object.assign(
-    headers,
-    await kind.authHeaders(call.apiKey, c.provider, { method: 'POST', url, headers, body: call.body }),
-  );
-  return ctx.runtime.upstream.send({
-    provider: c.provider,
-    path,
-    headers,
-    body: call.body,
-    timeouts: c.model.timeouts,
-    signal: ctx.signal,
-  });
+  const send = (auth: Record<string, string>) =>
+    ctx.runtime.upstream.send({
+      provider: c.provider,
+      path,
+      headers: Object.assign(headers, auth),
+      body: call.body,
+      timeouts: c.model.timeouts,
+      signal: ctx.signal,
+    });
+  // A key is a header at once; only fetched credentials (tokens, signatures) wait.
+  try {
+    const auth = kind.authHeaders(call.apiKey, c.provider, { method: 'POST', url, headers, body: call.body });
+    return auth instanceof Promise ? auth.then(send) : send(auth);
+  } catch (err) {
+    return Promise.reject(err);
+  }
 }
 
 /** An upstream error answer (status ≥ 400) as the catalogue error; the body is read here. */
@@ -105,15 +109,19 @@ export function noteUpstreamRequestId(ctx: AuthorisedContext, up: UpstreamRespon
 }
 
 /** A complete JSON answer, as bytes and parsed; a failed read or a body that is not JSON names the provider. */
-export async function readJsonAnswer(up: UpstreamResponse, c: Candidate): Promise<{ raw: Buffer; parsed: unknown }> {
-  const raw = await up.body.bytes().catch((err: unknown) => {
-    throw upstreamFailure(err, c.provider, c.model.timeouts);
-  });
-  try {
-    return { raw, parsed: JSON.parse(raw.toString('utf8')) };
-  } catch {
-    throw new GatewayError('upstream_error', `Provider "${c.provider.id}" sent a response that is not JSON.`);
-  }
+export function readJsonAnswer(up: UpstreamResponse, c: Candidate): Promise<{ raw: Buffer; parsed: unknown }> {
+  return up.body.bytes().then(
+    (raw) => {
+      try {
+        return { raw, parsed: JSON.parse(raw.toString('utf8')) };
+      } catch {
+        throw new GatewayError('upstream_error', `Provider "${c.provider.id}" sent a response that is not JSON.`);
+      }
+    },
+    (err: unknown) => {
+      throw upstreamFailure(err, c.provider, c.model.timeouts);
+    },
+  );
 }
 
 export function responseHeader(up: UpstreamResponse, name: string): string | undefined {

@@ -190,19 +190,19 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
       return;
     }
     inFlight++;
-    route
-      .run(ctx)
-      .catch((err: unknown) => {
-        runtime.logger.log('error', 'unhandled pipeline failure', { correlation_id: id, error: String(err) });
-        if (!res.headersSent) writeJson(res, 500, { error: { message: 'internal error' } }, own);
-        else res.destroy();
-      })
-      .finally(() => {
-        inFlight--;
-        if (inFlight === 0)
-          idle.splice(0).forEach((f) => {
-            f();
-          });
+    // One settled handler per outcome (no catch/finally pair of promises and closures per request).
+    route.run(ctx).then(finished, (err: unknown) => {
+      runtime.logger.log('error', 'unhandled pipeline failure', { correlation_id: id, error: String(err) });
+      if (!res.headersSent) writeJson(res, 500, { error: { message: 'internal error' } }, own);
+      else res.destroy();
+      finished();
+    });
+  };
+  const finished = () => {
+    inFlight--;
+    if (inFlight === 0)
+      idle.splice(0).forEach((f) => {
+        f();
       });
   };
 
