@@ -20,14 +20,7 @@ import { countTokensLocal } from '../routing/count-tokens.js';
 import { collectTexts, replaceTexts, type TextMapper } from './content-texts.js';
 import { addHits, type ScanHit } from './hits.js';
 import { mapBodyTexts } from './request-texts.js';
-import {
-  patternRules,
-  selectGuardrails,
-  type CompiledGuardrail,
-  type GuardrailScope,
-  type TokenLimitGuardrail,
-  type WebhookGuardrail,
-} from './rules.js';
+import { type CompiledGuardrail, type GuardrailScope, type GuardrailSelection, guardrailSelection } from './rules.js';
 import { TextScanner } from './scan.js';
 import { runWebhooks, type WebhookDeps } from './webhook.js';
 
@@ -80,8 +73,8 @@ export async function checkInput(
   request: InputRequest,
   deps: InputGuardDeps,
 ): Promise<InputCheckResult> {
-  const selected = selectGuardrails(rules, 'input', scope);
-  if (selected.length === 0) return { ...request, changed: false, hits: [] };
+  const selected = guardrailSelection(rules, 'input', scope);
+  if (selected.all.length === 0) return { ...request, changed: false, hits: [] };
   // The canonical view of the last body read, decoded once per rewritten body.
   let view: InputRequest = request;
   const chatOf = (body: RequestBody): ChatRequest => {
@@ -104,12 +97,12 @@ export async function checkInput(
  * leaves the body as sent (a blocked request is not sent, so nothing needs its redacted form).
  */
 export async function checkBodyTexts(
-  selected: readonly CompiledGuardrail[],
+  selected: GuardrailSelection,
   sent: RequestBody,
   texts: BodyTexts,
   deps: WebhookDeps,
 ): Promise<BodyCheckResult> {
-  const patterns = patternRules(selected);
+  const patterns = selected.patterns;
   const scanner = new TextScanner(patterns);
   const scanned = patterns.length === 0 ? sent : texts.map(sent, scanner.scan);
   const hits = scanner.hits;
@@ -121,7 +114,7 @@ export async function checkBodyTexts(
     ...(blockedBy !== undefined ? { blockedBy } : {}),
   });
 
-  const limits = selected.filter((r): r is TokenLimitGuardrail => r.kind === 'max_input_tokens');
+  const limits = selected.tokenLimits;
   if (limits.length > 0) {
     const inputTokens = texts.countTokens(body);
     for (const rule of limits) {
@@ -132,7 +125,7 @@ export async function checkBodyTexts(
     }
   }
 
-  const webhooks = selected.filter((r): r is WebhookGuardrail => r.kind === 'webhook');
+  const webhooks = selected.webhooks;
   if (webhooks.length > 0) {
     const current = body;
     const walk = (fn: TextMapper): RequestBody => texts.map(current, fn);
