@@ -51,7 +51,7 @@ export interface PatternGuardrail extends CompiledBase {
   readonly kind: 'pattern';
   /** Longest text needed to decide a match (see detectors.ts); the stream hold-back is derived from it. */
   readonly maxSpan: number;
-  find(text: string): LabelledSpan[];
+  find(text: string): readonly LabelledSpan[];
 }
 
 export interface TokenLimitGuardrail extends CompiledBase {
@@ -249,8 +249,21 @@ function detectorMatcher(names: readonly unknown[], id: string): Matcher {
     if (!isDetectorName(n)) throw new Error(`guardrail "${id}": unknown detector "${String(n)}"`);
     return DETECTORS[n];
   });
+  // Almost every text holds no detector's cue: one scan for all the cues rejects it before any
+  // detector runs or anything is allocated. Otherwise only the detectors whose cue is there run.
+  const anyCue = new RegExp(detectors.map((d) => `(?:${d.cue.source})`).join('|'));
   return {
     maxSpan: Math.max(1, ...detectors.map((d) => d.maxSpan)),
-    find: (text) => detectors.flatMap((d) => d.find(text).map((s) => ({ ...s, label: d.name }))),
+    find(text) {
+      if (!anyCue.test(text)) return NO_SPANS;
+      const out: LabelledSpan[] = [];
+      for (const d of detectors) {
+        if (!d.cue.test(text)) continue;
+        for (const s of d.find(text)) out.push({ start: s.start, end: s.end, label: d.name });
+      }
+      return out;
+    },
   };
 }
+
+const NO_SPANS: readonly LabelledSpan[] = Object.freeze([]);
