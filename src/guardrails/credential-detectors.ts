@@ -10,6 +10,7 @@ const AWS_KEY_RE = /(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])/g;
 export const awsAccessKey: Detector = {
   name: 'aws_access_key',
   maxSpan: 20,
+  cue: /A[KS]IA/,
   find: (text) => spansOf(AWS_KEY_RE, text),
 };
 
@@ -104,6 +105,8 @@ class KeyTextFacts {
 export const privateKey: Detector = {
   name: 'private_key',
   maxSpan: '-----BEGIN '.length + 3 * 13 + 'PRIVATE KEY BLOCK-----'.length,
+  // Every match starts at a KEY_BEGIN_RE match.
+  cue: /-----BEGIN /,
   find(text) {
     const out: Span[] = [];
     const facts = new KeyTextFacts(text);
@@ -141,6 +144,7 @@ const BEARER_RE = /(?<![A-Za-z0-9])(?:[Bb]earer|BEARER)[ \t]{1,8}([A-Za-z0-9\-._
 export const bearerToken: Detector = {
   name: 'bearer_token',
   maxSpan: 'Bearer'.length + 8 + 16,
+  cue: /(?:[Bb]earer|BEARER)[ \t]/,
   find: (text) =>
     spansOf(BEARER_RE, text, (m) => {
       const end = m.index + m[0].length;

@@ -17,6 +17,11 @@ export interface Span {
 export interface Detector {
   readonly name: DetectorName;
   readonly maxSpan: number;
+  /**
+   * Something every match needs (a literal or a few characters its own pattern requires), so a
+   * text without it is known to have no match after one quick scan: almost every text. No flags.
+   */
+  readonly cue: RegExp;
   find(text: string): Span[];
 }
 

@@ -10,7 +10,7 @@ import { countingCandidate } from '../routing/count-tokens.js';
 import { countTextTokensLocally } from '../tokens/count-local.js';
 import type { TextMapper } from './content-texts.js';
 import { type BodyCheckResult, checkBodyTexts, type RequestBody } from './request.js';
-import { type CompiledGuardrail, type GuardrailScope, selectGuardrails } from './rules.js';
+import { type CompiledGuardrail, type GuardrailScope, guardrailSelection } from './rules.js';
 import type { WebhookDeps } from './webhook.js';
 
 export interface EmbeddingsGuardDeps extends WebhookDeps {
@@ -25,8 +25,8 @@ export function checkEmbeddingsInput(
   body: RequestBody,
   deps: EmbeddingsGuardDeps,
 ): Promise<BodyCheckResult> {
-  const selected = selectGuardrails(rules, 'input', scope);
-  if (selected.length === 0) return Promise.resolve({ body, hits: [] });
+  const selected = guardrailSelection(rules, 'input', scope);
+  if (selected.all.length === 0) return Promise.resolve({ body, hits: [] });
   const countTokens = (b: RequestBody): number => {
     const { model } = countingCandidate(deps.config, scope.modelId);
     let tokens = 0;

@@ -18,6 +18,7 @@ const hitKey = (h: ScanHit): string => `${h.guardrailId}\u0000${h.action}\u0000$
 
 /** Appends the hits not already present (same rule, action and label), keeping first-seen order. */
 export function addHits(into: ScanHit[], more: readonly ScanHit[]): ScanHit[] {
+  if (more.length === 0) return into;
   const seen = new Set(into.map(hitKey));
   for (const h of more) {
     const k = hitKey(h);

@@ -55,6 +55,7 @@ class UrlContext {
 export const email: Detector = {
   name: 'email',
   maxSpan: EMAIL_LOCAL_MAX + 1 + EMAIL_DOMAIN_MAX,
+  cue: /@/,
   find(text) {
     const url = new UrlContext(text);
     return spansOf(EMAIL_RE, text, (m) => {
@@ -94,6 +95,9 @@ function oneSeparatorKind(s: string): boolean {
 export const phone: Detector = {
   name: 'phone',
   maxSpan: PHONE_MAX_SPAN,
+  // International: `+` then a digit. North American: `(415)` has a digit then `)`, `415-555` a
+  // separator between digits. Trunk: `(020)` or `020 7946`, the same two.
+  cue: /\+\d|\d[ .-]\d|\d\)/,
   find(text) {
     const intl = spansOf(PHONE_INTL_RE, text, (m) => {
       const digits = digitCount(m[0]) - (m[1] === '(0)' ? 1 : 0);
@@ -141,6 +145,8 @@ function cardPrefix(digits: string): boolean {
 export const creditCard: Detector = {
   name: 'credit_card',
   maxSpan: 19 + 18,
+  // CARD_RE's first two digits.
+  cue: /[2-6][ -]?\d/,
   find: (text) =>
     spansOf(CARD_RE, text, (m) => {
       const seps = new Set(m[0].match(/[ -]/g) ?? []);
@@ -261,6 +267,8 @@ const isAlnum = (ch: string | undefined): boolean => ch !== undefined && /[A-Za-
 export const iban: Detector = {
   name: 'iban',
   maxSpan: IBAN_MAX_LENGTH * 2 - 1,
+  // IBAN_START_RE without its lookbehind.
+  cue: /[A-Za-z]{2}\d{2}/,
   find(text) {
     const out: Span[] = [];
     IBAN_START_RE.lastIndex = 0;

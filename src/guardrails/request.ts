@@ -20,14 +20,7 @@ import { countTokensLocal } from '../routing/count-tokens.js';
 import { collectTexts, replaceTexts, type TextMapper } from './content-texts.js';
 import { addHits, type ScanHit } from './hits.js';
 import { mapBodyTexts } from './request-texts.js';
-import {
-  patternRules,
-  selectGuardrails,
-  type CompiledGuardrail,
-  type GuardrailScope,
-  type TokenLimitGuardrail,
-  type WebhookGuardrail,
-} from './rules.js';
+import { type CompiledGuardrail, type GuardrailScope, type GuardrailSelection, guardrailSelection } from './rules.js';
 import { TextScanner } from './scan.js';
 import { runWebhooks, type WebhookDeps } from './webhook.js';
 
@@ -80,8 +73,8 @@ export async function checkInput(
   request: InputRequest,
   deps: InputGuardDeps,
 ): Promise<InputCheckResult> {
-  const selected = selectGuardrails(rules, 'input', scope);
-  if (selected.length === 0) return { ...request, changed: false, hits: [] };
+  const selected = guardrailSelection(rules, 'input', scope);
+  if (selected.all.length === 0) return { body: request.body, chat: request.chat, changed: false, hits: [] };
   // The canonical view of the last body read, decoded once per rewritten body.
   let view: InputRequest = request;
   const chatOf = (body: RequestBody): ChatRequest => {
@@ -96,7 +89,16 @@ export async function checkInput(
         : countTokensLocal(deps.config, scope.modelId, chatOf(body)).inputTokens,
   };
   const r = await checkBodyTexts(selected, request.body, texts, deps);
-  return { ...r, chat: chatOf(r.body), changed: r.body !== request.body };
+  // Results are built field by field, here and below: object spreads were most of what a request
+  // that nothing matched paid for its input rules.
+  const checked: InputCheckResult = {
+    body: r.body,
+    hits: r.hits,
+    chat: chatOf(r.body),
+    changed: r.body !== request.body,
+  };
+  if (r.blockedBy !== undefined) checked.blockedBy = r.blockedBy;
+  return checked;
 }
 
 /**
@@ -104,24 +106,21 @@ export async function checkInput(
  * leaves the body as sent (a blocked request is not sent, so nothing needs its redacted form).
  */
 export async function checkBodyTexts(
-  selected: readonly CompiledGuardrail[],
+  selected: GuardrailSelection,
   sent: RequestBody,
   texts: BodyTexts,
   deps: WebhookDeps,
 ): Promise<BodyCheckResult> {
-  const patterns = patternRules(selected);
+  const patterns = selected.patterns;
   const scanner = new TextScanner(patterns);
   const scanned = patterns.length === 0 ? sent : texts.map(sent, scanner.scan);
   const hits = scanner.hits;
   if (scanner.blockedBy !== undefined) return { body: sent, hits, blockedBy: scanner.blockedBy };
   let body = scanned;
-  const result = (blockedBy?: string): BodyCheckResult => ({
-    body,
-    hits,
-    ...(blockedBy !== undefined ? { blockedBy } : {}),
-  });
+  const result = (blockedBy?: string): BodyCheckResult =>
+    blockedBy === undefined ? { body, hits } : { body, hits, blockedBy };
 
-  const limits = selected.filter((r): r is TokenLimitGuardrail => r.kind === 'max_input_tokens');
+  const limits = selected.tokenLimits;
   if (limits.length > 0) {
     const inputTokens = texts.countTokens(body);
     for (const rule of limits) {
@@ -132,7 +131,7 @@ export async function checkBodyTexts(
     }
   }
 
-  const webhooks = selected.filter((r): r is WebhookGuardrail => r.kind === 'webhook');
+  const webhooks = selected.webhooks;
   if (webhooks.length > 0) {
     const current = body;
     const walk = (fn: TextMapper): RequestBody => texts.map(current, fn);

@@ -8,14 +8,7 @@
 import type { ChatResponse } from '../core/canonical.js';
 import { collectTexts, mapResponseTexts, replaceTexts, type TextMapper } from './content-texts.js';
 import { addHits, type ScanHit } from './hits.js';
-import {
-  patternRules,
-  selectGuardrails,
-  type CompiledGuardrail,
-  type GuardrailScope,
-  type PatternGuardrail,
-  type WebhookGuardrail,
-} from './rules.js';
+import { type CompiledGuardrail, type GuardrailScope, guardrailSelection, type PatternGuardrail } from './rules.js';
 import { TextScanner } from './scan.js';
 import { runWebhooks, type WebhookDeps } from './webhook.js';
 
@@ -34,7 +27,11 @@ export function redactResponse(rules: readonly PatternGuardrail[], res: ChatResp
   const scanner = new TextScanner(rules);
   const response = mapResponseTexts(res, scanner.scan);
   const blockedBy = scanner.blockedBy;
-  return { response, changed: response !== res, hits: scanner.hits, ...(blockedBy !== undefined ? { blockedBy } : {}) };
+  const changed = response !== res;
+  // No spread for the optional field: spreads cost more than the scan of a reply nothing matched.
+  return blockedBy === undefined
+    ? { response, changed, hits: scanner.hits }
+    : { response, changed, hits: scanner.hits, blockedBy };
 }
 
 /** `rules`: every compiled guardrail; the output ones matching `scope` are applied. */
@@ -44,12 +41,12 @@ export async function checkOutput(
   res: ChatResponse,
   deps: WebhookDeps = {},
 ): Promise<OutputCheckResult> {
-  const selected = selectGuardrails(rules, 'output', scope);
-  if (selected.length === 0) return { response: res, changed: false, hits: [] };
-  const result = redactResponse(patternRules(selected), res);
+  const selected = guardrailSelection(rules, 'output', scope);
+  if (selected.all.length === 0) return { response: res, changed: false, hits: [] };
+  const result = redactResponse(selected.patterns, res);
   if (result.blockedBy !== undefined) return result;
 
-  const webhooks = selected.filter((r): r is WebhookGuardrail => r.kind === 'webhook');
+  const webhooks = selected.webhooks;
   if (webhooks.length > 0) {
     const walk = (fn: TextMapper): ChatResponse => mapResponseTexts(result.response, fn);
     const outcome = await runWebhooks(webhooks, 'output', collectTexts(walk), deps);

@@ -1,6 +1,6 @@
 /**
  * Guardrail configs compiled once, when the config is loaded: regexes built, keyword lists turned
- * into one matcher, detectors looked up. Requests then only filter and run them.
+ * into one matcher, detectors looked up. Requests then only select and run them.
  */
 
 import type { GuardrailConfig } from '../config/types.js';
@@ -51,7 +51,7 @@ export interface PatternGuardrail extends CompiledBase {
   readonly kind: 'pattern';
   /** Longest text needed to decide a match (see detectors.ts); the stream hold-back is derived from it. */
   readonly maxSpan: number;
-  find(text: string): LabelledSpan[];
+  find(text: string): readonly LabelledSpan[];
 }
 
 export interface TokenLimitGuardrail extends CompiledBase {
@@ -106,17 +106,82 @@ export function compileGuardrail(g: GuardrailConfig): CompiledGuardrail {
   }
 }
 
-/** The rules for one direction and request, in config order. */
+/** The rules one request is subject to in one direction, in config order, and the same split by kind. */
+export interface GuardrailSelection {
+  readonly all: readonly CompiledGuardrail[];
+  readonly patterns: readonly PatternGuardrail[];
+  readonly tokenLimits: readonly TokenLimitGuardrail[];
+  readonly webhooks: readonly WebhookGuardrail[];
+}
+
+/** The rules for one direction and request, in config order (shared: never modify it). */
 export function selectGuardrails(
   rules: readonly CompiledGuardrail[],
   direction: GuardrailDirection,
   scope: GuardrailScope,
-): CompiledGuardrail[] {
-  return rules.filter((r) => (r.appliesTo === 'both' || r.appliesTo === direction) && r.matches(scope));
+): readonly CompiledGuardrail[] {
+  return guardrailSelection(rules, direction, scope).all;
 }
 
 export function patternRules(rules: readonly CompiledGuardrail[]): PatternGuardrail[] {
   return rules.filter((r): r is PatternGuardrail => r.kind === 'pattern');
+}
+
+/**
+ * Every request asks for its rules up to three times (input, whether output applies, output), and
+ * the answer depends only on which rules' `match` select it. So per rule list (compiled once per
+ * config, never changed after) and direction, each subset of rules is split by kind once and kept,
+ * keyed by a bit per rule: a request then costs one `matches` call per rule and no allocation.
+ */
+interface DirectionRules {
+  /** The rules of this direction, in config order. */
+  readonly candidates: readonly CompiledGuardrail[];
+  readonly bySubset: Map<number, GuardrailSelection>;
+}
+
+/** Bits in a subset key; a direction with more rules builds its selection per request. */
+const MAX_KEYED_RULES = 31;
+/** Subsets kept per direction (each is one combination of roles, keys and models that occurred). */
+const MAX_KEPT_SUBSETS = 1024;
+
+const selectionCache = new WeakMap<readonly CompiledGuardrail[], Record<GuardrailDirection, DirectionRules>>();
+
+export function guardrailSelection(
+  rules: readonly CompiledGuardrail[],
+  direction: GuardrailDirection,
+  scope: GuardrailScope,
+): GuardrailSelection {
+  let cached = selectionCache.get(rules);
+  if (!cached) {
+    cached = { input: directionRules(rules, 'input'), output: directionRules(rules, 'output') };
+    selectionCache.set(rules, cached);
+  }
+  const { candidates, bySubset } = cached[direction];
+  if (candidates.length > MAX_KEYED_RULES) return splitByKind(candidates.filter((r) => r.matches(scope)));
+  let key = 0;
+  for (let i = 0; i < candidates.length; i++) if (candidates[i]!.matches(scope)) key |= 1 << i;
+  let selection = bySubset.get(key);
+  if (!selection) {
+    selection = splitByKind(candidates.filter((_, i) => (key & (1 << i)) !== 0));
+    if (bySubset.size < MAX_KEPT_SUBSETS) bySubset.set(key, selection);
+  }
+  return selection;
+}
+
+function directionRules(rules: readonly CompiledGuardrail[], direction: GuardrailDirection): DirectionRules {
+  return {
+    candidates: rules.filter((r) => r.appliesTo === 'both' || r.appliesTo === direction),
+    bySubset: new Map(),
+  };
+}
+
+function splitByKind(all: readonly CompiledGuardrail[]): GuardrailSelection {
+  return {
+    all,
+    patterns: patternRules(all),
+    tokenLimits: all.filter((r): r is TokenLimitGuardrail => r.kind === 'max_input_tokens'),
+    webhooks: all.filter((r): r is WebhookGuardrail => r.kind === 'webhook'),
+  };
 }
 
 /** Empty filter lists are absent (normalise drops them); each present list must match. */
@@ -125,12 +190,15 @@ function scopeFilter(match: GuardrailConfig['match']): (scope: GuardrailScope) =
   return (scope) => {
     if (roles && !roles.includes(scope.role)) return false;
     if (keys && !keys.includes(scope.keyId)) return false;
-    if (models) {
-      const ids = [scope.modelId, ...(scope.reachableModelIds ?? [])];
-      if (!models.some((p) => ids.some((id) => patternCovers(p, id)))) return false;
-    }
+    if (models && !models.some((p) => coversScopeModel(p, scope))) return false;
     return true;
   };
+}
+
+function coversScopeModel(pattern: string, scope: GuardrailScope): boolean {
+  return (
+    patternCovers(pattern, scope.modelId) || (scope.reachableModelIds ?? []).some((id) => patternCovers(pattern, id))
+  );
 }
 
 type Matcher = Pick<PatternGuardrail, 'maxSpan' | 'find'>;
@@ -181,8 +249,21 @@ function detectorMatcher(names: readonly unknown[], id: string): Matcher {
     if (!isDetectorName(n)) throw new Error(`guardrail "${id}": unknown detector "${String(n)}"`);
     return DETECTORS[n];
   });
+  // Almost every text holds no detector's cue: one scan for all the cues rejects it before any
+  // detector runs or anything is allocated. Otherwise only the detectors whose cue is there run.
+  const anyCue = new RegExp(detectors.map((d) => `(?:${d.cue.source})`).join('|'));
   return {
     maxSpan: Math.max(1, ...detectors.map((d) => d.maxSpan)),
-    find: (text) => detectors.flatMap((d) => d.find(text).map((s) => ({ ...s, label: d.name }))),
+    find(text) {
+      if (!anyCue.test(text)) return NO_SPANS;
+      const out: LabelledSpan[] = [];
+      for (const d of detectors) {
+        if (!d.cue.test(text)) continue;
+        for (const s of d.find(text)) out.push({ start: s.start, end: s.end, label: d.name });
+      }
+      return out;
+    },
   };
 }
+
+const NO_SPANS: readonly LabelledSpan[] = Object.freeze([]);

@@ -23,7 +23,7 @@ export interface RuleMatch extends LabelledSpan {
 export interface ScanResult {
   /** The text with redactions applied (the same string when nothing was redacted). */
   text: string;
-  hits: ScanHit[];
+  hits: readonly ScanHit[];
   blockedBy?: string;
 }
 
@@ -33,21 +33,26 @@ export const placeholder = (label: string): string => `[REDACTED:${label}]`;
  * Every rule's matches, by start (longer first on ties). Rules read the normalised copy of the
  * text (normalise-text.ts: `pass\u200Bword`, fullwidth letters); spans are offsets in `text`.
  */
-export function findMatches(rules: readonly PatternGuardrail[], text: string): RuleMatch[] {
+export function findMatches(rules: readonly PatternGuardrail[], text: string): readonly RuleMatch[] {
   const normal = normalisedForMatching(text);
   if (normal === undefined) return matchesIn(rules, text);
-  if (matchesIn(rules, normal).length === 0) return [];
+  if (matchesIn(rules, normal).length === 0) return NO_MATCHES;
   // Only a text that matched pays for the map back to its own offsets.
   const mapped = mapNormalised(text);
   return matchesIn(rules, mapped.text).map((m) => ({ ...m, ...originalRange(mapped, m.start, m.end) }));
 }
 
-function matchesIn(rules: readonly PatternGuardrail[], text: string): RuleMatch[] {
-  const out: RuleMatch[] = [];
-  rules.forEach((r, ruleIndex) => {
-    for (const s of r.find(text)) out.push({ ...s, guardrailId: r.id, action: r.action, ruleIndex });
-  });
-  return out.sort((a, b) => a.start - b.start || b.end - a.end);
+/** Shared by every text nothing matched (the usual case), which then allocates nothing here. */
+const NO_MATCHES: readonly RuleMatch[] = Object.freeze([]);
+const NO_HITS: readonly ScanHit[] = Object.freeze([]);
+
+function matchesIn(rules: readonly PatternGuardrail[], text: string): readonly RuleMatch[] {
+  let out: RuleMatch[] | undefined;
+  for (let ruleIndex = 0; ruleIndex < rules.length; ruleIndex++) {
+    const r = rules[ruleIndex]!;
+    for (const s of r.find(text)) (out ??= []).push({ ...s, guardrailId: r.id, action: r.action, ruleIndex });
+  }
+  return out ? out.sort((a, b) => a.start - b.start || b.end - a.end) : NO_MATCHES;
 }
 
 /**
@@ -92,7 +97,7 @@ export function firstBlock(matches: readonly RuleMatch[]): RuleMatch | undefined
 }
 
 export function scanText(rules: readonly PatternGuardrail[], text: string, kind: TextKind = 'text'): ScanResult {
-  if (rules.length === 0 || text.length === 0) return { text, hits: [] };
+  if (rules.length === 0 || text.length === 0) return { text, hits: NO_HITS };
   return scanTextAs(rules, text, kind);
 }
 
@@ -106,7 +111,7 @@ export function scanCompleteText(
   text: string,
   kind: TextKind = 'text',
 ): ScanResult {
-  if (rules.length === 0 || text.length === 0) return { text, hits: [] };
+  if (rules.length === 0 || text.length === 0) return { text, hits: NO_HITS };
   if (kind === 'json' && text.includes('\\u')) {
     // `\u0041KIA…` decodes to a key: scan the JSON with its escapes written out instead
     // (same value, so the arguments mean the same; only then is the text re-serialised).
@@ -128,12 +133,18 @@ function reserialised(json: string): string | undefined {
 }
 
 function scanTextAs(rules: readonly PatternGuardrail[], text: string, kind: TextKind): ScanResult {
-  const lex = kind === 'json' ? lexJson(text) : undefined;
+  // Rules read JSON with its escapes blanked (json-text.ts); escapes need a backslash, so without
+  // one that view is the text itself, and the lexer runs only when there is something to redact.
+  const lex = kind === 'json' && text.includes('\\') ? lexJson(text) : undefined;
   const matches = findMatches(rules, lex ? lex.view : text);
-  if (matches.length === 0) return { text, hits: [] };
+  if (matches.length === 0) return { text, hits: NO_HITS };
   const spans = redactionSpans(matches);
   const redacted =
-    spans.length === 0 ? text : lex ? redactJson(text, lex.classes, spans, placeholder) : redactPlain(text, spans);
+    spans.length === 0
+      ? text
+      : kind === 'json'
+        ? redactJson(text, (lex ?? lexJson(text)).classes, spans, placeholder)
+        : redactPlain(text, spans);
   const blocked = firstBlock(matches);
   return { text: redacted, hits: hitsOf(matches), ...(blocked ? { blockedBy: blocked.guardrailId } : {}) };
 }
@@ -150,6 +161,7 @@ export class TextScanner {
 
   readonly scan = (text: string, kind: TextKind): string => {
     const r = scanCompleteText(this.rules, text, kind);
+    if (r.hits.length === 0) return r.text; // nothing matched: nothing to record
     addHits(this.hits, r.hits);
     if (r.blockedBy !== undefined) {
       const ruleIndex = this.rules.findIndex((x) => x.id === r.blockedBy);

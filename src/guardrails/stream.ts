@@ -36,13 +36,7 @@
 import type { BlockStart, ChatResponse, StreamEvent } from '../core/canonical.js';
 import { guardrailBlockedError, type ScanHit } from './hits.js';
 import { isSafeJsonCut, JSON_START, lexJson, redactJson, type JsonLex, type JsonLexState } from './json-text.js';
-import {
-  patternRules,
-  selectGuardrails,
-  type CompiledGuardrail,
-  type GuardrailScope,
-  type PatternGuardrail,
-} from './rules.js';
+import { type CompiledGuardrail, type GuardrailScope, guardrailSelection, type PatternGuardrail } from './rules.js';
 import { findMatches, firstBlock, hitsOf, placeholder, redactionSpans, redactPlain, type RuleMatch } from './scan.js';
 
 /** Characters already sent that are kept as left context for the next scan. */
@@ -78,14 +72,14 @@ export function guardStream(
   scope: GuardrailScope,
   onHit: HitListener,
 ): AsyncIterable<StreamEvent> {
-  const active = patternRules(selectGuardrails(rules, 'output', scope));
+  const active = guardrailSelection(rules, 'output', scope).patterns;
   if (active.length === 0) return events;
   return new StreamGuard(active, onHit).run(events);
 }
 
 /** True when an output webhook applies: a stream must then be buffered to be checked. */
 export function hasOutputWebhook(rules: readonly CompiledGuardrail[], scope: GuardrailScope): boolean {
-  return selectGuardrails(rules, 'output', scope).some((r) => r.kind === 'webhook');
+  return guardrailSelection(rules, 'output', scope).webhooks.length > 0;
 }
 
 class StreamGuard {

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
+  type CompiledGuardrail,
   compileGuardrail,
+  type GuardrailDirection,
+  type GuardrailScope,
+  guardrailSelection,
   patternRules,
   REGEX_MAX_SPAN,
   selectGuardrails,
@@ -96,5 +100,73 @@ describe('matches and selectGuardrails', () => {
   });
   it('patternRules keeps only the synchronous text checks', () => {
     expect(patternRules(rules).map((r) => r.id)).not.toContain('hook');
+  });
+});
+
+describe('guardrailSelection (kept per rule list, direction and subset)', () => {
+  const maxTokens = { type: 'max_input_tokens', limit: 10 };
+  const mixed = [
+    guardrail('any', keywords(['a']), 'log'),
+    guardrail('in-limit', maxTokens, 'block', { appliesTo: 'input', match: { roles: ['dev'] } }),
+    guardrail('out', detectors('email'), 'redact', { appliesTo: 'output', match: { keys: ['k1'] } }),
+    guardrail('models', keywords(['a']), 'log', { match: { models: ['openai/*'] } }),
+    guardrail('hook', webhook('http://127.0.0.1:9/'), 'block', { match: { roles: ['ops'], keys: ['k2'] } }),
+  ];
+  const scopes: GuardrailScope[] = [];
+  for (const role of ['dev', 'ops'])
+    for (const keyId of ['k1', 'k2'])
+      for (const [modelId, reachableModelIds] of [
+        ['local/echo', undefined],
+        ['openai/gpt-4o', undefined],
+        ['team/alias', ['local/echo', 'openai/gpt-4o']],
+      ] as const)
+        scopes.push({ role, keyId, modelId, ...(reachableModelIds ? { reachableModelIds } : {}) });
+
+  /** What the selection must equal: the plain filter, split by kind. */
+  const expected = (rules: readonly CompiledGuardrail[], direction: GuardrailDirection, s: GuardrailScope) => {
+    const all = rules.filter((r) => (r.appliesTo === 'both' || r.appliesTo === direction) && r.matches(s));
+    return {
+      all: all.map((r) => r.id),
+      patterns: all.filter((r) => r.kind === 'pattern').map((r) => r.id),
+      tokenLimits: all.filter((r) => r.kind === 'max_input_tokens').map((r) => r.id),
+      webhooks: all.filter((r) => r.kind === 'webhook').map((r) => r.id),
+    };
+  };
+  const actual = (rules: readonly CompiledGuardrail[], direction: GuardrailDirection, s: GuardrailScope) => {
+    const sel = guardrailSelection(rules, direction, s);
+    const ids = (list: readonly CompiledGuardrail[]) => list.map((r) => r.id);
+    return {
+      all: ids(sel.all),
+      patterns: ids(sel.patterns),
+      tokenLimits: ids(sel.tokenLimits),
+      webhooks: ids(sel.webhooks),
+    };
+  };
+
+  it('equals the plain filter for every scope and direction, asked twice in any order', () => {
+    const rules = compile(...mixed);
+    for (const pass of [0, 1])
+      for (const direction of ['input', 'output'] as const)
+        for (const s of pass === 0 ? scopes : [...scopes].reverse())
+          expect(actual(rules, direction, s), `${direction} ${JSON.stringify(s)}`).toEqual(
+            expected(rules, direction, s),
+          );
+  });
+  it('gives the same object to requests that select the same rules, and a new one for another list', () => {
+    const rules = compile(...mixed);
+    const a = guardrailSelection(rules, 'input', scopes[0]!);
+    expect(guardrailSelection(rules, 'input', { ...scopes[0]! })).toBe(a);
+    expect(selectGuardrails(rules, 'input', scopes[0]!)).toBe(a.all);
+    expect(guardrailSelection(rules, 'output', scopes[0]!)).not.toBe(a);
+    expect(guardrailSelection(compile(...mixed), 'input', scopes[0]!)).not.toBe(a);
+  });
+  it('more rules than a subset key holds: still the plain filter', () => {
+    const many = Array.from({ length: 40 }, (_, i) =>
+      guardrail(`r${i}`, keywords(['a']), 'log', i % 3 === 0 ? { match: { keys: ['k2'] } } : {}),
+    );
+    const rules = compile(...many);
+    for (const s of scopes) expect(actual(rules, 'input', s)).toEqual(expected(rules, 'input', s));
+    expect(guardrailSelection(rules, 'input', scopes[0]!).all).toHaveLength(26);
+    expect(guardrailSelection(rules, 'input', { ...scopes[0]!, keyId: 'k2' }).all).toHaveLength(40);
   });
 });
