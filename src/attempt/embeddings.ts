@@ -12,12 +12,12 @@ import { spliceTopLevel } from '../core/json-splice.js';
 import type { Reply } from '../core/reply.js';
 import { embeddingsBody, usageFromEmbeddingsBody } from '../formats/openai-embeddings/response.js';
 import { UPSTREAM_FORMATS } from '../formats/registry.js';
-import { renameModelIn } from '../formats/response-model.js';
+import { relayAnswer } from '../formats/answer-body.js';
 import { mockEmbeddings } from '../providers/mock-embeddings.js';
 import type { HttpProviderKind } from '../providers/types.js';
 import { callerModel, type EmbeddingsContext } from '../request/context.js';
 import type { Candidate } from '../routing/resolve-model.js';
-import { noteUpstreamRequestId, readJsonAnswer, sendUpstream, upstreamErrorOf } from './upstream-request.js';
+import { noteUpstreamRequestId, readAnswer, sendUpstream, upstreamErrorOf } from './upstream-request.js';
 
 /** `apiKey`: the provider key for this attempt (the configured one, or the caller's own). */
 export async function attemptEmbeddingsHttp(
@@ -30,18 +30,18 @@ export async function attemptEmbeddingsHttp(
   // check-config allows embedding models only on provider kinds that have the endpoint.
   if (!kind.embeddingsPath || !format)
     throw new GatewayError('internal_error', `Provider kind "${kind.api}" has no embeddings endpoint.`);
-  const body = spliceTopLevel(ctx.rawBody, { model: JSON.stringify(c.model.upstreamName) }, {}, ctx.rawMembers);
-  const up = await sendUpstream(ctx, c, kind, { path: kind.embeddingsPath, body, accept: 'application/json', apiKey });
+  const request = spliceTopLevel(ctx.rawBody, { model: JSON.stringify(c.model.upstreamName) }, {}, ctx.rawMembers);
+  const up = await sendUpstream(ctx, c, kind, {
+    path: kind.embeddingsPath,
+    body: request,
+    accept: 'application/json',
+    apiKey,
+  });
   noteUpstreamRequestId(ctx, up);
   if (up.status >= 400) throw await upstreamErrorOf(up, c, format, apiKey);
-  const { raw, parsed } = await readJsonAnswer(up, c);
-  ctx.usage = usageFromEmbeddingsBody(parsed);
-  const named = typeof (parsed as { model?: unknown } | null)?.model === 'string';
-  return {
-    kind: 'json',
-    status: up.status,
-    body: named ? Buffer.from(renameModelIn(raw.toString('utf8'), callerModel(ctx))) : raw,
-  };
+  const { body, usage } = relayAnswer(await readAnswer(up, c), callerModel(ctx), c.provider.id);
+  ctx.usage = usageFromEmbeddingsBody({ usage });
+  return { kind: 'json', status: up.status, body };
 }
 
 /** The mock: deterministic vectors (providers/mock-embeddings.ts), after its `latency_ms`. */

@@ -16,7 +16,7 @@ import type { Candidate } from '../routing/resolve-model.js';
 import { upstreamFailure } from '../upstream/client.js';
 import {
   noteUpstreamRequestId,
-  readJsonAnswer,
+  readAnswer,
   responseHeader,
   sendUpstream,
   upstreamErrorOf,
@@ -81,8 +81,7 @@ export async function attemptHttp(
       `Provider "${c.provider.id}" answered a streaming request without an event stream.`,
     );
   }
-  const { raw, parsed } = await readJsonAnswer(up, c);
-  return translator.response(raw, parsed, up.status, answer);
+  return translator.response(await readAnswer(up, c), up.status, answer);
 }
 
 /**

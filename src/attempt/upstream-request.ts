@@ -12,7 +12,7 @@ import { type HttpProviderKind, upstreamPath } from '../providers/types.js';
 import type { UpstreamFormat } from '../formats/types.js';
 import { upstreamFailure, type UpstreamResponse } from '../upstream/client.js';
 import { upstreamHttpError } from '../upstream/http-error.js';
-import { GatewayError } from '../core/errors.js';
+import type { GatewayError } from '../core/errors.js';
 import { ENVELOPES } from '../formats/registry.js';
 
 export interface UpstreamCall {
@@ -108,20 +108,11 @@ export function noteUpstreamRequestId(ctx: AuthorisedContext, up: UpstreamRespon
   if (id) ctx.responseHeaders['x-upstream-request-id'] = id;
 }
 
-/** A complete JSON answer, as bytes and parsed; a failed read or a body that is not JSON names the provider. */
-export function readJsonAnswer(up: UpstreamResponse, c: Candidate): Promise<{ raw: Buffer; parsed: unknown }> {
-  return up.body.bytes().then(
-    (raw) => {
-      try {
-        return { raw, parsed: JSON.parse(raw.toString('utf8')) };
-      } catch {
-        throw new GatewayError('upstream_error', `Provider "${c.provider.id}" sent a response that is not JSON.`);
-      }
-    },
-    (err: unknown) => {
-      throw upstreamFailure(err, c.provider, c.model.timeouts);
-    },
-  );
+/** A complete answer's bytes (formats/answer-body.ts reads them); a failed read names the provider. */
+export function readAnswer(up: UpstreamResponse, c: Candidate): Promise<Buffer> {
+  return up.body.bytes().catch((err: unknown) => {
+    throw upstreamFailure(err, c.provider, c.model.timeouts);
+  });
 }
 
 export function responseHeader(up: UpstreamResponse, name: string): string | undefined {

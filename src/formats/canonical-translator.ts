@@ -5,6 +5,7 @@
  */
 
 import { decodeSse } from '../sse/decode.js';
+import { parseAnswer } from './answer-body.js';
 import { replyFromEvents, replyFromResponse, withTransportErrors } from './canonical-reply.js';
 import { unwrapOutputToolEvents, unwrapOutputToolResponse } from './structured-output.js';
 import type { Translator } from './translator.js';
@@ -14,8 +15,8 @@ export function canonicalTranslator(upstream: UpstreamFormat): Translator {
   return {
     requestBody: (req, target, edits) =>
       Buffer.from(JSON.stringify(upstream.encodeRequest(req.chat, target, edits.dropped))),
-    response(_raw, parsed, _status, o) {
-      const res = upstream.decodeResponse(parsed);
+    response(raw, _status, o) {
+      const res = upstream.decodeResponse(parseAnswer(raw, o.providerId));
       return replyFromResponse(o.chat.responseFormat ? unwrapOutputToolResponse(res) : res, o);
     },
     stream(body, o) {

@@ -14,6 +14,7 @@ import type { Reply } from '../core/reply.js';
 import { decodeSse, SseDecoder, type SseMessage } from '../sse/decode.js';
 import { encodeSse } from '../sse/encode.js';
 import { SseEventSplitter } from '../sse/split.js';
+import { parseAnswer, relayAnswer } from './answer-body.js';
 import { replyFromEvents, replyFromResponse, withTransportErrors } from './canonical-reply.js';
 import { renameModeFor, renameModelIn, StreamModelRenamer } from './response-model.js';
 import type { AnswerOptions, Translator } from './translator.js';
@@ -22,17 +23,19 @@ import type { WireFormat } from './types.js';
 export function passThroughTranslator(format: WireFormat, canonicalReply: boolean): Translator {
   return {
     requestBody: (req, target, edits) => format.passThrough.prepareBody(req, target, edits),
-    response(raw, parsed, status, o): Reply {
-      const hasModel = typeof (parsed as { model?: unknown } | null)?.model === 'string';
-      const body = hasModel ? Buffer.from(renameModelIn(raw.toString('utf8'), o.modelName)) : raw;
+    response(raw, status, o): Reply {
       if (canonicalReply) {
+        const parsed = parseAnswer(raw, o.providerId);
+        const hasModel = typeof (parsed as { model?: unknown } | null)?.model === 'string';
+        const body = hasModel ? Buffer.from(renameModelIn(raw.toString('utf8'), o.modelName)) : raw;
         // The reply object is new: `raw` is set on it rather than spread into a copy (a spread costs
         // more here than decoding the response).
         const reply = replyFromResponse(format.decodeResponse(parsed), o);
         reply.raw = body;
         return reply;
       }
-      o.sink.usage = format.passThrough.usageFromBody(parsed);
+      const { body, usage } = relayAnswer(raw, o.modelName, o.providerId);
+      o.sink.usage = format.passThrough.usageFromBody({ usage });
       return { kind: 'json', status, body };
     },
     async stream(body, o): Promise<Reply> {

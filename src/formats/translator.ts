@@ -23,8 +23,8 @@ export interface AnswerOptions extends ReplyOptions {
 export interface Translator {
   /** The upstream body; `edits` receives the names of what was left out or rewritten on the way. */
   requestBody(req: CallerRequest, target: EncodeTarget, edits: BodyEdits): Buffer;
-  /** The upstream's complete JSON answer (`raw`, already parsed) → the reply. */
-  response(raw: Buffer, parsed: unknown, status: number, o: AnswerOptions): Reply;
+  /** The upstream's complete JSON answer (its bytes; answer-body.ts reads them) → the reply. */
+  response(raw: Buffer, status: number, o: AnswerOptions): Reply;
   /** The upstream's SSE body (as read from the socket) → the reply; resolves once its first event has arrived. */
   stream(body: AsyncIterable<Buffer>, o: AnswerOptions): Promise<Reply>;
 }
