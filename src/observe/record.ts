@@ -34,9 +34,9 @@ export interface GuardrailHit {
 }
 
 export interface RequestRecord {
-  correlation_id: string;
-  /** ISO time the request arrived. */
+  /** ISO time the request arrived; the first key, so the log line joins the record's JSON as it is (logger.ts). */
   time: string;
+  correlation_id: string;
   endpoint: string;
   key_id?: string;
   role?: string;
@@ -141,8 +141,8 @@ export function buildRecord(i: RecordInput): RequestRecord {
   let upstream: number | undefined;
   for (const a of i.attempts) upstream = (upstream ?? 0) + ((a.endMs ?? endEpoch) - a.startMs);
   return {
-    correlation_id: i.id,
     time: new Date(i.startedAtEpochMs).toISOString(),
+    correlation_id: i.id,
     endpoint: i.endpoint,
     key_id: i.keyId,
     role: i.role,
