@@ -7,6 +7,7 @@
 
 import { Chalk } from 'chalk';
 import { boundField, escapeControls, MAX_FIELD_CHARS } from './bound-field.js';
+import { isoTime } from './iso-time.js';
 import { stdoutWriter } from './log-writer.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -36,7 +37,7 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
     log(level, msg, fields) {
       if (RANK[level] < min) return;
       const f = boundFields(fields ?? {});
-      if (pretty) return write(`${pretty(new Date().toISOString(), level, msg, f)}\n`);
+      if (pretty) return write(`${pretty(isoTime(Date.now()), level, msg, f)}\n`);
       write(`${jsonLine(level, msg, f)}\n`);
     },
     enabled: (level) => RANK[level] >= min,
@@ -70,13 +71,13 @@ const LEVEL_HEAD: Record<LogLevel, string> = {
 function jsonLine(level: LogLevel, msg: string, f: Record<string, unknown>): string {
   const layout = jsonLayout(f);
   if (layout === 'copy') {
-    const time = Object.hasOwn(f, 'time') ? undefined : new Date().toISOString();
+    const time = Object.hasOwn(f, 'time') ? undefined : isoTime(Date.now());
     return JSON.stringify({ time, level, msg, ...f });
   }
   const head = LEVEL_HEAD[level] + JSON.stringify(msg);
   const body = JSON.stringify(f);
   if (layout === 'clock') {
-    const time = `{"time":"${new Date().toISOString()}"${head}`;
+    const time = `{"time":"${isoTime(Date.now())}"${head}`;
     return body.length === 2 ? `${time}}` : `${time},${body.slice(1)}`;
   }
   // f's JSON starts with its own time: `{"time":"…"`, then the rest of f.

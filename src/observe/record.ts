@@ -6,6 +6,7 @@
 
 import type { GatewayError } from '../core/errors.js';
 import { boundField } from './bound-field.js';
+import { isoTime } from './iso-time.js';
 
 /** Who a failure is to blame on. */
 export type FaultDomain = 'caller' | 'policy' | 'provider' | 'gateway';
@@ -141,7 +142,7 @@ export function buildRecord(i: RecordInput): RequestRecord {
   let upstream: number | undefined;
   for (const a of i.attempts) upstream = (upstream ?? 0) + ((a.endMs ?? endEpoch) - a.startMs);
   return {
-    time: new Date(i.startedAtEpochMs).toISOString(),
+    time: isoTime(i.startedAtEpochMs),
     correlation_id: i.id,
     endpoint: i.endpoint,
     key_id: i.keyId,
