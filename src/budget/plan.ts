@@ -104,15 +104,17 @@ export function planLimits(i: PlanInput): LimitPlan | undefined {
 export function settlementOps(plan: LimitPlan, actualNano: number, usage: Usage | undefined): CounterOp[] {
   const actualTokens = usage ? promptTokensIncludingCache(usage) + usage.outputTokens : 0;
   const out: CounterOp[] = [];
-  plan.limiters.forEach((l, i) => {
-    const key = plan.ops[i].key;
+  const { limiters, ops } = plan;
+  for (let i = 0; i < limiters.length; i++) {
+    const kind = limiters[i].kind;
+    const key = ops[i].key;
     // Corrections only while the counter lives (see CounterOp.ifExists).
-    if (l.kind === 'budget' && actualNano !== plan.estimateNano)
+    if (kind === 'budget' && actualNano !== plan.estimateNano)
       out.push({ key, amount: actualNano - plan.estimateNano, ifExists: true });
-    else if (l.kind === 'tokens' && actualTokens !== plan.estimateTokens)
+    else if (kind === 'tokens' && actualTokens !== plan.estimateTokens)
       out.push({ key, amount: actualTokens - plan.estimateTokens, ifExists: true });
-    else if (l.kind === 'concurrent') out.push({ key, amount: -1, ifExists: true });
-  });
+    else if (kind === 'concurrent') out.push({ key, amount: -1, ifExists: true });
+  }
   return out;
 }
 
