@@ -13,54 +13,30 @@
  * concurrency, in counters of its own (planCountLimits).
  */
 
-import type { BudgetConfig, GatewayConfig, LimitScope, RateLimitConfig } from '../config/types.js';
+import type { GatewayConfig, LimitScope } from '../config/types.js';
 import { promptTokensIncludingCache, type Usage } from '../core/canonical.js';
 import type { Principal } from '../core/reply.js';
 import type { Candidate } from '../routing/resolve-model.js';
 import type { CounterOp } from '../state/store.js';
 import { costNanoUsd, MAX_COST_NANO } from './cost.js';
-import { periodWindow } from './periods.js';
+import { type Limiter, MINUTE, scopeApplies, windowCounters } from './counters.js';
+
+export { budgetCounterKey, type Limiter } from './counters.js';
 
 /** A request's input tokens are estimated from its body size: at most one token per 3 bytes in practice. */
 export const BYTES_PER_TOKEN_ESTIMATE = 3;
-const MINUTE = 60_000;
 /** In-flight counters expire if nothing touches them for this long (a crashed instance's slots). */
 const INFLIGHT_TTL_MS = 15 * MINUTE;
-
-export type Limiter =
-  | { kind: 'budget'; budget: BudgetConfig; periodId: string; resetMs?: number }
-  /** `counting`: the count_tokens allowance of that rate limit. */
-  | { kind: 'requests' | 'tokens'; limit: RateLimitConfig; max: number; resetMs: number; counting?: boolean }
-  | { kind: 'concurrent'; limit: RateLimitConfig; max: number; counting?: boolean };
 
 export interface LimitPlan {
   /** Reserved now (index-aligned with `limiters`). */
   ops: CounterOp[];
-  limiters: Limiter[];
+  /** Shared by the requests of a window (budget/counters.ts): read only. */
+  limiters: readonly Limiter[];
   estimateNano: number;
   estimateTokens: number;
   /** The input part of estimateTokens. */
   estimateInputTokens: number;
-}
-
-/** The counter of one budget instance in one period (a key of the state store). */
-export function budgetCounterKey(budgetId: string, instance: string, periodId: string): string {
-  return `budget:${budgetId}:${instance}:${periodId}`;
-}
-
-function scopeApplies(scope: LimitScope, p: Principal, modelId: string): string | undefined {
-  switch (scope.kind) {
-    case 'global':
-      return '*';
-    case 'key':
-      return scope.key === p.keyId ? '*' : undefined;
-    case 'role':
-      return scope.role === p.role ? '*' : undefined;
-    case 'each_key_of_role':
-      return scope.role === p.role ? p.keyId : undefined;
-    case 'model':
-      return scope.model === modelId ? '*' : undefined;
-  }
 }
 
 export function describeScope(scope: LimitScope, instance: string): string {
@@ -94,13 +70,8 @@ export interface PlanInput {
 
 /** Undefined when nothing limits this request (the common case costs nothing). */
 export function planLimits(i: PlanInput): LimitPlan | undefined {
-  const budgets = i.config.budgets
-    .map((b) => [b, scopeApplies(b.scope, i.principal, i.modelId)] as const)
-    .filter(([, inst]) => inst !== undefined);
-  const limits = i.config.rateLimits
-    .map((l) => [l, scopeApplies(l.scope, i.principal, i.modelId)] as const)
-    .filter(([, inst]) => inst !== undefined);
-  if (budgets.length === 0 && limits.length === 0) return undefined;
+  const counters = windowCounters(i.config, i.principal, i.modelId, i.now);
+  if (!counters) return undefined;
 
   const inputTokens = Math.max(Math.ceil(i.bodyBytes / BYTES_PER_TOKEN_ESTIMATE), i.minInputTokens ?? 0);
   let outputTokens = 0;
@@ -114,43 +85,17 @@ export function planLimits(i: PlanInput): LimitPlan | undefined {
   estimateNano = Math.min(estimateNano, MAX_COST_NANO);
   const estimateTokens = inputTokens + outputTokens;
 
-  const ops: CounterOp[] = [];
-  const limiters: Limiter[] = [];
-  for (const [b, inst] of budgets) {
-    const w = periodWindow(b.period, b.timezone, i.now);
-    ops.push({
-      key: budgetCounterKey(b.id, inst!, w.id),
-      amount: estimateNano,
-      ...(b.mode === 'enforce' ? { limit: Math.round(b.limitUsd * 1e9) } : {}),
-      ...(w.endMs !== undefined ? { expiresAt: w.endMs + 7 * 24 * 3600_000 } : {}),
-    });
-    limiters.push({
-      kind: 'budget',
-      budget: b,
-      periodId: w.id,
-      ...(w.endMs !== undefined ? { resetMs: w.endMs } : {}),
-    });
-  }
-  const minute = Math.floor(i.now / MINUTE) * MINUTE;
-  for (const [l, inst] of limits) {
-    const base = `rl:${l.id}:${inst}`;
-    if (l.requestsPerMinute !== undefined) {
-      ops.push({ key: `${base}:req:${minute}`, amount: 1, limit: l.requestsPerMinute, expiresAt: minute + 2 * MINUTE });
-      limiters.push({ kind: 'requests', limit: l, max: l.requestsPerMinute, resetMs: minute + MINUTE });
-    }
-    if (l.tokensPerMinute !== undefined) {
-      ops.push({
-        key: `${base}:tok:${minute}`,
-        amount: estimateTokens,
-        limit: l.tokensPerMinute,
-        expiresAt: minute + 2 * MINUTE,
-      });
-      limiters.push({ kind: 'tokens', limit: l, max: l.tokensPerMinute, resetMs: minute + MINUTE });
-    }
-    if (l.maxConcurrent !== undefined) {
-      ops.push({ key: `${base}:inflight`, amount: 1, limit: l.maxConcurrent, expiresAt: i.now + INFLIGHT_TTL_MS });
-      limiters.push({ kind: 'concurrent', limit: l, max: l.maxConcurrent });
-    }
+  // The window's keys, limits and expiries with this request's amounts (and its in-flight expiry).
+  const { slots, limiters } = counters;
+  const ops: CounterOp[] = new Array(slots.length);
+  for (let n = 0; n < slots.length; n++) {
+    const { key, limit, expiresAt } = slots[n];
+    const kind = limiters[n].kind;
+    const op: CounterOp = { key, amount: kind === 'budget' ? estimateNano : kind === 'tokens' ? estimateTokens : 1 };
+    if (limit !== undefined) op.limit = limit;
+    const expiry = kind === 'concurrent' ? i.now + INFLIGHT_TTL_MS : expiresAt;
+    if (expiry !== undefined) op.expiresAt = expiry;
+    ops[n] = op;
   }
   return { ops, limiters, estimateNano, estimateTokens, estimateInputTokens: inputTokens };
 }
@@ -159,15 +104,17 @@ export function planLimits(i: PlanInput): LimitPlan | undefined {
 export function settlementOps(plan: LimitPlan, actualNano: number, usage: Usage | undefined): CounterOp[] {
   const actualTokens = usage ? promptTokensIncludingCache(usage) + usage.outputTokens : 0;
   const out: CounterOp[] = [];
-  plan.limiters.forEach((l, i) => {
-    const key = plan.ops[i].key;
+  const { limiters, ops } = plan;
+  for (let i = 0; i < limiters.length; i++) {
+    const kind = limiters[i].kind;
+    const key = ops[i].key;
     // Corrections only while the counter lives (see CounterOp.ifExists).
-    if (l.kind === 'budget' && actualNano !== plan.estimateNano)
+    if (kind === 'budget' && actualNano !== plan.estimateNano)
       out.push({ key, amount: actualNano - plan.estimateNano, ifExists: true });
-    else if (l.kind === 'tokens' && actualTokens !== plan.estimateTokens)
+    else if (kind === 'tokens' && actualTokens !== plan.estimateTokens)
       out.push({ key, amount: actualTokens - plan.estimateTokens, ifExists: true });
-    else if (l.kind === 'concurrent') out.push({ key, amount: -1, ifExists: true });
-  });
+    else if (kind === 'concurrent') out.push({ key, amount: -1, ifExists: true });
+  }
   return out;
 }
 

@@ -7,6 +7,7 @@
 
 import { Chalk } from 'chalk';
 import { boundField, escapeControls, MAX_FIELD_CHARS } from './bound-field.js';
+import { isoTime } from './iso-time.js';
 import { stdoutWriter } from './log-writer.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -36,11 +37,8 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
     log(level, msg, fields) {
       if (RANK[level] < min) return;
       const f = boundFields(fields ?? {});
-      if (pretty) return write(`${pretty(new Date().toISOString(), level, msg, f)}\n`);
-      // A request line's own `time` (its arrival) takes the clock's place in the spread: the
-      // clock is read only for lines without one (a tenth of the cost of a request line).
-      const time = Object.hasOwn(f, 'time') ? undefined : new Date().toISOString();
-      write(`${JSON.stringify({ time, level, msg, ...f })}\n`);
+      if (pretty) return write(`${pretty(isoTime(Date.now()), level, msg, f)}\n`);
+      write(`${jsonLine(level, msg, f)}\n`);
     },
     enabled: (level) => RANK[level] >= min,
   };
@@ -54,6 +52,54 @@ function boundFields(fields: Record<string, unknown>): Record<string, unknown> {
     if (typeof v === 'string' && v.length > MAX_FIELD_CHARS) (out ??= { ...fields })[k] = boundField(v);
   }
   return out ?? fields;
+}
+
+/** What follows `time` on a line, up to the message's JSON. */
+const LEVEL_HEAD: Record<LogLevel, string> = {
+  debug: ',"level":"debug","msg":',
+  info: ',"level":"info","msg":',
+  warn: ',"level":"warn","msg":',
+  error: ',"level":"error","msg":',
+};
+
+/**
+ * Exactly `JSON.stringify({ time, level, msg, ...f })`, where `time` is the clock unless f has
+ * its own (a request record's arrival), which keeps the first place. Written as the head joined
+ * with f's own JSON: copying a request record's ~25 fields into a new object was the dearest
+ * part of its line. Only the layouts where the join is exact take this way (jsonLayout).
+ */
+function jsonLine(level: LogLevel, msg: string, f: Record<string, unknown>): string {
+  const layout = jsonLayout(f);
+  if (layout === 'copy') {
+    const time = Object.hasOwn(f, 'time') ? undefined : isoTime(Date.now());
+    return JSON.stringify({ time, level, msg, ...f });
+  }
+  const head = LEVEL_HEAD[level] + JSON.stringify(msg);
+  const body = JSON.stringify(f);
+  if (layout === 'clock') {
+    const time = `{"time":"${isoTime(Date.now())}"${head}`;
+    return body.length === 2 ? `${time}}` : `${time},${body.slice(1)}`;
+  }
+  // f's JSON starts with its own time: `{"time":"…"`, then the rest of f.
+  const cut = '{"time":'.length + JSON.stringify(f.time).length;
+  return body.slice(0, cut) + head + body.slice(cut);
+}
+
+/**
+ * How f's own JSON joins the line's head: `clock` (no time of its own), `own` (its time is a
+ * string and its first key), or `copy` (the spread, for what a join would order differently: a
+ * time further in, a `level` or `msg` field, an index-like key, which JSON puts first).
+ */
+function jsonLayout(f: Record<string, unknown>): 'clock' | 'own' | 'copy' {
+  let first = true;
+  let own = false;
+  for (const k in f) {
+    const c = k.charCodeAt(0);
+    if (first && k === 'time') own = typeof f.time === 'string';
+    else if (k === 'time' || k === 'level' || k === 'msg' || (c >= 48 && c <= 57)) return 'copy';
+    first = false;
+  }
+  return own ? 'own' : Object.hasOwn(f, 'time') ? 'copy' : 'clock';
 }
 
 type Paint = InstanceType<typeof Chalk>;

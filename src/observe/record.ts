@@ -6,6 +6,7 @@
 
 import type { GatewayError } from '../core/errors.js';
 import { boundField } from './bound-field.js';
+import { isoTime } from './iso-time.js';
 
 /** Who a failure is to blame on. */
 export type FaultDomain = 'caller' | 'policy' | 'provider' | 'gateway';
@@ -34,9 +35,9 @@ export interface GuardrailHit {
 }
 
 export interface RequestRecord {
-  correlation_id: string;
-  /** ISO time the request arrived. */
+  /** ISO time the request arrived; the first key, so the log line joins the record's JSON as it is (logger.ts). */
   time: string;
+  correlation_id: string;
   endpoint: string;
   key_id?: string;
   role?: string;
@@ -141,8 +142,8 @@ export function buildRecord(i: RecordInput): RequestRecord {
   let upstream: number | undefined;
   for (const a of i.attempts) upstream = (upstream ?? 0) + ((a.endMs ?? endEpoch) - a.startMs);
   return {
+    time: isoTime(i.startedAtEpochMs),
     correlation_id: i.id,
-    time: new Date(i.startedAtEpochMs).toISOString(),
     endpoint: i.endpoint,
     key_id: i.keyId,
     role: i.role,

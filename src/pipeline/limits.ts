@@ -59,13 +59,14 @@ async function limited(ctx: AuthorisedContext, next: Next, estimate: Estimate): 
     modelId: resolution.id,
     candidates: resolution.candidates,
     bodyBytes: ctx.rawBody.length,
-    ...estimate,
+    outputTokens: estimate.outputTokens,
+    minInputTokens: estimate.minInputTokens,
     now,
   });
   if (!plan) {
     // Nothing limits this request: it only announces its cost.
     await next();
-    announceCost(ctx, () => finalCost(ctx, 0));
+    announceCost(ctx, 0);
     return;
   }
 
@@ -77,12 +78,11 @@ async function limited(ctx: AuthorisedContext, next: Next, estimate: Estimate): 
     warnBudgets(ctx, plan, reserved.values);
   }
 
-  const cost = () => finalCost(ctx, plan.estimateInputTokens);
   let settled = false;
   const settle = async (): Promise<void> => {
     if (settled) return;
     settled = true;
-    const actual = cost();
+    const actual = finalCost(ctx, plan.estimateInputTokens);
     // Without a reservation (fail_open while the store was down) the full amounts are recorded.
     const ops = reserved ? settlementOps(plan, actual, ctx.usage) : unreservedOps(plan, actual, ctx.usage);
     await ctx.runtime.reconcile.add(ops);
@@ -91,7 +91,7 @@ async function limited(ctx: AuthorisedContext, next: Next, estimate: Estimate): 
   // trip is not between the provider's answer and the caller — except with an in-flight cap,
   // whose slot must be free before the caller can send its next request.
   ctx.onDone.push(settle);
-  const holdsSlot = plan.limiters.some((l) => l.kind === 'concurrent');
+  const holdsSlot = hasConcurrent(plan.limiters);
 
   try {
     await next();
@@ -100,7 +100,12 @@ async function limited(ctx: AuthorisedContext, next: Next, estimate: Estimate): 
     throw err;
   }
   if (holdsSlot && !isStreamReply(ctx.reply)) await settle();
-  announceCost(ctx, cost, holdsSlot ? settle : undefined);
+  announceCost(ctx, plan.estimateInputTokens, holdsSlot ? settle : undefined);
+}
+
+function hasConcurrent(limiters: readonly Limiter[]): boolean {
+  for (const l of limiters) if (l.kind === 'concurrent') return true;
+  return false;
 }
 
 /**
@@ -140,20 +145,20 @@ function finalCost(ctx: RequestContext, estimateInputTokens: number): number {
  * The cost header on a JSON reply; on a stream, known at its end, an HTTP trailer (after
  * `settleFirst`, when the stream's end must free a slot before the caller sees it).
  */
-function announceCost(ctx: RequestContext, cost: () => number, settleFirst?: () => Promise<void>): void {
+function announceCost(ctx: RequestContext, estimateInputTokens: number, settleFirst?: () => Promise<void>): void {
   const reply = ctx.reply;
   if (!isStreamReply(reply)) {
-    ctx.responseHeaders[COST_HEADER] = formatUsd(cost());
+    ctx.responseHeaders[COST_HEADER] = formatUsd(finalCost(ctx, estimateInputTokens));
     return;
   }
   ctx.responseHeaders.trailer = COST_HEADER;
-  ctx.reply = wrapStream(reply, (items) => costAtEnd(ctx, items, cost, settleFirst));
+  ctx.reply = wrapStream(reply, (items) => costAtEnd(ctx, items, estimateInputTokens, settleFirst));
 }
 
 async function* costAtEnd<T>(
   ctx: RequestContext,
   chunks: AsyncIterable<T>,
-  cost: () => number,
+  estimateInputTokens: number,
   settleFirst?: () => Promise<void>,
 ): AsyncGenerator<T> {
   try {
@@ -161,7 +166,7 @@ async function* costAtEnd<T>(
   } finally {
     if (settleFirst) await settleFirst();
     // Computed even when the caller has gone: what the stream relayed is still recorded.
-    const usd = formatUsd(cost());
+    const usd = formatUsd(finalCost(ctx, estimateInputTokens));
     if (!ctx.res.destroyed) ctx.res.addTrailers({ [COST_HEADER]: usd });
   }
 }
@@ -227,31 +232,55 @@ function refusal(l: Limiter, value: number, plan: LimitPlan, now: number): Gatew
   );
 }
 
+/** The `x-ratelimit-*` header names of each kind, made once. */
+const RATE_HEADERS = {
+  requests: ['x-ratelimit-limit-requests', 'x-ratelimit-remaining-requests', 'x-ratelimit-reset-requests'],
+  tokens: ['x-ratelimit-limit-tokens', 'x-ratelimit-remaining-tokens', 'x-ratelimit-reset-tokens'],
+} as const;
+
 /** OpenAI-style `x-ratelimit-*` headers from the tightest request and token limits. */
 function rateLimitHeaders(ctx: RequestContext, plan: LimitPlan, values: number[]): void {
   const now = Date.now();
-  for (const kind of ['requests', 'tokens'] as const) {
-    let best: { max: number; remaining: number; resetMs: number } | undefined;
-    plan.limiters.forEach((l, i) => {
-      if (l.kind !== kind) return;
-      const remaining = Math.max(0, l.max - values[i]);
-      if (!best || remaining < best.remaining) best = { max: l.max, remaining, resetMs: l.resetMs };
-    });
-    if (!best) continue;
-    const b = best as { max: number; remaining: number; resetMs: number };
-    ctx.responseHeaders[`x-ratelimit-limit-${kind}`] = String(b.max);
-    ctx.responseHeaders[`x-ratelimit-remaining-${kind}`] = String(b.remaining);
-    ctx.responseHeaders[`x-ratelimit-reset-${kind}`] = `${Math.max(0, Math.ceil((b.resetMs - now) / 1000))}s`;
+  tightestLimitHeaders(ctx.responseHeaders, plan.limiters, values, 'requests', now);
+  tightestLimitHeaders(ctx.responseHeaders, plan.limiters, values, 'tokens', now);
+}
+
+/** The headers of the limit of this kind with the least left (the first of equals); none without one. */
+function tightestLimitHeaders(
+  headers: Record<string, string>,
+  limiters: readonly Limiter[],
+  values: number[],
+  kind: 'requests' | 'tokens',
+  now: number,
+): void {
+  let tightest: Extract<Limiter, { kind: 'requests' | 'tokens' }> | undefined;
+  let remaining = 0;
+  for (let i = 0; i < limiters.length; i++) {
+    const l = limiters[i];
+    if (l.kind !== kind) continue;
+    const left = Math.max(0, l.max - values[i]);
+    if (!tightest || left < remaining) {
+      tightest = l;
+      remaining = left;
+    }
   }
+  if (!tightest) return;
+  const [limit, left, reset] = RATE_HEADERS[kind];
+  headers[limit] = String(tightest.max);
+  headers[left] = String(remaining);
+  headers[reset] = `${Math.max(0, Math.ceil((tightest.resetMs - now) / 1000))}s`;
 }
 
 /** Warn-mode budgets never refuse: past their limit they log and add a header. */
 function warnBudgets(ctx: RequestContext, plan: LimitPlan, values: number[]): void {
-  const over: string[] = [];
-  plan.limiters.forEach((l, i) => {
-    if (l.kind === 'budget' && l.budget.mode === 'warn' && values[i] > l.budget.limitUsd * 1e9) over.push(l.budget.id);
-  });
-  if (over.length === 0) return;
+  let over: string[] | undefined;
+  const { limiters } = plan;
+  for (let i = 0; i < limiters.length; i++) {
+    const l = limiters[i];
+    if (l.kind === 'budget' && l.budget.mode === 'warn' && values[i] > l.budget.limitUsd * 1e9)
+      (over ??= []).push(l.budget.id);
+  }
+  if (!over) return;
   ctx.responseHeaders['x-gateway-budget-warning'] = over.join(', ');
   ctx.runtime.logger.log('warn', 'budget over its limit (warn mode)', { correlation_id: ctx.id, budgets: over });
 }

@@ -66,34 +66,32 @@ function report(ctx: RequestContext): void {
   const telemetry = ctx.runtime.telemetry;
   if (!logged && !telemetry.active) return;
   const record = recordOf(ctx);
-  if (logged) {
-    const detail =
-      err && err.code === 'internal_error'
-        ? { error: redactForRequest(ctx, String((err.cause as Error | undefined)?.stack ?? err.cause)) }
-        : {};
-    // Prompts only when the config opts in (they may hold personal data).
-    // A request a guardrail blocked is never written out (ctx.chat is the redacted one otherwise).
-    const { chat, embeddings } = ctx;
-    const logPrompt =
-      ctx.config.observability.log.includePrompts && (chat || embeddings) && ctx.error?.code !== 'guardrail_blocked';
-    const prompt = !logPrompt
-      ? {}
-      : chat
-        ? { prompt: { system: chat.system, messages: chat.messages } }
-        : { prompt: { input: embeddings!.inputs } };
-    // The record as it is unless something joins it (no copy of ~25 fields per line).
-    const extra = detail.error !== undefined || logPrompt;
-    logger.log(
-      level,
-      'request',
-      extra ? { ...record, ...detail, ...prompt } : (record as unknown as Record<string, unknown>),
-    );
-  }
+  if (logged) logger.log(level, 'request', lineFields(ctx, record));
   telemetry.onRequest(record, {
     attempts: ctx.attemptLog,
     traceparent: headerValue(ctx.req.headers.traceparent),
     startEpochMs: ctx.startedAtEpochMs,
   });
+}
+
+/**
+ * The log line's fields: the record as it is (no copy of ~25 fields per line), unless an internal
+ * error's stack or the prompt joins it.
+ */
+function lineFields(ctx: RequestContext, record: RequestRecord): Record<string, unknown> {
+  const err = ctx.error;
+  const internal = err?.code === 'internal_error';
+  // Prompts only when the config opts in (they may hold personal data).
+  // A request a guardrail blocked is never written out (ctx.chat is the redacted one otherwise).
+  const { chat, embeddings } = ctx;
+  const logPrompt =
+    ctx.config.observability.log.includePrompts && (chat || embeddings) && err?.code !== 'guardrail_blocked';
+  if (!internal && !logPrompt) return record as unknown as Record<string, unknown>;
+  const fields: Record<string, unknown> = { ...record };
+  if (internal) fields.error = redactForRequest(ctx, String((err.cause as Error | undefined)?.stack ?? err.cause));
+  if (logPrompt)
+    fields.prompt = chat ? { system: chat.system, messages: chat.messages } : { input: embeddings!.inputs };
+  return fields;
 }
 
 function headerValue(v: string | string[] | undefined): string | undefined {

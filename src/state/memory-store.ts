@@ -77,32 +77,38 @@ export class MemoryStore implements StateStore {
 
   private apply(op: CounterOp, now: number): number {
     const c = this.live(op.key, now);
-    const value = (c?.value ?? 0) + op.amount;
-    this.counters.set(op.key, {
-      value,
-      ...(op.expiresAt !== undefined
-        ? { expiresAt: op.expiresAt }
-        : c?.expiresAt !== undefined
-          ? { expiresAt: c.expiresAt }
-          : {}),
-    });
+    // Updated in place (the counters are this store's own objects; flush serialises them at once).
+    if (c) {
+      c.value += op.amount;
+      if (op.expiresAt !== undefined) c.expiresAt = op.expiresAt;
+      this.dirty = true;
+      return c.value;
+    }
+    this.counters.set(
+      op.key,
+      op.expiresAt !== undefined ? { value: op.amount, expiresAt: op.expiresAt } : { value: op.amount },
+    );
     this.dirty = true;
-    return value;
+    return op.amount;
   }
 
   async reserve(ops: readonly CounterOp[]): Promise<ReserveResult> {
     const now = this.now();
-    // Checked as if applied in order, so two ops on one counter add up (as in RedisStore).
-    const pending = new Map<string, number>();
+    const values: number[] = new Array(ops.length);
     for (let i = 0; i < ops.length; i++) {
       const op = ops[i];
-      const value = (pending.get(op.key) ?? this.live(op.key, now)?.value ?? 0) + op.amount;
+      // Checked as if applied in order, so two ops on one counter add up (as in RedisStore): an
+      // earlier op on the same key gives the value this one starts from.
+      let j = i - 1;
+      while (j >= 0 && ops[j].key !== op.key) j--;
+      const value = (j >= 0 ? values[j] : (this.live(op.key, now)?.value ?? 0)) + op.amount;
       if (op.limit !== undefined && value > op.limit) {
         return { ok: false, refused: i, values: ops.map((o) => this.live(o.key, now)?.value ?? 0) };
       }
-      pending.set(op.key, value);
+      values[i] = value;
     }
-    return { ok: true, values: ops.map((op) => this.apply(op, now)) };
+    for (let i = 0; i < ops.length; i++) values[i] = this.apply(ops[i], now);
+    return { ok: true, values };
   }
 
   async add(ops: readonly CounterOp[]): Promise<void> {
