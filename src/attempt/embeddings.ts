@@ -39,8 +39,8 @@ export async function attemptEmbeddingsHttp(
   });
   noteUpstreamRequestId(ctx, up);
   if (up.status >= 400) throw await upstreamErrorOf(up, c, format, apiKey);
-  const { body, usage } = relayAnswer(await readAnswer(up, c), callerModel(ctx), c.provider.id);
-  ctx.usage = usageFromEmbeddingsBody({ usage });
+  const { body, parsed } = relayAnswer(await readAnswer(up, c), callerModel(ctx), c.provider.id);
+  ctx.usage = usageFromEmbeddingsBody(parsed);
   return { kind: 'json', status: up.status, body };
 }
 

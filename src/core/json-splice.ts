@@ -92,6 +92,33 @@ function knownMembers(b: Uint8Array, offsets: MemberOffsets): Map<string, Member
   return members;
 }
 
+/** The value of `key` among known members (the last one, as JSON.parse keeps). */
+function knownSpan(b: Uint8Array, offsets: MemberOffsets, key: string): Span | undefined {
+  let found: Span | undefined;
+  for (let k = 0; k < offsets.length; k += 4) {
+    if (keyIs(b, offsets[k] + 1, offsets[k + 1], key)) found = [offsets[k + 2], offsets[k + 3]];
+  }
+  return found;
+}
+
+/** Whether the key whose raw text is b[start, end) is `key`: compared in place unless escaped or non-ASCII. */
+function keyIs(b: Uint8Array, start: number, end: number, key: string): boolean {
+  let plain = true;
+  for (let i = start; i < end; i++) {
+    if (b[i] === BACKSLASH || b[i] >= 0x80) {
+      plain = false;
+      break;
+    }
+  }
+  if (!plain) {
+    const raw = Buffer.from(b.buffer, b.byteOffset + start, end - start).toString('utf8');
+    return (raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw) === key;
+  }
+  if (end - start !== key.length) return false;
+  for (let i = 0; i < key.length; i++) if (b[start + i] !== key.charCodeAt(i)) return false;
+  return true;
+}
+
 /**
  * Each member of the object at b[at] (the body's by default), by key (the last one wins, as with
  * JSON.parse); from `known` offsets of the body's members when the strict parse gave them.
@@ -197,20 +224,25 @@ export function spliceTopLevel(
   insert: Record<string, string> = {},
   known?: MemberOffsets,
 ): Buffer {
-  const spans = topLevelSpans(body, known);
+  // Known members are searched for the one or two keys edited: no map of every key is built.
+  const spans = known ? undefined : topLevelSpans(body);
   const edits: Array<{ span: Span; text: string }> = [];
   const additions: string[] = [];
-  for (const [key, text] of Object.entries({ ...insert, ...replace })) {
-    const span = spans.get(key);
+  const edit = (key: string, text: string) => {
+    const span = spans ? spans.get(key) : knownSpan(body, known!, key);
     if (span) edits.push({ span, text });
     else additions.push(`${JSON.stringify(key)}:${text}`);
-  }
+  };
+  // In the order of `{ ...insert, ...replace }`: insert's keys (replace's text winning), then replace's own.
+  for (const key in insert) edit(key, Object.hasOwn(replace, key) ? replace[key] : insert[key]);
+  for (const key in replace) if (!Object.hasOwn(insert, key)) edit(key, replace[key]);
+  const hasMembers = spans ? spans.size > 0 : known!.length > 0;
   edits.sort((a, b) => a.span[0] - b.span[0]);
   const parts: Buffer[] = [];
   let pos = 0;
   if (additions.length > 0) {
     const open = body.indexOf(0x7b) + 1;
-    parts.push(body.subarray(0, open), Buffer.from(additions.join(',') + (spans.size > 0 ? ',' : '')));
+    parts.push(body.subarray(0, open), Buffer.from(additions.join(',') + (hasMembers ? ',' : '')));
     pos = open;
   }
   for (const { span, text } of edits) {

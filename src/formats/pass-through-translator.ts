@@ -14,9 +14,9 @@ import type { Reply } from '../core/reply.js';
 import { decodeSse, SseDecoder, type SseMessage } from '../sse/decode.js';
 import { encodeSse } from '../sse/encode.js';
 import { SseEventSplitter } from '../sse/split.js';
-import { parseAnswer, relayAnswer } from './answer-body.js';
+import { relayAnswer } from './answer-body.js';
 import { replyFromEvents, replyFromResponse, withTransportErrors } from './canonical-reply.js';
-import { renameModeFor, renameModelIn, StreamModelRenamer } from './response-model.js';
+import { renameModeFor, StreamModelRenamer } from './response-model.js';
 import type { AnswerOptions, Translator } from './translator.js';
 import type { WireFormat } from './types.js';
 
@@ -24,18 +24,15 @@ export function passThroughTranslator(format: WireFormat, canonicalReply: boolea
   return {
     requestBody: (req, target, edits) => format.passThrough.prepareBody(req, target, edits),
     response(raw, status, o): Reply {
+      const { body, parsed } = relayAnswer(raw, o.modelName, o.providerId);
       if (canonicalReply) {
-        const parsed = parseAnswer(raw, o.providerId);
-        const hasModel = typeof (parsed as { model?: unknown } | null)?.model === 'string';
-        const body = hasModel ? Buffer.from(renameModelIn(raw.toString('utf8'), o.modelName)) : raw;
         // The reply object is new: `raw` is set on it rather than spread into a copy (a spread costs
         // more here than decoding the response).
         const reply = replyFromResponse(format.decodeResponse(parsed), o);
         reply.raw = body;
         return reply;
       }
-      const { body, usage } = relayAnswer(raw, o.modelName, o.providerId);
-      o.sink.usage = format.passThrough.usageFromBody({ usage });
+      o.sink.usage = format.passThrough.usageFromBody(parsed);
       return { kind: 'json', status, body };
     },
     async stream(body, o): Promise<Reply> {

@@ -22,6 +22,18 @@ export function renameModelIn(text: string, name: string): string {
 }
 
 /**
+ * The same on a body's bytes (`text` is them decoded): an all-ASCII body (the usual case: JSON
+ * escapes what is not) keeps its bytes around the member, instead of being encoded again whole.
+ */
+export function renameModelInBytes(raw: Buffer, text: string, name: string): Buffer {
+  if (text.length !== raw.length) return Buffer.from(renameModelIn(text, name));
+  const m = MODEL_MEMBER.exec(text);
+  if (!m) return raw;
+  const member = Buffer.from(`"model":${JSON.stringify(name)}`);
+  return Buffer.concat([raw.subarray(0, m.index), member, raw.subarray(m.index + m[0].length)]);
+}
+
+/**
  * Where a relayed stream of each format names its model: OpenAI chat in every chunk (nothing
  * else in a chunk is an unescaped `model` key); Anthropic once, in `message_start`; Responses in
  * the `response` object of its lifecycle events (`response.created`, `response.in_progress`,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   arrayElementSpans,
+  type MemberOffsets,
   objectSpans,
   removeTopLevel,
   removeTopLevelWhere,
@@ -8,7 +9,7 @@ import {
   spliceTopLevel,
   topLevelSpans,
 } from '../../../src/core/json-splice.js';
-import { parseJsonStrict } from '../../../src/core/parse-json-strict.js';
+import { parseJsonStrictMembers } from '../../../src/core/parse-json-strict.js';
 
 const splice = (s: string, replace: Record<string, string>, insert?: Record<string, string>) =>
   spliceTopLevel(Buffer.from(s), replace, insert).toString();
@@ -84,8 +85,8 @@ describe('removeTopLevelWhere, arrayElementSpans, objectSpans, replaceSpans', ()
   });
 });
 
-describe('members recorded by the strict parse', () => {
-  // parse-json-strict.ts records the body's members as it walks; the splicer then reuses them for that Buffer.
+describe('members found by the strict parse', () => {
+  // parse-json-strict.ts gives where an object body's members are; the splicer uses them instead of walking it.
   const bodies = [
     '{ "messages": [{"model": "inner"}], "model" : "a/b",\n "x": {"model": 1} }',
     '{"note":"a \\" } { [ ] \\\\","model":"m","é":"ü"}',
@@ -97,25 +98,21 @@ describe('members recorded by the strict parse', () => {
     `{${Array.from({ length: 40 }, (_, i) => `"k${i}":[${i},{"v":"${'x'.repeat(i)}"}]`).join(',')},"model":"m"}`,
   ];
   const edits = [
-    (b: Buffer) => spliceTopLevel(b, { model: '"y"' }, { stream_options: '{"include_usage":true}' }),
-    (b: Buffer) => removeTopLevel(b, ['model', 'a']),
-    (b: Buffer) => removeTopLevelWhere(b, (k) => k.startsWith('k1')),
-    (b: Buffer) => Buffer.from(JSON.stringify([...topLevelSpans(b)])),
+    (b: Buffer, m?: MemberOffsets) => spliceTopLevel(b, { model: '"y"' }, { stream_options: '{"x":true}' }, m),
+    (b: Buffer, m?: MemberOffsets) => spliceTopLevel(b, { model: '"y"', a: '2', é: '3' }, { a: '1', n: 'null' }, m),
+    (b: Buffer, m?: MemberOffsets) => Buffer.from(JSON.stringify([...topLevelSpans(b, m)])),
   ];
-  it('gives every edit the same bytes as a fresh walk of the body', () => {
+  it('give every edit the same bytes as a walk of the body', () => {
     for (const text of bodies) {
-      const parsed = Buffer.from(text);
-      parseJsonStrict(parsed);
-      for (const edit of edits) expect(edit(parsed).toString(), text).toBe(edit(Buffer.from(text)).toString());
+      const { members } = parseJsonStrictMembers(Buffer.from(text));
+      expect(members, text).toBeDefined();
+      for (const edit of edits) {
+        expect(edit(Buffer.from(text), members).toString(), text).toBe(edit(Buffer.from(text)).toString());
+      }
     }
   });
-  it('are used only for the Buffer that was parsed', () => {
-    const parsed = Buffer.from('{"model":"m","a":1}');
-    parseJsonStrict(parsed);
-    // A different body of another length: a stale record would cut it at the wrong offsets.
-    expect(spliceTopLevel(Buffer.from('{"a":12345,"model":"mm"}'), { model: '"y"' }).toString()).toBe(
-      '{"a":12345,"model":"y"}',
-    );
-    expect(spliceTopLevel(parsed, { model: '"y"' }).toString()).toBe('{"model":"y","a":1}');
+  it('are not given for a body that is not an object', () => {
+    expect(parseJsonStrictMembers(Buffer.from('[{"a":1}]')).members).toBeUndefined();
+    expect(parseJsonStrictMembers(Buffer.from(' "x" ')).members).toBeUndefined();
   });
 });
