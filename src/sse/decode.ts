@@ -105,11 +105,52 @@ export class SseDecoder {
   }
 }
 
-/** Decode an async byte stream (e.g. an undici body) into SSE messages. */
-export async function* decodeSse(chunks: AsyncIterable<Uint8Array | string>): AsyncGenerator<SseMessage> {
-  const decoder = new SseDecoder();
-  for await (const chunk of chunks) {
-    for (const msg of decoder.push(chunk)) yield msg;
+/**
+ * Decode an async byte stream (e.g. an undici body) into SSE messages. A plain iterator, not an
+ * async generator: the events of one read are handed out from a queue, each `next()` one settled
+ * promise, instead of a generator suspended and resumed (several promises) per event.
+ */
+export function decodeSse(chunks: AsyncIterable<Uint8Array | string>): AsyncIterable<SseMessage> {
+  return { [Symbol.asyncIterator]: () => new SseMessages(chunks[Symbol.asyncIterator]()) };
+}
+
+class SseMessages implements AsyncIterator<SseMessage> {
+  private readonly decoder = new SseDecoder();
+  private queue: SseMessage[] = [];
+  private at = 0;
+  private ended = false;
+
+  constructor(private readonly source: AsyncIterator<Uint8Array | string>) {}
+
+  next(): Promise<IteratorResult<SseMessage>> {
+    if (this.at < this.queue.length) return Promise.resolve({ done: false, value: this.queue[this.at++] });
+    if (this.ended) return Promise.resolve({ done: true, value: undefined });
+    return this.read();
   }
-  for (const msg of decoder.end()) yield msg;
+
+  /** Reads until a chunk completes an event, or the source ends (its unterminated last event included). */
+  private async read(): Promise<IteratorResult<SseMessage>> {
+    for (;;) {
+      const r = await this.source.next();
+      this.at = 0;
+      if (r.done) {
+        this.ended = true;
+        this.queue = this.decoder.end();
+      } else {
+        this.queue = this.decoder.push(r.value);
+      }
+      if (this.queue.length > 0) return { done: false, value: this.queue[this.at++] };
+      if (this.ended) return { done: true, value: undefined };
+    }
+  }
+
+  /** The consumer stops early: the source is closed (the upstream call ends). */
+  async return(): Promise<IteratorResult<SseMessage>> {
+    const open = !this.ended;
+    this.ended = true;
+    this.queue = [];
+    this.at = 0;
+    if (open) await this.source.return?.();
+    return { done: true, value: undefined };
+  }
 }

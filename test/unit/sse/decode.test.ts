@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SseDecoder, type SseMessage } from '../../../src/sse/decode.js';
+import { decodeSse, SseDecoder, type SseMessage } from '../../../src/sse/decode.js';
 import { encodeSse } from '../../../src/sse/encode.js';
 
 function decodeChunks(chunks: Array<string | Uint8Array>): SseMessage[] {
@@ -57,5 +57,57 @@ describe('encodeSse', () => {
   });
   it('rejects a line break in an event name', () => {
     expect(() => encodeSse({ event: 'a\nb', data: '' })).toThrow();
+  });
+});
+
+describe('decodeSse (an async byte stream)', () => {
+  const source = (parts: string[], fail?: Error) => {
+    const state = { closed: false, read: 0 };
+    const iterable: AsyncIterable<Uint8Array> = {
+      [Symbol.asyncIterator]: () => ({
+        next: async () => {
+          if (state.read < parts.length) return { done: false, value: Buffer.from(parts[state.read++]) };
+          if (fail) throw fail;
+          return { done: true, value: undefined };
+        },
+        return: async () => {
+          state.closed = true;
+          return { done: true, value: undefined };
+        },
+      }),
+    };
+    return { iterable, state };
+  };
+  const all = async (it: AsyncIterable<SseMessage>) => {
+    const out: string[] = [];
+    for await (const m of it) out.push(`${m.event ?? ''}:${m.data}`);
+    return out;
+  };
+
+  it('hands out every event of a read in order, across reads, and an unterminated last one', async () => {
+    const { iterable } = source(['data: a\n\ndata: b\n\nevent: x\nda', 'ta: c\n', '\n', ': ping\n\n', 'data: d']);
+    expect(await all(decodeSse(iterable))).toEqual([':a', ':b', 'x:c', ':d']);
+  });
+  it('stays done after the end', async () => {
+    const it = decodeSse(source(['data: a\n\n']).iterable)[Symbol.asyncIterator]();
+    expect((await it.next()).value?.data).toBe('a');
+    expect(await it.next()).toEqual({ done: true, value: undefined });
+    expect(await it.next()).toEqual({ done: true, value: undefined });
+  });
+  it('closes the source when the consumer stops early, and only then', async () => {
+    const early = source(['data: a\n\ndata: b\n\n', 'data: c\n\n']);
+    for await (const m of decodeSse(early.iterable)) if (m.data === 'a') break;
+    expect(early.state).toEqual({ closed: true, read: 1 });
+    const whole = source(['data: a\n\n']);
+    await all(decodeSse(whole.iterable));
+    expect(whole.state.closed).toBe(false);
+  });
+  it("passes on the source's failure after the events before it", async () => {
+    const seen: string[] = [];
+    const run = async () => {
+      for await (const m of decodeSse(source(['data: a\n\n'], new Error('reset')).iterable)) seen.push(m.data);
+    };
+    await expect(run()).rejects.toThrow('reset');
+    expect(seen).toEqual(['a']);
   });
 });

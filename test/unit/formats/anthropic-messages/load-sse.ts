@@ -6,7 +6,7 @@ import { decodeSse, SseDecoder, type SseMessage } from '../../../../src/sse/deco
 export const FIXTURES = fileURLToPath(new URL('../../../fixtures/formats/anthropic-messages/', import.meta.url));
 
 /** A verbatim `*.sse` fixture, fed to the SSE decoder in small byte chunks as a socket would. */
-export function sseFixture(name: string, chunkSize = 37): AsyncGenerator<SseMessage> {
+export function sseFixture(name: string, chunkSize = 37): AsyncIterable<SseMessage> {
   const bytes = readFileSync(`${FIXTURES}${name}.sse`);
   async function* chunks() {
     for (let i = 0; i < bytes.length; i += chunkSize) yield bytes.subarray(i, i + chunkSize);

@@ -5,7 +5,7 @@ import { decodeSse, type SseMessage } from '../../../../src/sse/decode.js';
 export const FIXTURES = fileURLToPath(new URL('../../../fixtures/formats/gemini/', import.meta.url));
 
 /** A recorded-shape `*.sse` fixture, fed to the SSE decoder in small byte chunks as a socket would. */
-export function sseFixture(name: string, chunkSize = 41): AsyncGenerator<SseMessage> {
+export function sseFixture(name: string, chunkSize = 41): AsyncIterable<SseMessage> {
   const bytes = readFileSync(`${FIXTURES}${name}.sse`);
   async function* chunks() {
     for (let i = 0; i < bytes.length; i += chunkSize) yield bytes.subarray(i, i + chunkSize);
