@@ -191,11 +191,7 @@ class Scan {
             this.duplicate(d, start, end);
         }
         const top = from + 2 * count;
-        if (top + 2 > this.seen.length) {
-          const grown = new Int32Array(this.seen.length * 2);
-          grown.set(this.seen);
-          this.seen = grown;
-        }
+        this.seen = withRoom(this.seen, top + 2);
         this.seen[top] = start;
         this.seen[top + 1] = end;
         this.seenCount[d] = count + 1;
@@ -214,11 +210,7 @@ class Scan {
   /** A member of the body opens: key quotes at `keyAt` and `keyEnd`, value at `valueStart` (its end comes later). */
   topMember(keyAt: number, keyEnd: number, valueStart: number): void {
     const at = 4 * this.topCount;
-    if (at + 4 > this.top.length) {
-      const grown = new Int32Array(this.top.length * 2);
-      grown.set(this.top);
-      this.top = grown;
-    }
+    this.top = withRoom(this.top, at + 4);
     this.top[at] = keyAt;
     this.top[at + 1] = keyEnd;
     this.top[at + 2] = valueStart;
@@ -243,6 +235,14 @@ class Scan {
       { param: at },
     );
   }
+}
+
+/** `a`, or a copy twice its size when it holds fewer than `length` entries. */
+function withRoom(a: Int32Array<ArrayBuffer>, length: number): Int32Array<ArrayBuffer> {
+  if (length <= a.length) return a;
+  const grown = new Int32Array(a.length * 2);
+  grown.set(a);
+  return grown;
 }
 
 let scratch: Scan | undefined;
