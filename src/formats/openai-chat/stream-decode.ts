@@ -17,31 +17,36 @@ import { upstreamStreamError } from './errors.js';
 import { fromOpenaiFinishReason } from './stop-reason.js';
 import { usageFromOpenai } from './usage.js';
 import { type Json, isObject } from '../../core/json.js';
+import { flatMapIterable } from '../../core/map-iterable.js';
 
-export async function* decodeOpenaiStream(sse: AsyncIterable<SseMessage>): AsyncGenerator<StreamEvent> {
-  const decoder = new OpenaiChunkDecoder();
-  for await (const msg of sse) {
-    if (msg.data === '[DONE]') {
-      yield* decoder.end();
-      return;
-    }
-    if (msg.data.trim().length === 0) continue;
-    let chunk: unknown;
-    try {
-      chunk = JSON.parse(msg.data);
-    } catch {
-      throw new GatewayError('upstream_error', 'The upstream sent a stream event that is not JSON.');
-    }
-    if (!isObject(chunk)) continue;
-    if ((chunk.error !== undefined && chunk.error !== null) || msg.event === 'error') {
-      yield { type: 'error', error: upstreamStreamError(chunk.error ?? chunk) };
-      return;
-    }
-    yield* decoder.push(chunk);
-  }
-  // No [DONE]: a finish_reason still means the answer is complete (some servers omit [DONE]).
-  if (!decoder.finished) throw new GatewayError('upstream_unavailable', 'The upstream stream ended early.');
-  yield* decoder.end();
+const NONE: readonly StreamEvent[] = [];
+
+export function decodeOpenaiStream(sse: AsyncIterable<SseMessage>): AsyncIterable<StreamEvent> {
+  return flatMapIterable(sse, () => {
+    const decoder = new OpenaiChunkDecoder();
+    return {
+      step(msg: SseMessage) {
+        if (msg.data === '[DONE]') return { last: decoder.end() };
+        if (msg.data.trim().length === 0) return NONE;
+        let chunk: unknown;
+        try {
+          chunk = JSON.parse(msg.data);
+        } catch {
+          throw new GatewayError('upstream_error', 'The upstream sent a stream event that is not JSON.');
+        }
+        if (!isObject(chunk)) return NONE;
+        if ((chunk.error !== undefined && chunk.error !== null) || msg.event === 'error') {
+          return { last: [{ type: 'error', error: upstreamStreamError(chunk.error ?? chunk) }] };
+        }
+        return decoder.push(chunk);
+      },
+      end() {
+        // No [DONE]: a finish_reason still means the answer is complete (some servers omit [DONE]).
+        if (!decoder.finished) throw new GatewayError('upstream_unavailable', 'The upstream stream ended early.');
+        return decoder.end();
+      },
+    };
+  });
 }
 
 /** The state of one upstream stream: push parsed chunks, get canonical events. */
