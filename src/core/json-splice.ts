@@ -79,19 +79,6 @@ interface Member {
  */
 export type MemberOffsets = Int32Array;
 
-function knownMembers(b: Uint8Array, offsets: MemberOffsets): Map<string, Member> {
-  const members = new Map<string, Member>();
-  for (let k = 0; k < offsets.length; k += 4) {
-    const rawKey = Buffer.from(b.buffer, b.byteOffset + offsets[k] + 1, offsets[k + 1] - offsets[k] - 1).toString();
-    const key = rawKey.includes('\\') ? (JSON.parse(`"${rawKey}"`) as string) : rawKey;
-    const member: Member = { start: offsets[k], value: [offsets[k + 2], offsets[k + 3]] };
-    if (k > 0) member.previousEnd = offsets[k - 1];
-    if (k + 4 < offsets.length) member.next = offsets[k + 4];
-    members.set(key, member);
-  }
-  return members;
-}
-
 /** The value of `key` among known members (the last one, as JSON.parse keeps). */
 function knownSpan(b: Uint8Array, offsets: MemberOffsets, key: string): Span | undefined {
   let found: Span | undefined;
@@ -110,21 +97,20 @@ function keyIs(b: Uint8Array, start: number, end: number, key: string): boolean 
       break;
     }
   }
-  if (!plain) {
-    const raw = Buffer.from(b.buffer, b.byteOffset + start, end - start).toString('utf8');
-    return (raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw) === key;
-  }
+  if (!plain) return decodedKey(b, start, end) === key;
   if (end - start !== key.length) return false;
   for (let i = 0; i < key.length; i++) if (b[start + i] !== key.charCodeAt(i)) return false;
   return true;
 }
 
-/**
- * Each member of the object at b[at] (the body's by default), by key (the last one wins, as with
- * JSON.parse); from `known` offsets of the body's members when the strict parse gave them.
- */
-function topLevelMembers(b: Uint8Array, at = skipWs(b, 0), known?: MemberOffsets): Map<string, Member> {
-  if (known) return knownMembers(b, known);
+/** The key whose raw text (without its quotes) is b[start, end), escapes decoded. */
+function decodedKey(b: Uint8Array, start: number, end: number): string {
+  const raw = Buffer.from(b.buffer, b.byteOffset + start, end - start).toString('utf8');
+  return raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw;
+}
+
+/** Each member of the object at b[at] (the body's by default), by key (the last one wins, as with JSON.parse). */
+function topLevelMembers(b: Uint8Array, at = skipWs(b, 0)): Map<string, Member> {
   const members = new Map<string, Member>();
   let i = at;
   if (b[i] !== 0x7b) throw new Error('not a JSON object');
@@ -134,8 +120,7 @@ function topLevelMembers(b: Uint8Array, at = skipWs(b, 0), known?: MemberOffsets
   for (;;) {
     const keyStart = i;
     i = skipString(b, i);
-    const rawKey = Buffer.from(b.buffer, b.byteOffset + keyStart + 1, i - keyStart - 2).toString('utf8');
-    const key = rawKey.includes('\\') ? (JSON.parse(`"${rawKey}"`) as string) : rawKey;
+    const key = decodedKey(b, keyStart + 1, i - 1);
     i = skipWs(b, i);
     i = skipWs(b, i + 1); // past ':'
     const valueStart = i;
@@ -155,9 +140,9 @@ function topLevelMembers(b: Uint8Array, at = skipWs(b, 0), known?: MemberOffsets
 }
 
 /** Spans of each top-level member's value, by key (the last one wins, as with JSON.parse). */
-export function topLevelSpans(b: Uint8Array, known?: MemberOffsets): Map<string, Span> {
+export function topLevelSpans(b: Uint8Array): Map<string, Span> {
   const spans = new Map<string, Span>();
-  for (const [key, m] of topLevelMembers(b, undefined, known)) spans.set(key, m.value);
+  for (const [key, m] of topLevelMembers(b)) spans.set(key, m.value);
   return spans;
 }
 

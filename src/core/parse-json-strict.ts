@@ -19,17 +19,10 @@ import type { MemberOffsets } from './json-splice.js';
 export const MAX_JSON_DEPTH = 128;
 
 /**
- * Checks depth and duplicate keys (a 400 GatewayError naming the field), then parses. Anything
- * that is not JSON is `invalid_json`.
- */
-export function parseJsonStrict(body: Buffer, maxDepth = MAX_JSON_DEPTH): unknown {
-  return parseJsonStrictMembers(body, maxDepth).value;
-}
-
-/**
- * The same, with where the members of an object body are (`undefined` for any other value): the
- * walk finds them anyway, and a pass-through splices the body from them (json-splice.ts) instead
- * of walking every byte of its messages again.
+ * Checks depth and duplicate keys (a 400 GatewayError naming the field), then parses; anything that
+ * is not JSON is `invalid_json`. Also says where the members of an object body are (`undefined` for
+ * any other value): the walk finds them anyway, and a pass-through splices the body from them
+ * (json-splice.ts) instead of walking every byte of its messages again.
  */
 export function parseJsonStrictMembers(
   body: Buffer,

@@ -8,11 +8,7 @@ import { renameModelInBytes } from './response-model.js';
 
 /** The whole answer, parsed; an answer that is not JSON names the provider. */
 export function parseAnswer(raw: Buffer, providerId: string): unknown {
-  try {
-    return JSON.parse(raw.toString('utf8'));
-  } catch {
-    throw notJson(providerId);
-  }
+  return parseText(raw.toString('utf8'), providerId);
 }
 
 export interface RelayedAnswer {
@@ -24,16 +20,15 @@ export interface RelayedAnswer {
 
 export function relayAnswer(raw: Buffer, modelName: string, providerId: string): RelayedAnswer {
   const text = raw.toString('utf8');
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw notJson(providerId);
-  }
+  const parsed = parseText(text, providerId);
   const named = typeof (parsed as { model?: unknown } | null)?.model === 'string';
   return { body: named ? renameModelInBytes(raw, text, modelName) : raw, parsed };
 }
 
-function notJson(providerId: string): GatewayError {
-  return new GatewayError('upstream_error', `Provider "${providerId}" sent a response that is not JSON.`);
+function parseText(text: string, providerId: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new GatewayError('upstream_error', `Provider "${providerId}" sent a response that is not JSON.`);
+  }
 }

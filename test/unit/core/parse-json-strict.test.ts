@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../src/core/errors.js';
-import { MAX_JSON_DEPTH, parseJsonStrict, scanJson } from '../../../src/core/parse-json-strict.js';
+import { MAX_JSON_DEPTH, parseJsonStrictMembers, scanJson } from '../../../src/core/parse-json-strict.js';
 
-const parse = (text: string | Buffer) => parseJsonStrict(typeof text === 'string' ? Buffer.from(text) : text);
+const parse = (text: string | Buffer) =>
+  parseJsonStrictMembers(typeof text === 'string' ? Buffer.from(text) : text).value;
 
 function failure(text: string | Buffer): GatewayError {
   try {
