@@ -147,6 +147,19 @@ export interface Envelope {
   };
 }
 
+/**
+ * One caller's stream, event by event: synchronous, so the writer pulls canonical events and
+ * writes their text without another async layer per event.
+ */
+export interface StreamEncoder {
+  /** The SSE text an event makes ('' when it makes none). */
+  push(ev: StreamEvent): string;
+  /** The stream is complete (its end or an error was written): read no further. */
+  readonly done: boolean;
+  /** The events ran out before the end: the text that ends the caller's stream with an error ('' once done). */
+  endedEarly(): string;
+}
+
 /** The contract a format that callers also speak meets; one folder per format under src/formats/. */
 export interface WireFormat extends UpstreamFormat {
   id: WireFormatId;
@@ -155,7 +168,7 @@ export interface WireFormat extends UpstreamFormat {
   /** Canonical → the body this format's callers expect (`req`: the caller's request, as decoded). */
   encodeResponse(res: ChatResponse, req: ChatRequest): unknown;
   /** Canonical events → SSE text for this format's callers, obeying its event-order rules. */
-  encodeStream(events: AsyncIterable<StreamEvent>, req: ChatRequest): AsyncIterable<string>;
+  streamEncoder(req: ChatRequest): StreamEncoder;
   /** Error body in this format (the status comes from the error). */
   renderError(err: GatewayError): unknown;
   /**

@@ -2,6 +2,7 @@ import type { StreamEvent } from '../core/canonical.js';
 import { toGatewayError, type GatewayError } from '../core/errors.js';
 import { withoutSecrets } from '../request/secrets.js';
 import { SSE_HEADERS, waitForDrain, writeJson } from '../http/write.js';
+import type { StreamEncoder } from '../formats/types.js';
 import type { Stage } from './compose.js';
 import type { RequestContext } from '../request/context.js';
 
@@ -39,8 +40,8 @@ export const render: Stage = async (ctx, next) => {
     return;
   }
   if (reply.kind === 'events')
-    await writeSse(ctx, ctx.format.encodeStream(failureAsEvent(ctx, reply.events), ctx.chat!));
-  else await writeSse(ctx, reply.chunks, reply.headers);
+    await writeSse(ctx, failureAsEvent(ctx, reply.events), ctx.format.streamEncoder(ctx.chat!));
+  else await writeSse(ctx, reply.chunks, undefined, reply.headers);
 };
 
 /**
@@ -82,15 +83,21 @@ export function writeError(ctx: RequestContext, original: GatewayError): void {
   writeJson(ctx.res, err.status, ctx.format.renderError(err) as object, headers);
 }
 
+/**
+ * Writes an SSE reply: relayed chunks as they are, or canonical events through the caller's
+ * encoder (synchronous: each event's text is written as it is pulled, no async layer between).
+ */
 async function writeSse(
   ctx: RequestContext,
-  chunks: AsyncIterable<string | Uint8Array>,
+  source: AsyncIterable<string | Uint8Array> | AsyncIterable<StreamEvent>,
+  encoder?: StreamEncoder,
   headers: Record<string, string> = {},
 ): Promise<void> {
   const { res } = ctx;
   ctx.status = 200;
   res.writeHead(200, { ...SSE_HEADERS, ...ctx.responseHeaders, ...headers });
-  const it = chunks[Symbol.asyncIterator]();
+  const it = (source as AsyncIterable<string | Uint8Array | StreamEvent>)[Symbol.asyncIterator]();
+  /** The source needs no closing: it ended, failed, or the encoder ended the stream. */
   let finished = false;
   // The events made from one upstream read arrive together (one microtask chain): corked until
   // the turn's I/O is done, they leave in one write instead of one write(2) per event. The first
@@ -101,25 +108,33 @@ async function writeSse(
     corked = false;
     res.uncork();
   };
+  /** False when the caller's socket is full (uncorked then): wait for it to drain. */
+  const write = (out: string | Uint8Array): boolean => {
+    if (ctx.firstByteSentAt === undefined) {
+      ctx.firstByteSentAt = performance.now(); // the first event goes out at once (time to first byte)
+    } else if (!corked) {
+      corked = true;
+      res.cork();
+      setImmediate(uncork);
+    }
+    if (res.write(out)) return true;
+    uncork();
+    return false;
+  };
   try {
     for (;;) {
       if (ctx.signal.aborted) break;
       const { value, done } = await it.next();
       if (done) {
         finished = true;
+        const tail = encoder?.endedEarly();
+        if (tail) write(tail);
         break;
       }
-      if (ctx.firstByteSentAt === undefined) {
-        ctx.firstByteSentAt = performance.now(); // the first event goes out at once (time to first byte)
-      } else if (!corked) {
-        corked = true;
-        res.cork();
-        setImmediate(uncork);
-      }
-      if (!res.write(value)) {
-        uncork();
-        await waitForDrain(res);
-      }
+      const out = encoder ? encoder.push(value as StreamEvent) : (value as string | Uint8Array);
+      if (out.length > 0 && !write(out)) await waitForDrain(res);
+      // The caller's stream is complete: stop reading (closing the source releases the upstream).
+      if (encoder?.done) break;
     }
   } catch (err) {
     finished = true;
@@ -128,7 +143,8 @@ async function writeSse(
     if (!res.destroyed) res.write(ctx.format.streamError(e, ctx.relayed));
   } finally {
     uncork();
-    // Client gone: close the source so the upstream call is aborted and its finally blocks run.
+    // Client gone, or the encoder done before the source: close the source so the upstream call
+    // is released and its finally blocks run.
     if (!finished) await it.return?.(undefined);
   }
   res.end();

@@ -10,7 +10,8 @@ import { decodeAnthropicRequest } from './request-decode.js';
 import { encodeAnthropicRequest } from './request-encode.js';
 import { decodeAnthropicResponse, encodeAnthropicResponse } from './response.js';
 import { decodeAnthropicStream } from './stream-decode.js';
-import { encodeAnthropicStream } from './stream-encode.js';
+import { AnthropicStreamEncoder } from './stream-encode.js';
+import { estimateInputTokens } from './usage.js';
 
 export { anthropicErrorBody, anthropicErrorMessage, anthropicStreamError, upstreamStreamError } from './errors.js';
 export { anthropicPassThrough } from './pass-through.js';
@@ -24,7 +25,7 @@ export {
   type AnthropicStopReason,
 } from './stop-reason.js';
 export { decodeAnthropicStream } from './stream-decode.js';
-export { AnthropicStreamEncoder, encodeAnthropicStream } from './stream-encode.js';
+export { AnthropicStreamEncoder } from './stream-encode.js';
 export { partialUsageFromAnthropic, usageFromAnthropic, usageToAnthropic } from './usage.js';
 
 export const anthropicMessages: WireFormat = {
@@ -34,7 +35,7 @@ export const anthropicMessages: WireFormat = {
   decodeResponse: decodeAnthropicResponse,
   encodeResponse: encodeAnthropicResponse,
   decodeStream: decodeAnthropicStream,
-  encodeStream: encodeAnthropicStream,
+  streamEncoder: (req) => new AnthropicStreamEncoder(req.model, () => estimateInputTokens(req)),
   renderError: anthropicErrorBody,
   streamError: anthropicStreamError,
   errorMessage: anthropicErrorMessage,

@@ -18,13 +18,14 @@
  * @see https://docs.anthropic.com/en/docs/build-with-claude/streaming#event-types
  */
 
-import { assertNever, type ChatRequest, type StreamEvent, type Usage } from '../../core/canonical.js';
+import { assertNever, type StreamEvent, type Usage } from '../../core/canonical.js';
 import { GatewayError } from '../../core/errors.js';
 import { BlockQueue, type QueuedBlock } from '../block-queue.js';
+import type { StreamEncoder } from '../types.js';
 import { anthropicStreamError } from './errors.js';
 import { anthropicMessageId } from './response.js';
 import { toAnthropicStopReason } from './stop-reason.js';
-import { deltaUsageToAnthropic, estimateInputTokens, usageToAnthropic } from './usage.js';
+import { deltaUsageToAnthropic, usageToAnthropic } from './usage.js';
 
 interface Block extends QueuedBlock {
   id: string;
@@ -36,11 +37,16 @@ interface Block extends QueuedBlock {
   signature: string;
 }
 
+/**
+ * One event; `type` is one of this file's fixed names (no escaping needed). Written as text
+ * around the payload's JSON rather than stringifying `{ type, ...payload }`: a spread per event.
+ */
 function sse(type: string, payload: Record<string, unknown>): string {
-  return `event: ${type}\ndata: ${JSON.stringify({ type, ...payload })}\n\n`;
+  const json = JSON.stringify(payload);
+  return `event: ${type}\ndata: {"type":"${type}"${json.length > 2 ? `,${json.slice(1)}` : '}'}\n\n`;
 }
 
-export class AnthropicStreamEncoder {
+export class AnthropicStreamEncoder implements StreamEncoder {
   done = false;
   private started = false;
   private nextOut = 0;
@@ -186,27 +192,17 @@ export class AnthropicStreamEncoder {
     return sse('content_block_start', { index: b.out, content_block: block });
   }
 
+  /** Every delta: written as text (the bytes `sse` would make of the same object). */
   private delta(b: Block, s: string): string {
-    const delta =
+    const field =
       b.kind === 'tool_call'
-        ? { type: 'input_json_delta', partial_json: s }
+        ? '"input_json_delta","partial_json"'
         : b.kind === 'reasoning'
-          ? { type: 'thinking_delta', thinking: s }
-          : { type: 'text_delta', text: s };
-    return sse('content_block_delta', { index: b.out, delta });
+          ? '"thinking_delta","thinking"'
+          : '"text_delta","text"';
+    return (
+      `event: content_block_delta\ndata: {"type":"content_block_delta","index":${b.out},` +
+      `"delta":{"type":${field}:${JSON.stringify(s)}}}\n\n`
+    );
   }
-}
-
-export async function* encodeAnthropicStream(
-  events: AsyncIterable<StreamEvent>,
-  req: ChatRequest,
-): AsyncGenerator<string> {
-  const enc = new AnthropicStreamEncoder(req.model, () => estimateInputTokens(req));
-  for await (const ev of events) {
-    const out = enc.push(ev);
-    if (out) yield out;
-    // Stop reading: returning from for-await releases (and so aborts) the upstream.
-    if (enc.done) return;
-  }
-  yield enc.endedEarly();
 }

@@ -5,7 +5,7 @@ import { openaiErrorBody, openaiErrorMessage, openaiStreamError } from './errors
 import { openaiPassThrough } from './pass-through.js';
 import { decodeOpenaiRequest } from './request-decode.js';
 import { decodeOpenaiResponse, encodeOpenaiResponse } from './response.js';
-import { encodeOpenaiStream } from './stream-encode.js';
+import { OpenaiStreamEncoder } from './stream-encode.js';
 
 /** The OpenAI chat-completions wire format. @see https://platform.openai.com/docs/api-reference/chat */
 export const openaiChat: WireFormat = {
@@ -15,7 +15,7 @@ export const openaiChat: WireFormat = {
   decodeResponse: decodeOpenaiResponse,
   encodeResponse: encodeOpenaiResponse,
   decodeStream: decodeOpenaiStream,
-  encodeStream: (events, req) => encodeOpenaiStream(events, { includeUsage: req.includeUsage }),
+  streamEncoder: (req) => new OpenaiStreamEncoder({ includeUsage: req.includeUsage }),
   renderError: openaiErrorBody,
   streamError: openaiStreamError,
   errorMessage: openaiErrorMessage,

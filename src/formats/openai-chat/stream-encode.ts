@@ -8,7 +8,9 @@
  */
 
 import { assertNever, type StreamEvent } from '../../core/canonical.js';
+import { GatewayError } from '../../core/errors.js';
 import { sseData } from '../../sse/encode.js';
+import type { StreamEncoder } from '../types.js';
 import { openaiStreamError } from './errors.js';
 import { toOpenaiFinishReason } from './stop-reason.js';
 import { usageToOpenai } from './usage.js';
@@ -17,63 +19,73 @@ export interface OpenaiStreamOptions {
   includeUsage: boolean;
 }
 
-export async function* encodeOpenaiStream(
-  events: AsyncIterable<StreamEvent>,
-  opts: OpenaiStreamOptions,
-): AsyncGenerator<string> {
-  let head = '';
+export class OpenaiStreamEncoder implements StreamEncoder {
+  done = false;
+  /** The fixed prefix of every chunk, serialised once (at message_start). */
+  private head = '';
   /** Canonical block index → OpenAI tool_calls index. */
-  const toolIndex = new Map<number, number>();
-  const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
-    sseData(`${head}${JSON.stringify([{ index: 0, delta, logprobs: null, finish_reason: finish }])}}`);
+  private readonly toolIndex = new Map<number, number>();
 
-  for await (const ev of events) {
+  constructor(private readonly opts: OpenaiStreamOptions) {}
+
+  push(ev: StreamEvent): string {
+    if (this.done) return '';
     switch (ev.type) {
       case 'message_start':
-        // The fixed prefix of every chunk, serialised once.
-        head =
+        this.head =
           `{"id":${JSON.stringify(ev.id)},"object":"chat.completion.chunk","created":${ev.created},` +
           `"model":${JSON.stringify(ev.model)},"choices":`;
-        yield chunk({ role: 'assistant', content: '' });
-        break;
-      case 'block_start':
-        if (ev.block.kind === 'tool_call') {
-          const k = toolIndex.size;
-          toolIndex.set(ev.index, k);
-          yield chunk({
-            tool_calls: [
-              { index: k, id: ev.block.id, type: 'function', function: { name: ev.block.name, arguments: '' } },
-            ],
-          });
-        }
-        break;
+        return this.chunk('{"role":"assistant","content":""}');
+      case 'block_start': {
+        if (ev.block.kind !== 'tool_call') return '';
+        const k = this.toolIndex.size;
+        this.toolIndex.set(ev.index, k);
+        const call = { index: k, id: ev.block.id, type: 'function', function: { name: ev.block.name, arguments: '' } };
+        return this.chunk(JSON.stringify({ tool_calls: [call] }));
+      }
       case 'block_delta': {
         const d = ev.delta;
         // Several text blocks (an Anthropic upstream) simply continue `content`.
-        if (d.kind === 'text') {
-          if (d.text) yield chunk({ content: d.text });
-        } else if (d.kind === 'reasoning') {
-          if (d.text) yield chunk({ reasoning_content: d.text });
-        } else if (d.kind === 'tool_arguments') {
-          if (d.json)
-            yield chunk({ tool_calls: [{ index: toolIndex.get(ev.index) ?? 0, function: { arguments: d.json } }] });
+        if (d.kind === 'text') return d.text ? this.chunk(`{"content":${JSON.stringify(d.text)}}`) : '';
+        if (d.kind === 'reasoning') return d.text ? this.chunk(`{"reasoning_content":${JSON.stringify(d.text)}}`) : '';
+        if (d.kind === 'tool_arguments' && d.json) {
+          const call = { index: this.toolIndex.get(ev.index) ?? 0, function: { arguments: d.json } };
+          return this.chunk(JSON.stringify({ tool_calls: [call] }));
         }
         // Signatures have no place in the chat format.
-        break;
+        return '';
       }
       case 'block_stop':
-        break;
-      case 'message_stop':
+        return '';
+      case 'message_stop': {
+        this.done = true;
         // `stopSequence` has no chat-format field.
-        yield chunk({}, toOpenaiFinishReason(ev.finish));
-        if (opts.includeUsage) yield sseData(`${head}[],"usage":${JSON.stringify(usageToOpenai(ev.usage))}}`);
-        yield sseData('[DONE]');
-        return;
+        let out = this.chunk('{}', toOpenaiFinishReason(ev.finish));
+        if (this.opts.includeUsage)
+          out += sseData(`${this.head}[],"usage":${JSON.stringify(usageToOpenai(ev.usage))}}`);
+        return out + sseData('[DONE]');
+      }
       case 'error':
-        yield openaiStreamError(ev.error);
-        return;
+        this.done = true;
+        return openaiStreamError(ev.error);
       default:
-        assertNever(ev);
+        return assertNever(ev);
     }
+  }
+
+  endedEarly(): string {
+    if (this.done) return '';
+    this.done = true;
+    return openaiStreamError(new GatewayError('upstream_unavailable', 'The upstream stream ended early.'));
+  }
+
+  /**
+   * A choice chunk around the delta's JSON, written as text: the same bytes as stringifying the
+   * choice object, without building it per event.
+   */
+  private chunk(deltaJson: string, finish: string | null = null): string {
+    return sseData(
+      `${this.head}[{"index":0,"delta":${deltaJson},"logprobs":null,"finish_reason":${JSON.stringify(finish)}}]}`,
+    );
   }
 }

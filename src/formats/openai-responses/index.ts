@@ -11,7 +11,7 @@ import { decodeResponsesRequest } from './request-decode.js';
 import { encodeResponsesRequest } from './request-encode.js';
 import { decodeResponsesResponse, encodeResponsesResponse } from './response.js';
 import { decodeResponsesStream } from './stream-decode.js';
-import { encodeResponsesStream } from './stream-encode.js';
+import { ResponsesStreamEncoder } from './stream-encode.js';
 
 export const openaiResponses: WireFormat = {
   id: 'openai-responses',
@@ -20,7 +20,7 @@ export const openaiResponses: WireFormat = {
   decodeResponse: decodeResponsesResponse,
   encodeResponse: encodeResponsesResponse,
   decodeStream: decodeResponsesStream,
-  encodeStream: encodeResponsesStream,
+  streamEncoder: (req) => new ResponsesStreamEncoder(req),
   renderError: responsesErrorBody,
   // A relayed stream's error continues the upstream's numbering (the SDKs and the order expect no gap).
   streamError: (err, relayed) =>

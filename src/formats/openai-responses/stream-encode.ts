@@ -26,6 +26,7 @@ import { assertNever, type ChatRequest, type StreamEvent } from '../../core/cano
 import { GatewayError } from '../../core/errors.js';
 import type { Json } from '../../core/json.js';
 import { BlockQueue, type QueuedBlock } from '../block-queue.js';
+import type { StreamEncoder } from '../types.js';
 import { responsesStreamError } from './errors.js';
 import {
   customCallItem,
@@ -47,6 +48,8 @@ interface Item extends QueuedBlock {
   /** Item id and output_index, once response.output_item.added has been written. */
   id?: string;
   out?: number;
+  /** `"item_id":…,"output_index":…` as JSON members, for the delta events. */
+  idsJson?: string;
   /** Received but not yet written. */
   pending: string;
   /** Everything received (the `.done` events and the final item repeat it). */
@@ -55,7 +58,7 @@ interface Item extends QueuedBlock {
   summaryOpen: boolean;
 }
 
-export class ResponsesStreamEncoder {
+export class ResponsesStreamEncoder implements StreamEncoder {
   done = false;
   private seq = 0;
   private head: ResponseHead | undefined;
@@ -138,7 +141,17 @@ export class ResponsesStreamEncoder {
   }
 
   private event(type: string, payload: Json): string {
-    return `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: this.seq++, ...payload })}\n\n`;
+    return this.eventOf(type, JSON.stringify(payload).slice(1, -1));
+  }
+
+  /**
+   * One event from its type and the JSON text of its other members (no braces). Written as text:
+   * building `{ type, sequence_number, ...payload }` to stringify cost more than the rest of an
+   * event (a spread per delta). `type` is one of this file's fixed names, which need no escaping.
+   */
+  private eventOf(type: string, members: string): string {
+    const rest = members.length > 0 ? `,${members}` : '';
+    return `event: ${type}\ndata: {"type":"${type}","sequence_number":${this.seq++}${rest}}\n\n`;
   }
 
   private start(head: ResponseHead): string {
@@ -205,17 +218,23 @@ export class ResponsesStreamEncoder {
   }
 
   private delta(b: Item, delta: string): string {
+    // Every delta event: written as text, the item's ids serialised once per item.
+    b.idsJson ??= `"item_id":${JSON.stringify(b.id)},"output_index":${b.out}`;
+    if (b.kind === 'text') {
+      const members = `${b.idsJson},"content_index":0,"delta":${JSON.stringify(delta)},"logprobs":[]`;
+      return this.eventOf('response.output_text.delta', members);
+    }
+    if (b.kind === 'tool_call')
+      return this.eventOf('response.function_call_arguments.delta', `${b.idsJson},"delta":${JSON.stringify(delta)}`);
     const ids = { item_id: b.id, output_index: b.out };
-    if (b.kind === 'text')
-      return this.event('response.output_text.delta', { ...ids, content_index: 0, delta, logprobs: [] });
-    if (b.kind === 'tool_call') return this.event('response.function_call_arguments.delta', { ...ids, delta });
     let out = '';
     if (!b.summaryOpen) {
       b.summaryOpen = true;
       const part = { type: 'summary_text', text: '' };
       out += this.event('response.reasoning_summary_part.added', { ...ids, summary_index: 0, part });
     }
-    return out + this.event('response.reasoning_summary_text.delta', { ...ids, summary_index: 0, delta });
+    const members = `${b.idsJson},"summary_index":0,"delta":${JSON.stringify(delta)}`;
+    return out + this.eventOf('response.reasoning_summary_text.delta', members);
   }
 
   /** The closing events of a complete item; nothing for an empty text or reasoning item. */
@@ -250,18 +269,4 @@ export class ResponsesStreamEncoder {
     this.output.push(item);
     return out + this.event('response.output_item.done', { output_index: ids.output_index, item });
   }
-}
-
-export async function* encodeResponsesStream(
-  events: AsyncIterable<StreamEvent>,
-  req: ChatRequest,
-): AsyncGenerator<string> {
-  const enc = new ResponsesStreamEncoder(req);
-  for await (const ev of events) {
-    const out = enc.push(ev);
-    if (out) yield out;
-    // Stop reading: returning from for-await releases (and so aborts) the upstream.
-    if (enc.done) return;
-  }
-  yield enc.endedEarly();
 }

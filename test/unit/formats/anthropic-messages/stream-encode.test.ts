@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import type { ChatRequest, StreamEvent } from '../../../../src/core/canonical.js';
 import { GatewayError } from '../../../../src/core/errors.js';
 import { decodeAnthropicStream } from '../../../../src/formats/anthropic-messages/stream-decode.js';
-import { encodeAnthropicStream } from '../../../../src/formats/anthropic-messages/stream-encode.js';
+import { anthropicMessages } from '../../../../src/formats/anthropic-messages/index.js';
+import { encodeEvents } from '../../../helpers/encode-events.js';
 import { decodeOpenaiStream } from '../../../../src/formats/openai-chat/stream-decode.js';
 import type { SseMessage } from '../../../../src/sse/decode.js';
 import { assertAnthropicStreamOrder } from '../../../helpers/anthropic-order.js';
@@ -12,8 +13,12 @@ import { collect, FIXTURES, fromArray, parseSse, sseFixture } from './load-sse.j
 
 const req = { model: 'caller-model' } as ChatRequest;
 
+/** The format's encoder as the render stage drives it. */
+const encodeAnthropicStream = (events: Iterable<StreamEvent> | AsyncIterable<StreamEvent>, req: ChatRequest) =>
+  encodeEvents(anthropicMessages.streamEncoder(req), events);
+
 async function encode(events: StreamEvent[] | AsyncIterable<StreamEvent>): Promise<string> {
-  return (await collect(encodeAnthropicStream(Array.isArray(events) ? fromArray(events) : events, req))).join('');
+  return (await collect(encodeAnthropicStream(events, req))).join('');
 }
 
 /** The official SDK's own accumulation (what `client.messages.stream().finalMessage()` runs). */
@@ -57,7 +62,7 @@ const interleaved: StreamEvent[] = [
   { type: 'message_stop', finish: 'tool_calls', usage },
 ];
 
-describe('encodeAnthropicStream', () => {
+describe('anthropicMessages.streamEncoder', () => {
   it('interleaved parallel tool calls come out one block at a time (golden)', async () => {
     const text = await encode(interleaved);
     await expect(text).toMatchFileSnapshot(`${FIXTURES}golden/encode-interleaved-tools.sse`);

@@ -4,7 +4,8 @@ import type { StreamEvent } from '../../../../src/core/canonical.js';
 import { GatewayError } from '../../../../src/core/errors.js';
 import { foldStream } from '../../../../src/core/fold-stream.js';
 import { decodeOpenaiStream } from '../../../../src/formats/openai-chat/stream-decode.js';
-import { encodeOpenaiStream } from '../../../../src/formats/openai-chat/stream-encode.js';
+import { OpenaiStreamEncoder } from '../../../../src/formats/openai-chat/stream-encode.js';
+import { encodeEvents } from '../../../helpers/encode-events.js';
 import { SseDecoder } from '../../../../src/sse/decode.js';
 import { chunksFixture, collect, fromArray } from './load-chunks.js';
 
@@ -38,7 +39,7 @@ const anthropicLike: StreamEvent[] = [
 ];
 
 async function encode(events: StreamEvent[], includeUsage: boolean): Promise<string> {
-  return (await collect(encodeOpenaiStream(fromArray(events), { includeUsage }))).join('');
+  return (await collect(encodeEvents(new OpenaiStreamEncoder({ includeUsage }), events))).join('');
 }
 
 function parse(sse: string): Array<Record<string, any>> {
@@ -59,7 +60,7 @@ function sdkFinal(sse: string) {
     .finalChatCompletion();
 }
 
-describe('encodeOpenaiStream', () => {
+describe('OpenaiStreamEncoder', () => {
   it('turns Anthropic-shaped events into valid chunks', async () => {
     const chunks = parse(await encode(anthropicLike, true));
     expect(chunks.at(-1)).toEqual({ done: true });
@@ -145,7 +146,7 @@ describe('encodeOpenaiStream', () => {
   });
 });
 
-describe('decodeOpenaiStream → encodeOpenaiStream', () => {
+describe('decodeOpenaiStream → OpenaiStreamEncoder', () => {
   it.each(['text', 'parallel-tools', 'reasoning'])(
     '%s: reproduces text, reasoning, tool calls, finish and usage',
     async (name) => {

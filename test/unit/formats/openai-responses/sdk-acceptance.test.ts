@@ -11,6 +11,7 @@ import { GatewayError } from '../../../../src/core/errors.js';
 import { decodeAnthropicStream } from '../../../../src/formats/anthropic-messages/stream-decode.js';
 import { openaiResponses } from '../../../../src/formats/openai-responses/index.js';
 import { sseFixture as anthropicFixture } from '../anthropic-messages/load-sse.js';
+import { encodeEvents } from '../../../helpers/encode-events.js';
 import { chatRequest, collect, fromArray } from './load-sse.js';
 
 const req = chatRequest({
@@ -39,7 +40,7 @@ function answering(body: string, contentType: string): typeof fetch {
 }
 const json = () => answering(JSON.stringify(openaiResponses.encodeResponse(reply, req)), 'application/json');
 async function sse(events: AsyncIterable<StreamEvent>): Promise<string> {
-  return (await collect(openaiResponses.encodeStream(events, req))).join('');
+  return (await collect(encodeEvents(openaiResponses.streamEncoder(req), events))).join('');
 }
 const claudeStream = () => sse(decodeAnthropicStream(anthropicFixture('thinking-text-tool')));
 const failingStream = () =>

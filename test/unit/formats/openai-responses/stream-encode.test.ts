@@ -7,7 +7,8 @@ import { decodeOpenaiStream } from '../../../../src/formats/openai-chat/stream-d
 import { openAnthropicReasoning } from '../../../../src/formats/openai-responses/reasoning.js';
 import { encodeResponsesResponse } from '../../../../src/formats/openai-responses/response.js';
 import { decodeResponsesStream } from '../../../../src/formats/openai-responses/stream-decode.js';
-import { encodeResponsesStream } from '../../../../src/formats/openai-responses/stream-encode.js';
+import { ResponsesStreamEncoder } from '../../../../src/formats/openai-responses/stream-encode.js';
+import { encodeEvents } from '../../../helpers/encode-events.js';
 import { decodeSse } from '../../../../src/sse/decode.js';
 import { chunksFixture } from '../openai-chat/load-chunks.js';
 import { chatRequest, collect, fromArray, parseEvents, sseFixture } from './load-sse.js';
@@ -17,7 +18,7 @@ import { responsesOrderViolations, sseMessages } from '../../../helpers/response
 type Ev = Record<string, unknown> & { type: string };
 
 async function encode(events: StreamEvent[] | AsyncIterable<StreamEvent>, req: ChatRequest = chatRequest()) {
-  const text = (await collect(encodeResponsesStream(Array.isArray(events) ? fromArray(events) : events, req))).join('');
+  const text = (await collect(encodeEvents(new ResponsesStreamEncoder(req), events))).join('');
   return { text, events: parseEvents(text) as Ev[] };
 }
 
@@ -42,7 +43,7 @@ function checkOrder(events: Ev[]): void {
   expect(open).toBeUndefined();
 }
 
-describe('encodeResponsesStream', () => {
+describe('ResponsesStreamEncoder', () => {
   it('text: the documented event sequence, the final response the same object as a JSON answer', async () => {
     const req = chatRequest({ system: [{ type: 'text', text: 'Be brief.' }], maxTokens: 100 });
     const { events } = await encode(
