@@ -15,18 +15,39 @@ import { isObject } from './request-decode.js';
 import { fromAnthropicStopReason } from './stop-reason.js';
 import { combineUsage, partialUsageFromAnthropic } from './usage.js';
 import type { Json } from '../../core/json.js';
+import { type FlatMapOut, flatMapIterable } from '../../core/map-iterable.js';
 
-export async function* decodeAnthropicStream(sse: AsyncIterable<SseMessage>): AsyncGenerator<StreamEvent> {
-  let startUsage: Partial<Usage> = {};
-  let deltaUsage: Partial<Usage> = {};
-  let finish: FinishReason = 'other';
-  let stopSequence: string | undefined;
+const NONE: readonly StreamEvent[] = [];
+
+export function decodeAnthropicStream(sse: AsyncIterable<SseMessage>): AsyncIterable<StreamEvent> {
+  return flatMapIterable(sse, () => {
+    const decoder = new AnthropicEventDecoder();
+    return {
+      step: (msg: SseMessage) => decoder.step(msg),
+      end(): never {
+        throw new GatewayError('upstream_unavailable', 'The upstream stream ended early (no message_stop).');
+      },
+    };
+  });
+}
+
+/** The state of one upstream stream: each SSE message in, its canonical events out. */
+class AnthropicEventDecoder {
+  private startUsage: Partial<Usage> = {};
+  private deltaUsage: Partial<Usage> = {};
+  private finish: FinishReason = 'other';
+  private stopSequence: string | undefined;
   /** Indices of blocks with no canonical form (redacted_thinking, server-tool blocks): their events are skipped. */
-  const skipped = new Set<number>();
+  private readonly skipped = new Set<number>();
 
-  for await (const msg of sse) {
+  step(msg: SseMessage): FlatMapOut<StreamEvent> {
     // Anthropic repeats the event name as `type` in the data; `ping` may come without data.
-    if (msg.event === 'ping' || msg.data.length === 0) continue;
+    if (msg.event === 'ping' || msg.data.length === 0) return NONE;
+    const fast = plainTextDelta(msg.data);
+    if (fast !== undefined) {
+      if (this.skipped.has(fast.index) || fast.text.length === 0) return NONE;
+      return [{ type: 'block_delta', index: fast.index, delta: { kind: 'text', text: fast.text } }];
+    }
     let data: Json;
     try {
       const parsed: unknown = JSON.parse(msg.data);
@@ -38,84 +59,118 @@ export async function* decodeAnthropicStream(sse: AsyncIterable<SseMessage>): As
     const type = typeof data.type === 'string' ? data.type : msg.event;
     const index = typeof data.index === 'number' ? data.index : -1;
     switch (type) {
-      case 'message_start': {
-        const m = isObject(data.message) ? data.message : {};
-        startUsage = partialUsageFromAnthropic(m.usage);
-        yield {
-          type: 'message_start',
-          id: typeof m.id === 'string' ? m.id : '',
-          model: typeof m.model === 'string' ? m.model : '',
-          created: Math.floor(Date.now() / 1000),
-          usage: startUsage,
-        };
-        break;
-      }
-      case 'content_block_start': {
-        const b = isObject(data.content_block) ? data.content_block : {};
-        if (b.type === 'text') {
-          yield { type: 'block_start', index, block: { kind: 'text' } };
-          if (nonEmpty(b.text)) yield { type: 'block_delta', index, delta: { kind: 'text', text: b.text } };
-        } else if (b.type === 'tool_use') {
-          yield {
-            type: 'block_start',
-            index,
-            block: { kind: 'tool_call', id: String(b.id ?? ''), name: String(b.name ?? '') },
-          };
-          // The start carries `input: {}`; the real input follows as input_json_delta fragments.
-          if (isObject(b.input) && Object.keys(b.input).length > 0) {
-            yield { type: 'block_delta', index, delta: { kind: 'tool_arguments', json: JSON.stringify(b.input) } };
-          }
-        } else if (b.type === 'thinking') {
-          yield { type: 'block_start', index, block: { kind: 'reasoning' } };
-          if (nonEmpty(b.thinking))
-            yield { type: 'block_delta', index, delta: { kind: 'reasoning', text: b.thinking } };
-          if (nonEmpty(b.signature))
-            yield { type: 'block_delta', index, delta: { kind: 'signature', signature: b.signature } };
-        } else {
-          skipped.add(index);
-        }
-        break;
-      }
       case 'content_block_delta': {
-        if (skipped.has(index)) break;
+        if (this.skipped.has(index)) return NONE;
         const d = isObject(data.delta) ? data.delta : {};
         // Empty fragments (Anthropic opens tool input with `partial_json: ""`) carry nothing.
         if (d.type === 'text_delta' && nonEmpty(d.text))
-          yield { type: 'block_delta', index, delta: { kind: 'text', text: d.text } };
-        else if (d.type === 'input_json_delta' && nonEmpty(d.partial_json))
-          yield { type: 'block_delta', index, delta: { kind: 'tool_arguments', json: d.partial_json } };
-        else if (d.type === 'thinking_delta' && nonEmpty(d.thinking))
-          yield { type: 'block_delta', index, delta: { kind: 'reasoning', text: d.thinking } };
-        else if (d.type === 'signature_delta' && nonEmpty(d.signature))
-          yield { type: 'block_delta', index, delta: { kind: 'signature', signature: d.signature } };
+          return [{ type: 'block_delta', index, delta: { kind: 'text', text: d.text } }];
+        if (d.type === 'input_json_delta' && nonEmpty(d.partial_json))
+          return [{ type: 'block_delta', index, delta: { kind: 'tool_arguments', json: d.partial_json } }];
+        if (d.type === 'thinking_delta' && nonEmpty(d.thinking))
+          return [{ type: 'block_delta', index, delta: { kind: 'reasoning', text: d.thinking } }];
+        if (d.type === 'signature_delta' && nonEmpty(d.signature))
+          return [{ type: 'block_delta', index, delta: { kind: 'signature', signature: d.signature } }];
         // citations_delta and delta types added later: nothing canonical to carry them.
-        break;
+        return NONE;
       }
+      case 'message_start': {
+        const m = isObject(data.message) ? data.message : {};
+        this.startUsage = partialUsageFromAnthropic(m.usage);
+        return [
+          {
+            type: 'message_start',
+            id: typeof m.id === 'string' ? m.id : '',
+            model: typeof m.model === 'string' ? m.model : '',
+            created: Math.floor(Date.now() / 1000),
+            usage: this.startUsage,
+          },
+        ];
+      }
+      case 'content_block_start':
+        return this.blockStart(index, isObject(data.content_block) ? data.content_block : {});
       case 'content_block_stop':
-        if (!skipped.has(index)) yield { type: 'block_stop', index };
-        break;
+        return this.skipped.has(index) ? NONE : [{ type: 'block_stop', index }];
       case 'message_delta': {
         const d = isObject(data.delta) ? data.delta : {};
-        if (d.stop_reason !== undefined && d.stop_reason !== null) finish = fromAnthropicStopReason(d.stop_reason);
-        if (typeof d.stop_sequence === 'string') stopSequence = d.stop_sequence;
-        deltaUsage = { ...deltaUsage, ...partialUsageFromAnthropic(data.usage) };
-        break;
+        if (d.stop_reason !== undefined && d.stop_reason !== null) this.finish = fromAnthropicStopReason(d.stop_reason);
+        if (typeof d.stop_sequence === 'string') this.stopSequence = d.stop_sequence;
+        this.deltaUsage = { ...this.deltaUsage, ...partialUsageFromAnthropic(data.usage) };
+        return NONE;
       }
       case 'message_stop': {
-        const ev: StreamEvent = { type: 'message_stop', finish, usage: combineUsage(startUsage, deltaUsage) };
-        if (stopSequence !== undefined) ev.stopSequence = stopSequence;
-        yield ev;
-        return;
+        const ev: StreamEvent = {
+          type: 'message_stop',
+          finish: this.finish,
+          usage: combineUsage(this.startUsage, this.deltaUsage),
+        };
+        if (this.stopSequence !== undefined) ev.stopSequence = this.stopSequence;
+        return { last: [ev] };
       }
       case 'error':
-        yield { type: 'error', error: upstreamStreamError(data) };
-        return;
+        return { last: [{ type: 'error', error: upstreamStreamError(data) }] };
       default:
         // Anthropic may add event types; unknown ones are skipped, as its SDKs do.
-        break;
+        return NONE;
     }
   }
-  throw new GatewayError('upstream_unavailable', 'The upstream stream ended early (no message_stop).');
+
+  private blockStart(index: number, b: Json): readonly StreamEvent[] {
+    if (b.type === 'text') {
+      const start: StreamEvent = { type: 'block_start', index, block: { kind: 'text' } };
+      return nonEmpty(b.text)
+        ? [start, { type: 'block_delta', index, delta: { kind: 'text', text: b.text } }]
+        : [start];
+    }
+    if (b.type === 'tool_use') {
+      const out: StreamEvent[] = [
+        {
+          type: 'block_start',
+          index,
+          block: { kind: 'tool_call', id: String(b.id ?? ''), name: String(b.name ?? '') },
+        },
+      ];
+      // The start carries `input: {}`; the real input follows as input_json_delta fragments.
+      if (isObject(b.input) && Object.keys(b.input).length > 0)
+        out.push({ type: 'block_delta', index, delta: { kind: 'tool_arguments', json: JSON.stringify(b.input) } });
+      return out;
+    }
+    if (b.type === 'thinking') {
+      const out: StreamEvent[] = [{ type: 'block_start', index, block: { kind: 'reasoning' } }];
+      if (nonEmpty(b.thinking))
+        out.push({ type: 'block_delta', index, delta: { kind: 'reasoning', text: b.thinking } });
+      if (nonEmpty(b.signature))
+        out.push({ type: 'block_delta', index, delta: { kind: 'signature', signature: b.signature } });
+      return out;
+    }
+    this.skipped.add(index);
+    return NONE;
+  }
+}
+
+const TEXT_DELTA_HEAD = '{"type":"content_block_delta","index":';
+const TEXT_DELTA_MID = ',"delta":{"type":"text_delta","text":"';
+const TEXT_DELTA_END = '"}}';
+const INDEX = /^(?:0|[1-9][0-9]{0,8})$/;
+/** Anything JSON.parse would have to decode or could refuse in a string: then it does. */
+const NOT_PLAIN = /["\\\u0000-\u001f]/;
+
+/**
+ * Most of a stream is text deltas, which Anthropic writes in one fixed shape. One whose text has
+ * no escape, quote or control character is read from its place in the line: the same result as
+ * JSON.parse (for such a text the JSON string is the text itself) at a fraction of the cost.
+ * Anything else, any other member order or spacing included, is undefined: parsed in full.
+ */
+export function plainTextDelta(data: string): { index: number; text: string } | undefined {
+  if (!data.startsWith(TEXT_DELTA_HEAD) || !data.endsWith(TEXT_DELTA_END)) return undefined;
+  const mid = data.indexOf(TEXT_DELTA_MID, TEXT_DELTA_HEAD.length);
+  if (mid < 0) return undefined;
+  const digits = data.slice(TEXT_DELTA_HEAD.length, mid);
+  const start = mid + TEXT_DELTA_MID.length;
+  const end = data.length - TEXT_DELTA_END.length;
+  if (end < start || !INDEX.test(digits)) return undefined;
+  const text = data.slice(start, end);
+  return NOT_PLAIN.test(text) ? undefined : { index: Number(digits), text };
 }
 
 function nonEmpty(v: unknown): v is string {
