@@ -16,6 +16,7 @@ import { fromAnthropicStopReason } from './stop-reason.js';
 import { combineUsage, partialUsageFromAnthropic } from './usage.js';
 import type { Json } from '../../core/json.js';
 import { type FlatMapOut, flatMapIterable } from '../../core/map-iterable.js';
+import { plainTextDelta } from './plain-text-delta.js';
 
 const NONE: readonly StreamEvent[] = [];
 
@@ -146,31 +147,6 @@ class AnthropicEventDecoder {
     this.skipped.add(index);
     return NONE;
   }
-}
-
-const TEXT_DELTA_HEAD = '{"type":"content_block_delta","index":';
-const TEXT_DELTA_MID = ',"delta":{"type":"text_delta","text":"';
-const TEXT_DELTA_END = '"}}';
-const INDEX = /^(?:0|[1-9][0-9]{0,8})$/;
-/** Anything JSON.parse would have to decode or could refuse in a string: then it does. */
-const NOT_PLAIN = /["\\\u0000-\u001f]/;
-
-/**
- * Most of a stream is text deltas, which Anthropic writes in one fixed shape. One whose text has
- * no escape, quote or control character is read from its place in the line: the same result as
- * JSON.parse (for such a text the JSON string is the text itself) at a fraction of the cost.
- * Anything else, any other member order or spacing included, is undefined: parsed in full.
- */
-export function plainTextDelta(data: string): { index: number; text: string } | undefined {
-  if (!data.startsWith(TEXT_DELTA_HEAD) || !data.endsWith(TEXT_DELTA_END)) return undefined;
-  const mid = data.indexOf(TEXT_DELTA_MID, TEXT_DELTA_HEAD.length);
-  if (mid < 0) return undefined;
-  const digits = data.slice(TEXT_DELTA_HEAD.length, mid);
-  const start = mid + TEXT_DELTA_MID.length;
-  const end = data.length - TEXT_DELTA_END.length;
-  if (end < start || !INDEX.test(digits)) return undefined;
-  const text = data.slice(start, end);
-  return NOT_PLAIN.test(text) ? undefined : { index: Number(digits), text };
 }
 
 function nonEmpty(v: unknown): v is string {

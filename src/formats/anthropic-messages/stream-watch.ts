@@ -11,6 +11,7 @@ import { GatewayError } from '../../core/errors.js';
 import type { SseMessage } from '../../sse/decode.js';
 import type { StreamWatch } from '../types.js';
 import { upstreamStreamError } from './errors.js';
+import { plainTextDelta } from './plain-text-delta.js';
 import { combineUsage, partialUsageFromAnthropic } from './usage.js';
 import type { Json } from '../../core/json.js';
 
@@ -22,6 +23,11 @@ export class AnthropicStreamWatch implements StreamWatch {
 
   see(msg: SseMessage): undefined {
     if (msg.data.length === 0 && msg.event === 'ping') return undefined;
+    const fast = plainTextDelta(msg.data);
+    if (fast !== undefined) {
+      if (fast.text.length > 0) this.output.push(fast.text);
+      return undefined;
+    }
     let data: unknown;
     try {
       data = JSON.parse(msg.data);

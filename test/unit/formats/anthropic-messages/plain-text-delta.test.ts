@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { plainTextDelta } from '../../../../src/formats/anthropic-messages/stream-decode.js';
+import { plainTextDelta } from '../../../../src/formats/anthropic-messages/plain-text-delta.js';
 
 const ALPHABET = [
   'a',
