@@ -9,22 +9,46 @@
  * reports only as polynomial is added here: a repeated group whose alternatives can match the same
  * text (`(a|a)*`, `(\w|\d)+`, `(.|\s)*`), which tries every way of splitting a run between them.
  */
-import { RegExpParser, visitRegExpAST, type AST } from '@eslint-community/regexpp';
-import { getConsumedChars, getLengthRange, structurallyEqual } from 'regexp-ast-analysis';
-import { analyse, type Report } from 'scslre';
+import { createRequire } from 'node:module';
+import type { AST, RegExpParser } from '@eslint-community/regexpp';
+import type { Report } from 'scslre';
+
+type Regexpp = typeof import('@eslint-community/regexpp');
+type Analysis = typeof import('regexp-ast-analysis');
+type Scslre = typeof import('scslre');
+
+/**
+ * The three analysis packages are loaded on the first pattern to judge: a config without regex
+ * guardrails (and so every gateway that has none) does not carry them. Loading them costs about
+ * 15 MB of RSS (regexp-ast-analysis builds Unicode character tables at load). Their CommonJS
+ * builds load synchronously, as the config loader is; the three then share one regexpp.
+ */
+const requireCjs = createRequire(import.meta.url);
+let lib: { regexpp: Regexpp; analysis: Analysis; scslre: Scslre; parser: RegExpParser } | undefined;
+function analysisLib(): NonNullable<typeof lib> {
+  if (!lib) {
+    const regexpp = requireCjs('@eslint-community/regexpp') as Regexpp;
+    lib = {
+      regexpp,
+      analysis: requireCjs('regexp-ast-analysis') as Analysis,
+      scslre: requireCjs('scslre') as Scslre,
+      parser: new regexpp.RegExpParser({ ecmaVersion: 2024 }),
+    };
+  }
+  return lib;
+}
 
 export interface RegexRisk {
   severity: 'error' | 'warning';
   message: string;
 }
 
-const parser = new RegExpParser({ ecmaVersion: 2024 });
-
 /**
  * The risk of `pattern` (valid for `new RegExp(pattern, flags)`), or undefined when matching it is
  * linear. A pattern the parser cannot read (newer syntax than it knows) is not judged.
  */
 export function regexBacktrackingRisk(pattern: string, flags: string): RegexRisk | undefined {
+  const { parser, scslre } = analysisLib();
   let parsed: { pattern: AST.Pattern; flags: AST.Flags };
   try {
     const f = parser.parseFlags(flags.replace(/[^dgimsuvy]/g, ''));
@@ -35,7 +59,7 @@ export function regexBacktrackingRisk(pattern: string, flags: string): RegexRisk
   } catch {
     return undefined;
   }
-  const { reports } = analyse(parsed);
+  const { reports } = scslre.analyse(parsed);
   const exponential = reports.find((r) => r.exponential);
   if (exponential)
     return { severity: 'error', message: catastrophic(`${cause(exponential)}`, exponential.character.pick) };
@@ -81,7 +105,7 @@ function cause(r: Report): string {
 /** An unbounded repetition of a group with two alternatives that can match the same text. */
 function ambiguousRepetition(pattern: AST.Pattern, flags: AST.Flags): AST.Quantifier | undefined {
   let found: AST.Quantifier | undefined;
-  visitRegExpAST(pattern, {
+  analysisLib().regexpp.visitRegExpAST(pattern, {
     onQuantifierEnter(q) {
       const group = q.element;
       if (found || q.max !== Infinity || (group.type !== 'Group' && group.type !== 'CapturingGroup')) return;
@@ -96,6 +120,7 @@ function ambiguousRepetition(pattern: AST.Pattern, flags: AST.Flags): AST.Quanti
 
 /** Certain overlaps only: equal alternatives, or two single characters from overlapping sets. */
 function overlap(a: AST.Alternative, b: AST.Alternative, flags: AST.Flags): boolean {
+  const { getConsumedChars, getLengthRange, structurallyEqual } = analysisLib().analysis;
   if (structurallyEqual(a, b)) return getLengthRange(a, flags).max > 0;
   const single = (x: AST.Alternative) => {
     const r = getLengthRange(x, flags);

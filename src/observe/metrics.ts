@@ -8,7 +8,8 @@
  * correlation id, key or key id is ever a label.
  */
 
-import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { createRequire } from 'node:module';
+import type { Counter, Registry } from 'prom-client';
 import type { GatewayConfig } from '../config/types.js';
 import { GatheredCounts, GatheredLevels } from './gathered-counts.js';
 import { GatheredHistogram } from './gathered-histogram.js';
@@ -74,11 +75,18 @@ export function labelAllowList(
   };
 }
 
+/**
+ * prom-client is loaded by the first GatewayMetrics: a gateway without `observability.metrics`
+ * does not carry it (about 1.5 MB of heap). It is CommonJS, so it loads synchronously.
+ */
+const requireCjs = createRequire(import.meta.url);
+let promClient: typeof import('prom-client') | undefined;
+
 const seconds = (ms: number) => ms / 1000;
 const finite = (n: number | undefined): n is number => typeof n === 'number' && Number.isFinite(n);
 
 export class GatewayMetrics implements Telemetry {
-  readonly registry = new Registry();
+  readonly registry: Registry;
 
   private models = new Set<string>();
   private providers = new Set<string>();
@@ -103,6 +111,9 @@ export class GatewayMetrics implements Telemetry {
   private readonly inFlightLevels = new GatheredLevels();
 
   constructor(opts: GatewayMetricsOptions = {}) {
+    promClient ??= requireCjs('prom-client') as typeof import('prom-client');
+    const { collectDefaultMetrics, Counter, Gauge, Registry } = promClient;
+    this.registry = new Registry();
     this.setLabelAllowList(opts);
     const registers = [this.registry];
     if (opts.processMetrics) collectDefaultMetrics({ register: this.registry });
