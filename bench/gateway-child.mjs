@@ -15,6 +15,7 @@
  *   ignored). `${BENCH_LOG_DIR}` in the config is a fresh temporary directory, removed at shutdown;
  *   `stats` then also reports the file and its size (logFile, logBytes).
  *   --dist <dir>  the build to load (default ../dist), e.g. to compare two builds
+ * The V8 heap is tuned as `gateway serve` tunes it (cli/heap-tuning.ts).
  */
 
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -33,6 +34,9 @@ async function main() {
   const dist = resolve(opts.dist ?? fileURLToPath(new URL('../dist', import.meta.url)));
   const load = (file) => import(pathToFileURL(resolve(dist, file)).href);
   const { createGateway, createLogger, loadConfigText } = await load('index.js');
+  // As `gateway serve` does before loading its config (builds from before heap-tuning.js: nothing).
+  const heap = await load('cli/heap-tuning.js').catch(() => undefined);
+  heap?.tuneHeapForServing();
   // A config that logs to a file under ${BENCH_LOG_DIR} gets a directory of its own.
   const logDir = extra.includes('${BENCH_LOG_DIR}') ? mkdtempSync(join(tmpdir(), 'gateway-bench-log-')) : undefined;
   const env = logDir ? { BENCH_LOG_DIR: logDir } : {};

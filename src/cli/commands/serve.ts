@@ -14,6 +14,7 @@ import { createGateway } from '../../server/http.js';
 import { loadForCli, requireConfig } from '../config-report.js';
 import { pickCurlKey, shellKey } from '../curl-key.js';
 import { CliExit, ExitCode } from '../exit-codes.js';
+import { tuneHeapForServing } from '../heap-tuning.js';
 import { colors, type CliIO } from '../io.js';
 
 export interface ServeOptions {
@@ -54,6 +55,7 @@ export function serveCommand(io: CliIO): Command {
     )
     .option('-w, --watch', 'reload the config when its file changes (SIGHUP always reloads)')
     .action(async (opts: ServeOptions) => {
+      tuneHeapForServing();
       const running = await startServe(opts, io);
       installShutdown(running, io);
       process.on('SIGHUP', () => void running.reload());
