@@ -52,7 +52,8 @@ function upstreamReads(format) {
       ev('content_block_stop', '{"type":"content_block_stop","index":0}') +
       ev(
         'message_delta',
-        `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":${DELTAS}}}`,
+        '{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},' +
+          `"usage":{"output_tokens":${DELTAS}}}`,
       ) +
       ev('message_stop', '{"type":"message_stop"}');
     return [...reads, ...groups(delta, end)];
