@@ -135,6 +135,11 @@ export class GatewayError extends Error {
 }
 
 /** Anything thrown that is not a GatewayError becomes an opaque internal error. */
+/** A canonical stream that ran out before its end: what a caller's stream ends with. */
+export function streamEndedEarly(): GatewayError {
+  return new GatewayError('upstream_unavailable', 'The upstream stream ended early.');
+}
+
 export function toGatewayError(err: unknown): GatewayError {
   if (err instanceof GatewayError) return err;
   return new GatewayError('internal_error', 'The gateway failed to handle the request.', { cause: err });

@@ -15,6 +15,21 @@ export function encodeSse(msg: SseMessage): string {
   return `${out}\n`;
 }
 
+/**
+ * A named event whose data is a JSON object with `type` first (Anthropic and Responses name each
+ * event twice): `members` is the text of its other members, without braces ('' for none). Written
+ * as text, not by stringifying `{ type, ...payload }` (a spread per event on every stream). `type`
+ * must be one of the encoders' own fixed names: it is not escaped.
+ */
+export function sseTypedEvent(type: string, members: string): string {
+  return `event: ${type}\ndata: {"type":"${type}"${members.length > 0 ? `,${members}` : ''}}\n\n`;
+}
+
+/** An object's JSON members without the braces, for sseTypedEvent ('' for an empty object). */
+export function jsonMembers(value: object): string {
+  return JSON.stringify(value).slice(1, -1);
+}
+
 /** `data: <json>\n\n` — the common case, without the generic checks. */
 export function sseData(json: string): string {
   return `data: ${json}\n\n`;

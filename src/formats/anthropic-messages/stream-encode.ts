@@ -19,7 +19,8 @@
  */
 
 import { assertNever, type StreamEvent, type Usage } from '../../core/canonical.js';
-import { GatewayError } from '../../core/errors.js';
+import { streamEndedEarly } from '../../core/errors.js';
+import { jsonMembers, sseTypedEvent } from '../../sse/encode.js';
 import { BlockQueue, type QueuedBlock } from '../block-queue.js';
 import type { StreamEncoder } from '../types.js';
 import { anthropicStreamError } from './errors.js';
@@ -37,13 +38,8 @@ interface Block extends QueuedBlock {
   signature: string;
 }
 
-/**
- * One event; `type` is one of this file's fixed names (no escaping needed). Written as text
- * around the payload's JSON rather than stringifying `{ type, ...payload }`: a spread per event.
- */
 function sse(type: string, payload: Record<string, unknown>): string {
-  const json = JSON.stringify(payload);
-  return `event: ${type}\ndata: {"type":"${type}"${json.length > 2 ? `,${json.slice(1)}` : '}'}\n\n`;
+  return sseTypedEvent(type, jsonMembers(payload));
 }
 
 export class AnthropicStreamEncoder implements StreamEncoder {
@@ -127,7 +123,7 @@ export class AnthropicStreamEncoder implements StreamEncoder {
   endedEarly(): string {
     if (this.done) return '';
     this.done = true;
-    return anthropicStreamError(new GatewayError('upstream_unavailable', 'The upstream stream ended early.'));
+    return anthropicStreamError(streamEndedEarly());
   }
 
   private start(id: string, model: string, usage: Partial<Usage> | undefined): string {
@@ -200,9 +196,6 @@ export class AnthropicStreamEncoder implements StreamEncoder {
         : b.kind === 'reasoning'
           ? '"thinking_delta","thinking"'
           : '"text_delta","text"';
-    return (
-      `event: content_block_delta\ndata: {"type":"content_block_delta","index":${b.out},` +
-      `"delta":{"type":${field}:${JSON.stringify(s)}}}\n\n`
-    );
+    return sseTypedEvent('content_block_delta', `"index":${b.out},"delta":{"type":${field}:${JSON.stringify(s)}}`);
   }
 }

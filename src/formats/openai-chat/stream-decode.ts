@@ -11,7 +11,7 @@
  */
 
 import type { FinishReason, StreamEvent, Usage } from '../../core/canonical.js';
-import { GatewayError } from '../../core/errors.js';
+import { GatewayError, streamEndedEarly } from '../../core/errors.js';
 import type { SseMessage } from '../../sse/decode.js';
 import { upstreamStreamError } from './errors.js';
 import { fromOpenaiFinishReason } from './stop-reason.js';
@@ -42,7 +42,7 @@ export function decodeOpenaiStream(sse: AsyncIterable<SseMessage>): AsyncIterabl
       },
       end() {
         // No [DONE]: a finish_reason still means the answer is complete (some servers omit [DONE]).
-        if (!decoder.finished) throw new GatewayError('upstream_unavailable', 'The upstream stream ended early.');
+        if (!decoder.finished) throw streamEndedEarly();
         return decoder.end();
       },
     };

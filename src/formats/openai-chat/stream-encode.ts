@@ -8,7 +8,7 @@
  */
 
 import { assertNever, type StreamEvent } from '../../core/canonical.js';
-import { GatewayError } from '../../core/errors.js';
+import { streamEndedEarly } from '../../core/errors.js';
 import { sseData } from '../../sse/encode.js';
 import type { StreamEncoder } from '../types.js';
 import { openaiStreamError } from './errors.js';
@@ -76,7 +76,7 @@ export class OpenaiStreamEncoder implements StreamEncoder {
   endedEarly(): string {
     if (this.done) return '';
     this.done = true;
-    return openaiStreamError(new GatewayError('upstream_unavailable', 'The upstream stream ended early.'));
+    return openaiStreamError(streamEndedEarly());
   }
 
   /**

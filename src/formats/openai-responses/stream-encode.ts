@@ -23,7 +23,8 @@
  */
 
 import { assertNever, type ChatRequest, type StreamEvent } from '../../core/canonical.js';
-import { GatewayError } from '../../core/errors.js';
+import { streamEndedEarly } from '../../core/errors.js';
+import { jsonMembers, sseTypedEvent } from '../../sse/encode.js';
 import type { Json } from '../../core/json.js';
 import { BlockQueue, type QueuedBlock } from '../block-queue.js';
 import type { StreamEncoder } from '../types.js';
@@ -134,24 +135,17 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   endedEarly(): string {
     if (this.done) return '';
     this.done = true;
-    return responsesStreamError(
-      new GatewayError('upstream_unavailable', 'The upstream stream ended early.'),
-      this.seq++,
-    );
+    return responsesStreamError(streamEndedEarly(), this.seq++);
   }
 
   private event(type: string, payload: Json): string {
-    return this.eventOf(type, JSON.stringify(payload).slice(1, -1));
+    return this.eventOf(type, jsonMembers(payload));
   }
 
-  /**
-   * One event from its type and the JSON text of its other members (no braces). Written as text:
-   * building `{ type, sequence_number, ...payload }` to stringify cost more than the rest of an
-   * event (a spread per delta). `type` is one of this file's fixed names, which need no escaping.
-   */
+  /** One event from its type and the JSON text of its other members (sseTypedEvent), numbered. */
   private eventOf(type: string, members: string): string {
     const rest = members.length > 0 ? `,${members}` : '';
-    return `event: ${type}\ndata: {"type":"${type}","sequence_number":${this.seq++}${rest}}\n\n`;
+    return sseTypedEvent(type, `"sequence_number":${this.seq++}${rest}`);
   }
 
   private start(head: ResponseHead): string {
