@@ -7,7 +7,8 @@
  *   node bench/ab.mjs [--rounds 6] [--secs 3] [--warm 8] [--c 32] [--lane gateway] SPEC...
  *
  * SPEC: a process of lanes.mjs (`floor`, `gateway`, `prod`…), optionally `@<dist dir>` for another
- * build, e.g. `floor gateway@/tmp/old/dist gateway`. --lane picks the request (a lane id of
+ * build, e.g. `floor gateway@/tmp/old/dist gateway`, and `+<node flag>` (repeatable) for node
+ * flags of that process alone, e.g. `gateway+--max-semi-space-size=8`. --lane picks the request (a lane id of
  * lanes.mjs, e.g. `tr-a2o`); every SPEC gets the same one. Each process is pinned to core 0 while
  * measured, wrk and the upstream to the other cores (needs wrk, taskset, 2+ cores). Prints each
  * SPEC's median CPU µs per request and the median of its per-round ratio to the first SPEC.
@@ -43,10 +44,12 @@ try {
   pin(upstream.pid, others);
   const procs = [];
   for (const spec of specs) {
-    const [name, dist] = spec.split('@');
+    const [nameAndDist, ...flags] = spec.split('+');
+    const [name, dist] = nameAndDist.split('@');
     if (!PROCS[name]) throw new Error(`unknown process ${name} (${Object.keys(PROCS).join(', ')})`);
     const o = { ...base, dist: dist ? resolve(dist) : defaultDist };
-    const p = await startChild(spec, PROCS[name].file, PROCS[name].args({ upstreamUrl: upstream.url, opts: o }));
+    const args = PROCS[name].args({ upstreamUrl: upstream.url, opts: o });
+    const p = await startChild(spec, PROCS[name].file, args, undefined, flags);
     pin(p.pid, '0');
     procs.push({ spec, p, runs: [] });
   }

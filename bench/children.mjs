@@ -10,9 +10,13 @@ import { fileURLToPath } from 'node:url';
 const started = new Set();
 
 /** Forks bench/<file> with args; resolves with { name, url, pid, child, stats() } once listening. */
-export function startChild(name, file, args = [], timeoutMs = 15_000) {
-  // The children measure themselves: no inherited node flags (BENCH_CHILD_EXECARGV for profiling).
-  const nodeArgs = process.env.BENCH_CHILD_EXECARGV ? process.env.BENCH_CHILD_EXECARGV.split(' ') : [];
+export function startChild(name, file, args = [], timeoutMs = 15_000, execArgv = []) {
+  // The children measure themselves: no inherited node flags (BENCH_CHILD_EXECARGV for profiling;
+  // execArgv: flags for this child, e.g. one side of an A/B).
+  const nodeArgs = [
+    ...(process.env.BENCH_CHILD_EXECARGV ? process.env.BENCH_CHILD_EXECARGV.split(' ') : []),
+    ...execArgv,
+  ];
   const child = fork(fileURLToPath(new URL(file, import.meta.url)), args, {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     execArgv: nodeArgs,

@@ -110,9 +110,7 @@ export function noteUpstreamRequestId(ctx: AuthorisedContext, up: UpstreamRespon
 
 /** A complete answer's bytes (formats/answer-body.ts reads them); a failed read names the provider. */
 export function readAnswer(up: UpstreamResponse, c: Candidate): Promise<Buffer> {
-  return up.body.bytes().catch((err: unknown) => {
-    throw upstreamFailure(err, c.provider, c.model.timeouts);
-  });
+  return up.body.bytes((err) => upstreamFailure(err, c.provider, c.model.timeouts));
 }
 
 export function responseHeader(up: UpstreamResponse, name: string): string | undefined {

@@ -35,15 +35,20 @@ export const dispatchEmbeddings: Stage = embeddingsStage((ctx) =>
   ),
 );
 
-async function route(
+/** Sets ctx.reply; on every outcome, `x-gateway-attempts`. Over the loop's promise, without an async frame of its own. */
+function route(
   ctx: AuthorisedContext,
   run: (c: Candidate, cred: Credential) => Promise<Reply>,
   onStreamEnd?: (c: Candidate, outcome: StreamOutcome) => void,
 ): Promise<void> {
   const resolution = ctx.resolution;
   const isAlias = resolution.kind === 'alias';
+  const noteAttempts = () => {
+    ctx.responseHeaders['x-gateway-attempts'] = String(ctx.attempts);
+  };
+  let routed: Promise<Reply>;
   try {
-    ctx.reply = await routeRequest({
+    routed = routeRequest({
       id: resolution.id,
       isAlias,
       candidates: resolution.candidates,
@@ -66,9 +71,20 @@ async function route(
       ...(onStreamEnd ? { onStreamEnd } : {}),
       onDone: (fn) => ctx.onDone.push(fn),
     });
-  } finally {
-    ctx.responseHeaders['x-gateway-attempts'] = String(ctx.attempts);
+  } catch (err) {
+    noteAttempts();
+    return Promise.reject(err);
   }
+  return routed.then(
+    (reply) => {
+      noteAttempts();
+      ctx.reply = reply;
+    },
+    (err: unknown) => {
+      noteAttempts();
+      throw err;
+    },
+  );
 }
 
 function attempt(ctx: RoutedContext, c: Candidate, cred: Credential): Promise<Reply> {

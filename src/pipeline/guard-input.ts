@@ -14,12 +14,17 @@ import {
   toRecordedHits,
   type RequestBody,
 } from '../guardrails/index.js';
-import { embeddingsStage, routedStage, type Stage } from './compose.js';
+import { embeddingsStage, type Next, routedStage, type Stage } from './compose.js';
+import type { RoutedContext } from '../request/context.js';
 import { guardrailsOf, scopeOf, withCallerSignal } from './guardrail-scope.js';
 
-export const guardInput: Stage = routedStage(async (ctx, next) => {
+export const guardInput: Stage = routedStage((ctx, next) =>
+  // No rules (the usual case): no async frame.
+  guardrailsOf(ctx.config).length === 0 ? next() : guardedInput(ctx, next),
+);
+
+async function guardedInput(ctx: RoutedContext, next: Next): Promise<void> {
   const rules = guardrailsOf(ctx.config);
-  if (rules.length === 0) return next();
   const scope = scopeOf(ctx);
   const body = ctx.body as RequestBody;
   const deps = {
@@ -41,7 +46,7 @@ export const guardInput: Stage = routedStage(async (ctx, next) => {
   }
   ctx.outputGuarded = selectGuardrails(rules, 'output', scope).length > 0;
   await next();
-});
+}
 
 /**
  * The same for an embeddings request, over its input texts. Only a redaction re-serialises

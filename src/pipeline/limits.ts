@@ -50,7 +50,7 @@ interface Estimate {
   minInputTokens?: number;
 }
 
-async function limited(ctx: AuthorisedContext, next: Next, estimate: Estimate): Promise<void> {
+function limited(ctx: AuthorisedContext, next: Next, estimate: Estimate): Promise<void> {
   const resolution = ctx.resolution;
   const now = Date.now();
   const plan = planLimits({
@@ -63,13 +63,12 @@ async function limited(ctx: AuthorisedContext, next: Next, estimate: Estimate): 
     minInputTokens: estimate.minInputTokens,
     now,
   });
-  if (!plan) {
-    // Nothing limits this request: it only announces its cost.
-    await next();
-    announceCost(ctx, 0);
-    return;
-  }
+  // Nothing limits this request: it only announces its cost (no async frame for the usual case).
+  if (!plan) return next().then(() => announceCost(ctx, 0));
+  return limitedBy(ctx, next, plan, now);
+}
 
+async function limitedBy(ctx: AuthorisedContext, next: Next, plan: LimitPlan, now: number): Promise<void> {
   const reserved = await reserve(ctx, plan.ops);
   if (reserved && !reserved.ok)
     throw refusal(plan.limiters[reserved.refused!], reserved.values[reserved.refused!], plan, now);

@@ -67,20 +67,27 @@ export class UpstreamBody implements AsyncIterable<Buffer> {
     this.notify();
   }
 
-  /** The whole body. Rejects with the transfer's error. */
-  async bytes(): Promise<Buffer> {
-    this.claim('whole');
-    if (this.received > MAX_WHOLE_BODY_BYTES) {
-      this.fail(this.tooLarge());
-      this.controller.abort(this.failure as Error);
+  /**
+   * The whole body. Rejects with the transfer's error, or with what `failure` makes of it (one
+   * promise, where a `.catch` to rename the error would add another per answer).
+   */
+  async bytes(failure: (err: unknown) => unknown = (err) => err): Promise<Buffer> {
+    try {
+      this.claim('whole');
+      if (this.received > MAX_WHOLE_BODY_BYTES) {
+        this.fail(this.tooLarge());
+        this.controller.abort(this.failure as Error);
+      }
+      this.controller.resume();
+      while (!this.ended && this.failure === undefined) await this.waitForChange();
+      if (this.failure !== undefined) throw this.failure;
+      const { chunks, queued } = this;
+      this.chunks = [];
+      this.queued = 0;
+      return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, queued);
+    } catch (err) {
+      throw failure(err);
     }
-    this.controller.resume();
-    while (!this.ended && this.failure === undefined) await this.waitForChange();
-    if (this.failure !== undefined) throw this.failure;
-    const { chunks, queued } = this;
-    this.chunks = [];
-    this.queued = 0;
-    return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, queued);
   }
 
   async text(): Promise<string> {
