@@ -35,7 +35,7 @@ export const dispatchEmbeddings: Stage = embeddingsStage((ctx) =>
   ),
 );
 
-/** Sets ctx.reply; on every outcome, `x-gateway-attempts`. Over the loop's promise, without an async frame of its own. */
+/** Sets ctx.reply and, on every outcome, `x-gateway-attempts`: over the loop's promise, no async frame. */
 function route(
   ctx: AuthorisedContext,
   run: (c: Candidate, cred: Credential) => Promise<Reply>,
