@@ -11,7 +11,8 @@
  * flags of that process alone, e.g. `gateway+--max-semi-space-size=8`. --lane picks the request (a lane id of
  * lanes.mjs, e.g. `tr-a2o`); every SPEC gets the same one. Each process is pinned to core 0 while
  * measured, wrk and the upstream to the other cores (needs wrk, taskset, 2+ cores). Prints each
- * SPEC's median CPU µs per request and the median of its per-round ratio to the first SPEC.
+ * SPEC's median CPU µs per request and the median of its per-round ratio to the first SPEC, then the
+ * same split into user and system time (where a difference lies: JS or syscalls).
  */
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -51,7 +52,7 @@ try {
     const args = PROCS[name].args({ upstreamUrl: upstream.url, opts: o });
     const p = await startChild(spec, PROCS[name].file, args, undefined, flags);
     pin(p.pid, '0');
-    procs.push({ spec, p, runs: [] });
+    procs.push({ spec, p, runs: [], user: [], sys: [] });
   }
   // The floor takes the plain upstream model; gateway processes the lane's own request.
   const script = (spec) => {
@@ -72,9 +73,13 @@ try {
       const after = await x.p.stats();
       const errors = (w.socketErrors ?? 0) + (w.statusErrors ?? 0);
       if (w.failed || errors > 0) throw new Error(`${x.spec}: ${w.failed ?? `${errors} errors`}`);
-      x.runs.push((after.cpuUs - before.cpuUs) / Math.max(1, w.requests));
+      const n = Math.max(1, w.requests);
+      x.runs.push((after.cpuUs - before.cpuUs) / n);
+      x.user.push((after.cpuUserUs - before.cpuUserUs) / n);
+      x.sys.push((after.cpuSystemUs - before.cpuSystemUs) / n);
     }
   }
+  const list = (v) => v.map((n) => n.toFixed(0)).join(' ');
   const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
   const ref = procs[0].runs;
   for (const x of procs) {
@@ -82,7 +87,9 @@ try {
     process.stdout.write(
       `${x.spec.padEnd(40)} ${median(x.runs).toFixed(0).padStart(5)} µs/req  ÷ ${procs[0].spec}: ` +
         `${median(ratios).toFixed(2)} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})  ` +
-        `runs ${x.runs.map((v) => v.toFixed(0)).join(' ')}\n`,
+        `runs ${x.runs.map((v) => v.toFixed(0)).join(' ')}\n` +
+        `${''.padEnd(40)} user ${median(x.user).toFixed(0).padStart(4)} µs/req (${list(x.user)}), ` +
+        `system ${median(x.sys).toFixed(0)} µs/req (${list(x.sys)})\n`,
     );
   }
 } finally {

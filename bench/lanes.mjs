@@ -47,6 +47,7 @@ export const PROCS = {
   upstream: { file: './upstream.mjs', args: ({ opts }) => ['--chunks', String(opts.chunks), '--pacing', opts.pacing] },
   bare: { file: './bare-proxy.mjs', args: ({ upstreamUrl }) => ['--upstream', upstreamUrl] },
   floor: { file: './floor-proxy.mjs', args: ({ upstreamUrl }) => ['--upstream', upstreamUrl] },
+  'floor-json': { file: './floor-json-proxy.mjs', args: ({ upstreamUrl }) => ['--upstream', upstreamUrl] },
   gateway: {
     file: './gateway-child.mjs',
     args: ({ upstreamUrl, opts }) => ['--upstream', upstreamUrl, '--log', 'error', '--dist', opts.dist],
@@ -626,6 +627,17 @@ export const LANES = [
     request: openaiRequest({ model: 'gpt-bench-upstream' }),
     validate: openaiValidators({ expectUsageChunk: false }),
     tests: [...ALL, 'memory'],
+  },
+  {
+    // For reading the targets: the floor plus JSON parsing and serialising of both bodies, nothing else.
+    id: 'floor-json',
+    label: 'floor + JSON: both bodies parsed and serialised (a reference)',
+    wrk: 'reps',
+    proc: 'floor-json',
+    proxy: true,
+    request: openaiRequest({ model: 'gpt-bench-upstream' }),
+    validate: openaiValidators({ expectUsageChunk: false }),
+    tests: ['throughput'],
   },
   {
     id: 'gateway',
