@@ -629,9 +629,11 @@ export const LANES = [
     tests: [...ALL, 'memory'],
   },
   {
-    // For reading the targets: the floor plus JSON parsing and serialising of both bodies, nothing else.
+    // For reading the targets, only when named (`--lanes floor,floor-json,gateway --tests throughput,wrk`):
+    // the floor plus JSON parsing and serialising of both bodies, nothing else.
     id: 'floor-json',
     label: 'floor + JSON: both bodies parsed and serialised (a reference)',
+    optIn: true,
     wrk: 'reps',
     proc: 'floor-json',
     proxy: true,
