@@ -18,6 +18,7 @@ import { fromOpenaiFinishReason } from './stop-reason.js';
 import { usageFromOpenai } from './usage.js';
 import { type Json, isObject } from '../../core/json.js';
 import { flatMapIterable } from '../../core/map-iterable.js';
+import { plainContentChunk } from './plain-content-chunk.js';
 
 const NONE: readonly StreamEvent[] = [];
 
@@ -28,6 +29,9 @@ export function decodeOpenaiStream(sse: AsyncIterable<SseMessage>): AsyncIterabl
       step(msg: SseMessage) {
         if (msg.data === '[DONE]') return { last: decoder.end() };
         if (msg.data.trim().length === 0) return NONE;
+        // A plain text delta after the first chunk: what push() would make of it, without JSON.parse.
+        const text = decoder.started && msg.event !== 'error' ? plainContentChunk(msg.data) : undefined;
+        if (text !== undefined) return decoder.pushText(text);
         let chunk: unknown;
         try {
           chunk = JSON.parse(msg.data);
@@ -51,7 +55,8 @@ export function decodeOpenaiStream(sse: AsyncIterable<SseMessage>): AsyncIterabl
 
 /** The state of one upstream stream: push parsed chunks, get canonical events. */
 export class OpenaiChunkDecoder {
-  private started = false;
+  /** Whether the first chunk (the one that names the message) has been read. */
+  started = false;
   private nextIndex = 0;
   /** The open text or reasoning block, if any. */
   private current: { kind: 'text' | 'reasoning'; index: number } | undefined;
@@ -96,6 +101,13 @@ export class OpenaiChunkDecoder {
     if (typeof choice.finish_reason === 'string') this.finish = fromOpenaiFinishReason(choice.finish_reason);
     // vLLM names the matched stop string in `stop_reason`.
     if (typeof choice.stop_reason === 'string') this.stopSequence = choice.stop_reason;
+    return out;
+  }
+
+  /** A chunk whose only news is content `text` (plain-content-chunk.ts), after the first: as push() reads it. */
+  pushText(text: string): StreamEvent[] {
+    const out: StreamEvent[] = [];
+    if (text.length > 0) this.flat('text', text, out);
     return out;
   }
 

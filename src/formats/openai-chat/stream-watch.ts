@@ -12,6 +12,7 @@ import type { SseMessage } from '../../sse/decode.js';
 import type { StreamWatch } from '../types.js';
 import { upstreamStreamError } from './errors.js';
 import { usageFromOpenai } from './usage.js';
+import { plainContentChunk } from './plain-content-chunk.js';
 
 export class OpenaiStreamWatch implements StreamWatch {
   usage: Usage | undefined;
@@ -33,6 +34,12 @@ export class OpenaiStreamWatch implements StreamWatch {
       return undefined;
     }
     if (data.length === 0) return undefined;
+    // A plain text delta: only its text matters here (no finish, usage or error in that shape).
+    const text = msg.event === 'error' ? undefined : plainContentChunk(data);
+    if (text !== undefined) {
+      if (text.length > 0) this.output.push(text);
+      return undefined;
+    }
     let chunk: unknown;
     try {
       chunk = JSON.parse(data);
