@@ -99,27 +99,37 @@ async function writeSse(
   const it = (source as AsyncIterable<string | Uint8Array | StreamEvent>)[Symbol.asyncIterator]();
   /** The source needs no closing: it ended, failed, or the encoder ended the stream. */
   let finished = false;
-  // The events made from one upstream read arrive together (one microtask chain): corked until
-  // the turn's I/O is done, they leave in one write instead of one write(2) per event. The first
-  // event is not held back.
-  let corked = false;
-  const uncork = () => {
-    if (!corked) return;
-    corked = false;
-    res.uncork();
+  // The events made from one upstream read arrive together (one microtask chain): joined until
+  // the turn's I/O is done, they leave as one write (one chunk of the response, one write(2))
+  // instead of one per event: each res.write of a chunked response costs its own framing and
+  // stream bookkeeping. The first event is not held back.
+  let held = '';
+  let flushing = false;
+  /** The socket was full at the last write: the loop waits for it to drain before reading on. */
+  let full = false;
+  const flush = () => {
+    flushing = false;
+    if (held.length === 0) return;
+    const out = held;
+    held = '';
+    if (!res.destroyed && !res.write(out)) full = true;
   };
-  /** False when the caller's socket is full (uncorked then): wait for it to drain. */
+  /** False when the caller's socket is full: wait for it to drain. */
   const write = (out: string | Uint8Array): boolean => {
     if (ctx.firstByteSentAt === undefined) {
       ctx.firstByteSentAt = performance.now(); // the first event goes out at once (time to first byte)
-    } else if (!corked) {
-      corked = true;
-      res.cork();
-      setImmediate(uncork);
+      return res.write(out);
     }
-    if (res.write(out)) return true;
-    uncork();
-    return false;
+    if (typeof out !== 'string') {
+      flush();
+      return res.write(out) && !full;
+    }
+    held += out;
+    if (!flushing) {
+      flushing = true;
+      setImmediate(flush);
+    }
+    return !full;
   };
   try {
     for (;;) {
@@ -132,7 +142,11 @@ async function writeSse(
         break;
       }
       const out = encoder ? encoder.push(value as StreamEvent) : (value as string | Uint8Array);
-      if (out.length > 0 && !write(out)) await waitForDrain(res);
+      if (out.length > 0 && !write(out)) {
+        flush();
+        full = false;
+        if (res.writableNeedDrain) await waitForDrain(res);
+      }
       // The caller's stream is complete: stop reading (closing the source releases the upstream).
       if (encoder?.done) break;
     }
@@ -140,9 +154,10 @@ async function writeSse(
     finished = true;
     const e = withoutSecrets(ctx, toGatewayError(err));
     ctx.error = e;
+    flush();
     if (!res.destroyed) res.write(ctx.format.streamError(e, ctx.relayed));
   } finally {
-    uncork();
+    flush();
     // Client gone, or the encoder done before the source: close the source so the upstream call
     // is released and its finally blocks run.
     if (!finished) await it.return?.(undefined);
