@@ -14,6 +14,7 @@ import type { SseMessage } from '../../sse/decode.js';
 import type { StreamWatch } from '../types.js';
 import { upstreamErrorEvent, upstreamFailure } from './errors.js';
 import { usageFromResponses } from './usage.js';
+import { plainTextDeltaEvent } from './plain-text-delta-event.js';
 
 /** Events whose `delta` is generated text. */
 const TEXT_DELTAS = new Set([
@@ -34,6 +35,13 @@ export class ResponsesStreamWatch implements StreamWatch {
 
   see(msg: SseMessage): undefined {
     if (msg.data.length === 0) return undefined;
+    // An output text delta in OpenAI's own shape: what the full read below keeps of it.
+    const fast = plainTextDeltaEvent(msg.data);
+    if (fast !== undefined) {
+      if (fast.delta.length > 0) this.output.push(fast.delta);
+      this.nextSequenceNumber = fast.sequenceNumber + 1;
+      return undefined;
+    }
     let data: unknown;
     try {
       data = JSON.parse(msg.data);
