@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { random, seededText } from '../../../helpers/seeded-text.js';
 import { plainTextDelta } from '../../../../src/formats/anthropic-messages/plain-text-delta.js';
 
 const ALPHABET = [
@@ -20,15 +21,6 @@ const ALPHABET = [
   '\\"',
 ];
 
-/** A seeded generator: the same texts on every run. */
-function random(seed: number): () => number {
-  let s = seed;
-  return () => {
-    s = (s * 1103515245 + 12345) & 0x7fffffff;
-    return s / 0x7fffffff;
-  };
-}
-
 const delta = (index: unknown, text: string) =>
   JSON.stringify({ type: 'content_block_delta', index, delta: { type: 'text_delta', text } });
 
@@ -43,9 +35,7 @@ describe('plainTextDelta (the Anthropic decoder fast path)', () => {
     const next = random(42);
     let fast = 0;
     for (let n = 0; n < 5000; n++) {
-      let text = '';
-      const len = Math.floor(next() * 6);
-      for (let i = 0; i < len; i++) text += ALPHABET[Math.floor(next() * ALPHABET.length)];
+      const text = seededText(next, ALPHABET);
       const index = Math.floor(next() * 20);
       const data = delta(index, text);
       const got = plainTextDelta(data);

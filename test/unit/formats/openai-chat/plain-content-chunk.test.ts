@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { random, seededText } from '../../../helpers/seeded-text.js';
 import type { ChatRequest } from '../../../../src/core/canonical.js';
 import { plainContentChunk } from '../../../../src/formats/openai-chat/plain-content-chunk.js';
 import { decodeOpenaiStream } from '../../../../src/formats/openai-chat/stream-decode.js';
@@ -7,15 +8,6 @@ import type { SseMessage } from '../../../../src/sse/decode.js';
 import { collect, fromArray } from './load-chunks.js';
 
 const ALPHABET = ['a', ' ', 'tok', '"', '\\', '/', '\n', '\u0000', '\u001f', 'é', '漢', '🙂', '}]', '"}', '\\"', '"},'];
-
-/** A seeded generator: the same texts on every run. */
-function random(seed: number): () => number {
-  let s = seed;
-  return () => {
-    s = (s * 1103515245 + 12345) & 0x7fffffff;
-    return s / 0x7fffffff;
-  };
-}
 
 /** A content chunk as OpenAI writes it (service tier, usage and obfuscation optional). */
 const chunk = (content: string, o: { tier?: boolean; usage?: boolean; obfuscation?: string } = {}) =>
@@ -51,9 +43,7 @@ describe('plainContentChunk (the OpenAI chat stream fast path)', () => {
     const next = random(7);
     let fast = 0;
     for (let n = 0; n < 5000; n++) {
-      let text = '';
-      const len = Math.floor(next() * 6);
-      for (let i = 0; i < len; i++) text += ALPHABET[Math.floor(next() * ALPHABET.length)];
+      const text = seededText(next, ALPHABET);
       const data = chunk(text, {
         tier: next() < 0.5,
         usage: next() < 0.5,

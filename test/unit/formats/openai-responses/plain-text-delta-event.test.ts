@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { random, seededText } from '../../../helpers/seeded-text.js';
 import { plainTextDeltaEvent } from '../../../../src/formats/openai-responses/plain-text-delta-event.js';
 import { ResponsesStreamWatch } from '../../../../src/formats/openai-responses/stream-watch.js';
 
 const ALPHABET = ['a', ' ', 'tok', '"', '\\', '/', '\n', '\u0000', '\u001f', 'é', '漢', '🙂', '}', '"}', '\\"', '","'];
-
-/** A seeded generator: the same texts on every run. */
-function random(seed: number): () => number {
-  let s = seed;
-  return () => {
-    s = (s * 1103515245 + 12345) & 0x7fffffff;
-    return s / 0x7fffffff;
-  };
-}
 
 /** An output text delta as OpenAI writes it (obfuscation optional). */
 const deltaEvent = (seq: number, delta: string, obfuscation?: string) =>
@@ -45,9 +37,7 @@ describe('plainTextDeltaEvent (the Responses relay fast path)', () => {
     const next = random(11);
     let fast = 0;
     for (let n = 0; n < 5000; n++) {
-      let text = '';
-      const len = Math.floor(next() * 6);
-      for (let i = 0; i < len; i++) text += ALPHABET[Math.floor(next() * ALPHABET.length)];
+      const text = seededText(next, ALPHABET);
       const data = deltaEvent(Math.floor(next() * 1e6), text, next() < 0.5 ? text : undefined);
       const got = plainTextDeltaEvent(data);
       if (got === undefined) continue;
