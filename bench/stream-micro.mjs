@@ -7,7 +7,8 @@
  * phase of run.mjs, and it says nothing about syscalls or the event loop under load.
  *
  *   node bench/stream-micro.mjs [--dist dir] [--caller openai-chat|anthropic-messages|openai-responses]
- *                               [--upstream anthropic-messages|openai-chat] [--streams 3000] [--rounds 10]
+ *                               [--upstream anthropic-messages|openai-chat|openai-responses] [--streams 3000]
+ *                               [--rounds 10]
  */
 
 import { createHash } from 'node:crypto';
@@ -68,7 +69,36 @@ function upstreamReads(format) {
     const end = `${chunk('"delta":{},"logprobs":null,"finish_reason":"stop"')}data: [DONE]\n\n`;
     return [...reads, ...groups(delta, end)];
   }
-  throw new Error(`--upstream ${format}: anthropic-messages or openai-chat`);
+  if (format === 'openai-responses') {
+    let seq = 0;
+    const ev = (type, fields) => `event: ${type}\ndata: {"type":"${type}","sequence_number":${seq++},${fields}}\n\n`;
+    const at = '"item_id":"msg_bench","output_index":0,"content_index":0';
+    const part = (text) => `{"type":"output_text","annotations":[],"logprobs":[],"text":"${text}"}`;
+    const item = (status, content) =>
+      `{"id":"msg_bench","type":"message","status":"${status}","content":[${content}],"role":"assistant"}`;
+    const response = (status, output, usage) =>
+      `{"id":"resp_bench","object":"response","created_at":1700000000,"status":"${status}","model":"gpt-bench",` +
+      `"output":[${output}],"usage":${usage}}`;
+    const text = Array.from({ length: DELTAS }, (_, i) => ` tok${i + 1}`).join('');
+    reads.push(
+      ev('response.created', `"response":${response('in_progress', '', 'null')}`) +
+        ev('response.in_progress', `"response":${response('in_progress', '', 'null')}`) +
+        ev('response.output_item.added', `"output_index":0,"item":${item('in_progress', '')}`) +
+        ev('response.content_part.added', `${at},"part":${part('')}`),
+    );
+    // Built in order, so the sequence numbers run on.
+    const deltas = Array.from({ length: DELTAS }, (_, i) =>
+      ev('response.output_text.delta', `${at},"delta":" tok${i + 1}","logprobs":[]`),
+    );
+    const usage = `{"input_tokens":24,"output_tokens":${DELTAS},"total_tokens":${24 + DELTAS}}`;
+    const end =
+      ev('response.output_text.done', `${at},"text":"${text}","logprobs":[]`) +
+      ev('response.content_part.done', `${at},"part":${part(text)}`) +
+      ev('response.output_item.done', `"output_index":0,"item":${item('completed', part(text))}`) +
+      ev('response.completed', `"response":${response('completed', item('completed', part(text)), usage)}`);
+    return [...reads, ...groups((i) => deltas[i - 1], end)];
+  }
+  throw new Error(`--upstream ${format}: anthropic-messages, openai-chat or openai-responses`);
 }
 
 function groups(delta, end) {

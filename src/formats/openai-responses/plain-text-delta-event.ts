@@ -2,7 +2,8 @@
  * Most of a Responses stream is output text deltas, which OpenAI writes in one shape:
  * `{"type":"response.output_text.delta","sequence_number":N,"item_id":"…","output_index":N,
  * "content_index":N,"delta":"…","logprobs":[][,"obfuscation":"…"]}`. The relay's watch reads such
- * an event without JSON.parse when its delta needs no decoding.
+ * an event, and the stream decoder translates it, without JSON.parse when its delta needs no
+ * decoding.
  * @see https://platform.openai.com/docs/api-reference/responses-streaming/response/output_text/delta
  */
 
@@ -11,9 +12,16 @@ const PLAIN = String.raw`[^"\\\u0000-\u001f]*`;
 const COUNT = '(?:0|[1-9][0-9]{0,14})';
 const TEXT_DELTA_EVENT = new RegExp(
   String.raw`^\{"type":"response\.output_text\.delta","sequence_number":(${COUNT}),"item_id":"${PLAIN}",` +
-    String.raw`"output_index":${COUNT},"content_index":${COUNT},"delta":"(${PLAIN})","logprobs":\[\]` +
+    String.raw`"output_index":(${COUNT}),"content_index":(${COUNT}),"delta":"(${PLAIN})","logprobs":\[\]` +
     String.raw`(?:,"obfuscation":"${PLAIN}")?\}$`,
 );
+
+export interface TextDeltaEvent {
+  sequenceNumber: number;
+  outputIndex: number;
+  contentIndex: number;
+  delta: string;
+}
 
 /**
  * The delta and sequence number of an output text delta in that shape: what JSON.parse would
@@ -21,7 +29,9 @@ const TEXT_DELTA_EVENT = new RegExp(
  * Anything else, another member order, spacing or member included, is undefined: the caller
  * parses it in full. Linear in the event: no part of the pattern can match the same text twice.
  */
-export function plainTextDeltaEvent(data: string): { sequenceNumber: number; delta: string } | undefined {
+export function plainTextDeltaEvent(data: string): TextDeltaEvent | undefined {
   const m = TEXT_DELTA_EVENT.exec(data);
-  return m ? { sequenceNumber: Number(m[1]), delta: m[2] } : undefined;
+  return m
+    ? { sequenceNumber: Number(m[1]), outputIndex: Number(m[2]), contentIndex: Number(m[3]), delta: m[4] }
+    : undefined;
 }

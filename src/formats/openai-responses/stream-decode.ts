@@ -25,24 +25,37 @@ import { reasoningItemToPart } from './reasoning.js';
 import { type OutputNotes, outputItemParts } from './response.js';
 import { fromResponsesStatus } from './stop-reason.js';
 import { usageFromResponses } from './usage.js';
+import { type FlatMapOut, flatMapIterable } from '../../core/map-iterable.js';
+import { plainTextDeltaEvent } from './plain-text-delta-event.js';
 
-export async function* decodeResponsesStream(sse: AsyncIterable<SseMessage>): AsyncGenerator<StreamEvent> {
-  const decoder = new ResponsesEventDecoder();
-  for await (const msg of sse) {
-    if (msg.data.length === 0) continue;
-    let data: unknown;
-    try {
-      data = JSON.parse(msg.data);
-    } catch {
-      data = undefined;
-    }
-    const type = isObject(data) && typeof data.type === 'string' ? data.type : msg.event;
-    if (!isObject(data) || type === undefined)
-      throw new GatewayError('upstream_error', 'The upstream sent a stream event that is not a typed JSON object.');
-    yield* decoder.push(type, data);
-    if (decoder.done) return;
-  }
-  throw new GatewayError('upstream_unavailable', 'The upstream stream ended early (no response.completed).');
+const NONE: readonly StreamEvent[] = [];
+
+export function decodeResponsesStream(sse: AsyncIterable<SseMessage>): AsyncIterable<StreamEvent> {
+  return flatMapIterable(sse, () => {
+    const decoder = new ResponsesEventDecoder();
+    return {
+      step(msg: SseMessage): FlatMapOut<StreamEvent> {
+        if (msg.data.length === 0) return NONE;
+        // An output text delta in OpenAI's own shape: what push() would make of it, without JSON.parse.
+        const fast = plainTextDeltaEvent(msg.data);
+        if (fast !== undefined) return decoder.textDelta(fast.outputIndex, fast.contentIndex, fast.delta);
+        let data: unknown;
+        try {
+          data = JSON.parse(msg.data);
+        } catch {
+          data = undefined;
+        }
+        const type = isObject(data) && typeof data.type === 'string' ? data.type : msg.event;
+        if (!isObject(data) || type === undefined)
+          throw new GatewayError('upstream_error', 'The upstream sent a stream event that is not a typed JSON object.');
+        const out = decoder.push(type, data);
+        return decoder.done ? { last: out } : out;
+      },
+      end(): never {
+        throw new GatewayError('upstream_unavailable', 'The upstream stream ended early (no response.completed).');
+      },
+    };
+  });
 }
 
 type Kind = 'text' | 'reasoning' | 'tool_call';
@@ -132,6 +145,13 @@ export class ResponsesEventDecoder {
         out.push({ type: 'error', error: upstreamErrorEvent(data) });
         break;
     }
+    return out;
+  }
+
+  /** An output text delta (plain-text-delta-event.ts): as push() reads one. */
+  textDelta(at: number, contentIndex: number, text: string): StreamEvent[] {
+    const out: StreamEvent[] = [];
+    this.text(`${at}:${contentIndex}`, at, text, out);
     return out;
   }
 

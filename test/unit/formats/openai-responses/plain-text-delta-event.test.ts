@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { random, seededText } from '../../../helpers/seeded-text.js';
 import { plainTextDeltaEvent } from '../../../../src/formats/openai-responses/plain-text-delta-event.js';
+import { decodeResponsesStream } from '../../../../src/formats/openai-responses/stream-decode.js';
 import { ResponsesStreamWatch } from '../../../../src/formats/openai-responses/stream-watch.js';
+import type { SseMessage } from '../../../../src/sse/decode.js';
 
 const ALPHABET = ['a', ' ', 'tok', '"', '\\', '/', '\n', '\u0000', '\u001f', 'é', '漢', '🙂', '}', '"}', '\\"', '","'];
 
@@ -25,12 +27,19 @@ describe('plainTextDeltaEvent (the Responses relay fast path)', () => {
         '{"type":"response.output_text.delta","sequence_number":4,"item_id":"msg_68af105d9a1c8190abcdefabcdef0004",' +
           '"output_index":0,"content_index":0,"delta":"Once upon a time,","logprobs":[],"obfuscation":"G"}',
       ),
-    ).toEqual({ sequenceNumber: 4, delta: 'Once upon a time,' });
+    ).toEqual({ sequenceNumber: 4, outputIndex: 0, contentIndex: 0, delta: 'Once upon a time,' });
     expect(plainTextDeltaEvent(deltaEvent(123456789012345, 'é 漢 🙂'))).toEqual({
       sequenceNumber: 123456789012345,
+      outputIndex: 0,
+      contentIndex: 0,
       delta: 'é 漢 🙂',
     });
-    expect(plainTextDeltaEvent(deltaEvent(0, '', ''))).toEqual({ sequenceNumber: 0, delta: '' });
+    expect(plainTextDeltaEvent(deltaEvent(0, '', ''))).toEqual({
+      sequenceNumber: 0,
+      outputIndex: 0,
+      contentIndex: 0,
+      delta: '',
+    });
   });
 
   it('agrees with JSON.parse on 5,000 seeded deltas, or leaves them to it', () => {
@@ -43,7 +52,12 @@ describe('plainTextDeltaEvent (the Responses relay fast path)', () => {
       if (got === undefined) continue;
       fast++;
       const parsed = JSON.parse(data);
-      expect(got).toEqual({ sequenceNumber: parsed.sequence_number, delta: parsed.delta });
+      expect(got).toEqual({
+        sequenceNumber: parsed.sequence_number,
+        outputIndex: parsed.output_index,
+        contentIndex: parsed.content_index,
+        delta: parsed.delta,
+      });
     }
     expect(fast).toBeGreaterThan(500);
   });
@@ -119,6 +133,58 @@ describe('the fast path in the Responses relay watch', () => {
         return { output: w.output, usage: w.usage, complete: w.complete, seqs };
       };
       expect(watched(lines)).toEqual(watched(lines.map(spaced)));
+    }
+  });
+});
+
+/** A whole upstream Responses stream: a message with text deltas, a reasoning item, a function call. */
+function upstreamStream(seed: number): string[] {
+  const next = random(seed);
+  let seq = 0;
+  const ev = (type: string, fields: Record<string, unknown>) =>
+    JSON.stringify({ type, sequence_number: seq++, ...fields });
+  const texts = Array.from({ length: 30 }, () => ALPHABET[Math.floor(next() * ALPHABET.length)]);
+  const at = (i: number) => ({ item_id: `msg_${i}`, output_index: i, content_index: 0 });
+  return [
+    ev('response.created', { response: { id: 'resp_1', model: 'gpt-x', created_at: 7 } }),
+    ev('response.output_item.added', { output_index: 0, item: { type: 'reasoning', id: 'rs_0' } }),
+    ev('response.reasoning_summary_text.delta', { output_index: 0, summary_index: 0, delta: 'think' }),
+    ev('response.output_item.done', { output_index: 0, item: { type: 'reasoning', id: 'rs_0' } }),
+    ev('response.output_item.added', { output_index: 1, item: { type: 'message', id: 'msg_1' } }),
+    ev('response.content_part.added', { ...at(1), part: { type: 'output_text', text: '' } }),
+    ...texts.map((t) => deltaEvent(seq++, t, 'ob').replace(/"output_index":0/, '"output_index":1')),
+    ev('response.content_part.done', { ...at(1), part: { type: 'output_text', text: texts.join('') } }),
+    ev('response.output_item.done', { output_index: 1, item: { type: 'message', id: 'msg_1' } }),
+    ev('response.output_item.added', {
+      output_index: 2,
+      item: { type: 'function_call', id: 'fc_2', call_id: 'call_2', name: 'f', arguments: '' },
+    }),
+    ev('response.function_call_arguments.delta', { item_id: 'fc_2', output_index: 2, delta: '{"a":1}' }),
+    ev('response.output_item.done', { output_index: 2, item: { type: 'function_call', call_id: 'call_2' } }),
+    ev('response.completed', {
+      response: { id: 'resp_1', status: 'completed', usage: { input_tokens: 3, output_tokens: 40, total_tokens: 43 } },
+    }),
+  ];
+}
+
+describe('the fast path in the Responses stream decoder', () => {
+  it('decodes 20 seeded upstream streams to the same events as the full parse of every event', async () => {
+    const decode = async (lines: string[]) => {
+      const out = [];
+      const msgs: SseMessage[] = lines.map((data) => ({ event: JSON.parse(data).type, data }));
+      for await (const e of decodeResponsesStream(
+        (async function* () {
+          yield* msgs;
+        })(),
+      ))
+        out.push(e);
+      return out;
+    };
+    for (let seed = 1; seed <= 20; seed++) {
+      const lines = upstreamStream(seed);
+      const fast = await decode(lines);
+      expect(fast.filter((e) => e.type === 'block_delta').length).toBeGreaterThan(20);
+      expect(fast).toEqual(await decode(lines.map(spaced)));
     }
   });
 });
