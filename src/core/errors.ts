@@ -134,12 +134,12 @@ export class GatewayError extends Error {
   }
 }
 
-/** Anything thrown that is not a GatewayError becomes an opaque internal error. */
 /** A canonical stream that ran out before its end: what a caller's stream ends with. */
 export function streamEndedEarly(): GatewayError {
   return new GatewayError('upstream_unavailable', 'The upstream stream ended early.');
 }
 
+/** Anything thrown that is not a GatewayError becomes an opaque internal error. */
 export function toGatewayError(err: unknown): GatewayError {
   if (err instanceof GatewayError) return err;
   return new GatewayError('internal_error', 'The gateway failed to handle the request.', { cause: err });

@@ -6,12 +6,12 @@
  * @see https://docs.anthropic.com/en/docs/build-with-claude/streaming#text-delta
  */
 
+import { isPlainString, JSON_COUNT } from '../plain-json.js';
+
 const TEXT_DELTA_HEAD = '{"type":"content_block_delta","index":';
 const TEXT_DELTA_MID = ',"delta":{"type":"text_delta","text":"';
 const TEXT_DELTA_END = '"}}';
-const INDEX = /^(?:0|[1-9][0-9]{0,8})$/;
-/** Anything JSON.parse would have to decode or could refuse in a string: then it does. */
-const NOT_PLAIN = /["\\\u0000-\u001f]/;
+const INDEX = new RegExp(`^${JSON_COUNT}$`);
 
 /**
  * A text delta in that shape whose text has no escape, quote or control character, read from its
@@ -28,5 +28,5 @@ export function plainTextDelta(data: string): { index: number; text: string } | 
   const end = data.length - TEXT_DELTA_END.length;
   if (end < start || !INDEX.test(digits)) return undefined;
   const text = data.slice(start, end);
-  return NOT_PLAIN.test(text) ? undefined : { index: Number(digits), text };
+  return isPlainString(text) ? { index: Number(digits), text } : undefined;
 }

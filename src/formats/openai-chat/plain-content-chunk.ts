@@ -11,16 +11,18 @@
  * @see https://platform.openai.com/docs/api-reference/chat-streaming/streaming
  */
 
-/** A JSON string with nothing to decode (no quote, backslash or control character), or null. */
-const PLAIN_OR_NULL = String.raw`(?:"[^"\\\u0000-\u001f]*"|null)`;
+import { JSON_COUNT, PLAIN_STRING } from '../plain-json.js';
+
+/** A JSON string with nothing to decode, or null. */
+const PLAIN_OR_NULL = `(?:"${PLAIN_STRING}"|null)`;
 /** A member the readers ignore after the first chunk. Each alternative starts with its own key: no backtracking. */
 const IGNORED_HEAD =
   String.raw`"(?:id|model|service_tier|system_fingerprint)":${PLAIN_OR_NULL}` +
-  String.raw`|"object":"chat\.completion\.chunk"|"created":(?:0|[1-9][0-9]{0,15})`;
-const IGNORED_TAIL = String.raw`"usage":null|"obfuscation":"[^"\\\u0000-\u001f]*"`;
+  String.raw`|"object":"chat\.completion\.chunk"|"created":${JSON_COUNT}`;
+const IGNORED_TAIL = `"usage":null|"obfuscation":"${PLAIN_STRING}"`;
 /** The only choice: index 0, a delta of content alone (captured), no finish. */
 const CONTENT_CHOICE =
-  String.raw`"choices":\[\{"index":0,"delta":\{"content":"([^"\\\u0000-\u001f]*)"\}` +
+  String.raw`"choices":\[\{"index":0,"delta":\{"content":"(${PLAIN_STRING})"\}` +
   String.raw`(?:,"logprobs":null)?,"finish_reason":null\}\]`;
 const PLAIN_CONTENT_CHUNK = new RegExp(
   String.raw`^\{(?:(?:${IGNORED_HEAD}),)*${CONTENT_CHOICE}(?:,(?:${IGNORED_TAIL}))*\}$`,

@@ -7,9 +7,8 @@
  * @see https://platform.openai.com/docs/api-reference/responses-streaming/response/output_text/delta
  */
 
-/** A JSON string's content with nothing to decode: no quote, backslash or control character. */
-const PLAIN = String.raw`[^"\\\u0000-\u001f]*`;
-const COUNT = '(?:0|[1-9][0-9]{0,14})';
+import { JSON_COUNT as COUNT, PLAIN_STRING as PLAIN } from '../plain-json.js';
+
 const TEXT_DELTA_EVENT = new RegExp(
   String.raw`^\{"type":"response\.output_text\.delta","sequence_number":(${COUNT}),"item_id":"${PLAIN}",` +
     String.raw`"output_index":(${COUNT}),"content_index":(${COUNT}),"delta":"(${PLAIN})","logprobs":\[\]` +
