@@ -21,8 +21,30 @@ let upstream: Server;
 let gw: RunningGateway;
 beforeAll(async () => {
   upstream = createServer((req, res) => {
-    req.resume();
+    let text = '';
+    req.on('data', (c) => {
+      text += c;
+    });
     req.on('end', () => {
+      // As strict as OpenAI on what this test relies on: the path, a JSON body asking for a stream.
+      let body: { model?: unknown; stream?: unknown; messages?: unknown } | undefined;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = undefined;
+      }
+      const valid =
+        req.method === 'POST' &&
+        req.url === '/v1/chat/completions' &&
+        body?.model === 'gpt-w' &&
+        body.stream === true &&
+        Array.isArray(body.messages) &&
+        body.messages.length > 0;
+      if (!valid) {
+        res.writeHead(400, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { message: 'invalid request', type: 'invalid_request_error' } }));
+        return;
+      }
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write(chunk('"delta":{"role":"assistant","content":""},"finish_reason":null'));
       new Promise<void>((r) => {
