@@ -4,7 +4,9 @@
  */
 
 import { GatewayError } from '../core/errors.js';
+import type { Usage } from '../core/canonical.js';
 import { renameModelInBytes } from './response-model.js';
+import type { PassThrough } from './types.js';
 
 /** The whole answer, parsed; an answer that is not JSON names the provider. */
 export function parseAnswer(raw: Buffer, providerId: string): unknown {
@@ -21,8 +23,39 @@ export interface RelayedAnswer {
 export function relayAnswer(raw: Buffer, modelName: string, providerId: string): RelayedAnswer {
   const text = raw.toString('utf8');
   const parsed = parseText(text, providerId);
+  return { body: relayedBytes(raw, text, parsed, modelName), parsed };
+}
+
+/**
+ * Answers up to this long may take a format's fast path. The pattern keeps a backtracking entry per
+ * escape in a string, and V8's regexp stack overflows (a RangeError) at a few million: longer
+ * answers, rare, are parsed whole.
+ */
+const PLAIN_ANSWER_MAX_CHARS = 1 << 16;
+
+/**
+ * A relayed answer read only for its usage (no guard reads its text): one in the format's everyday
+ * shape is checked by the format's pattern and only its usage parsed (formats/PassThrough
+ * `plainAnswerUsage`); any other is parsed whole, as relayAnswer does.
+ */
+export function relayAnswerUsage(
+  raw: Buffer,
+  modelName: string,
+  providerId: string,
+  pass: PassThrough,
+): { body: Buffer; usage: Usage | undefined } {
+  const text = raw.toString('utf8');
+  const usage = text.length <= PLAIN_ANSWER_MAX_CHARS ? pass.plainAnswerUsage?.(text) : undefined;
+  if (usage !== undefined) {
+    return { body: renameModelInBytes(raw, text, modelName), usage: pass.usageFromBody({ usage: JSON.parse(usage) }) };
+  }
+  const parsed = parseText(text, providerId);
+  return { body: relayedBytes(raw, text, parsed, modelName), usage: pass.usageFromBody(parsed) };
+}
+
+function relayedBytes(raw: Buffer, text: string, parsed: unknown, modelName: string): Buffer {
   const named = typeof (parsed as { model?: unknown } | null)?.model === 'string';
-  return { body: named ? renameModelInBytes(raw, text, modelName) : raw, parsed };
+  return named ? renameModelInBytes(raw, text, modelName) : raw;
 }
 
 function parseText(text: string, providerId: string): unknown {

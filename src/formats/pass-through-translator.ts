@@ -14,7 +14,7 @@ import type { Reply } from '../core/reply.js';
 import { decodeSse, SseDecoder, type SseMessage } from '../sse/decode.js';
 import { encodeSse } from '../sse/encode.js';
 import { SseEventSplitter } from '../sse/split.js';
-import { relayAnswer } from './answer-body.js';
+import { relayAnswer, relayAnswerUsage } from './answer-body.js';
 import { replyFromEvents, replyFromResponse, withTransportErrors } from './canonical-reply.js';
 import { renameModeFor, StreamModelRenamer } from './response-model.js';
 import type { AnswerOptions, Translator } from './translator.js';
@@ -24,16 +24,18 @@ export function passThroughTranslator(format: WireFormat, canonicalReply: boolea
   return {
     requestBody: (req, target, edits) => format.passThrough.prepareBody(req, target, edits),
     response(raw, status, o): Reply {
-      const { body, parsed } = relayAnswer(raw, o.modelName, o.providerId);
-      if (canonicalReply) {
-        // The reply object is new: `raw` is set on it rather than spread into a copy (a spread costs
-        // more here than decoding the response).
-        const reply = replyFromResponse(format.decodeResponse(parsed), o);
-        reply.raw = body;
-        return reply;
+      if (!canonicalReply) {
+        const { body, usage } = relayAnswerUsage(raw, o.modelName, o.providerId, format.passThrough);
+        o.sink.usage = usage;
+        return { kind: 'json', status, body };
       }
-      o.sink.usage = format.passThrough.usageFromBody(parsed);
-      return { kind: 'json', status, body };
+      // Output guardrails read the answer: decoded whole, its bytes kept for when no rule changes it.
+      const { body, parsed } = relayAnswer(raw, o.modelName, o.providerId);
+      // The reply object is new: `raw` is set on it rather than spread into a copy (a spread costs
+      // more here than decoding the response).
+      const reply = replyFromResponse(format.decodeResponse(parsed), o);
+      reply.raw = body;
+      return reply;
     },
     async stream(body, o): Promise<Reply> {
       if (canonicalReply) {

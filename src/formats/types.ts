@@ -60,6 +60,12 @@ export interface PassThrough {
   /** A watcher for one relayed upstream stream of this format (fresh per attempt). */
   watchStream(chat: ChatRequest): StreamWatch;
   usageFromBody(body: unknown): Usage | undefined;
+  /**
+   * The `usage` member's JSON text of a complete answer in the provider's everyday shape, read
+   * without parsing the rest; undefined for any other answer (parsed in full). A match proves the
+   * whole text is JSON with a string `model` (each format's plain-answer.ts).
+   */
+  plainAnswerUsage?(text: string): string | undefined;
   /** The human message inside an upstream error body of this format. */
   errorMessage(body: unknown): string | undefined;
 }

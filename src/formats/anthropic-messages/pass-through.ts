@@ -10,6 +10,7 @@ import { removeTopLevel, spliceTopLevel } from '../../core/json-splice.js';
 import type { BodyEdits, CallerRequest, EncodeTarget, PassThrough } from '../types.js';
 import { anthropicErrorMessage } from './errors.js';
 import { AnthropicStreamWatch } from './stream-watch.js';
+import { plainAnswerUsage } from './plain-answer.js';
 import { fitThinking } from './thinking-fit.js';
 import { usageFromAnthropic } from './usage.js';
 
@@ -30,6 +31,8 @@ export const anthropicPassThrough: PassThrough = {
   usageFromBody(body: unknown): Usage | undefined {
     return usageFromAnthropic((body as { usage?: unknown } | null)?.usage);
   },
+
+  plainAnswerUsage,
 
   errorMessage: anthropicErrorMessage,
 };

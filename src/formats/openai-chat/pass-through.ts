@@ -2,6 +2,7 @@ import type { ChatRequest, Usage } from '../../core/canonical.js';
 import { spliceTopLevel } from '../../core/json-splice.js';
 import { defaultOutputCap } from '../output-cap.js';
 import type { CallerRequest, EncodeTarget } from '../types.js';
+import { plainAnswerUsage } from './plain-answer.js';
 import { usageFromOpenai } from './usage.js';
 import { OpenaiStreamWatch } from './stream-watch.js';
 
@@ -31,4 +32,6 @@ export const openaiPassThrough = {
   usageFromBody(body: unknown): Usage | undefined {
     return usageFromOpenai((body as { usage?: Parameters<typeof usageFromOpenai>[0] } | null)?.usage);
   },
+
+  plainAnswerUsage,
 };

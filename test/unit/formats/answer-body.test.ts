@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { parseAnswer, relayAnswer } from '../../../src/formats/answer-body.js';
+import { parseAnswer, relayAnswer, relayAnswerUsage } from '../../../src/formats/answer-body.js';
+import { anthropicMessages } from '../../../src/formats/anthropic-messages/index.js';
+import { openaiChat } from '../../../src/formats/openai-chat/index.js';
+import type { PassThrough } from '../../../src/formats/types.js';
 import { renameModelIn } from '../../../src/formats/response-model.js';
 
 const relay = (text: string, name = 'alias/fast') => {
@@ -41,6 +44,54 @@ describe('relayAnswer', () => {
   it('refuses what is not JSON, naming the provider', () => {
     for (const bad of ['<html>502</html>', '{"model":"m"', '{"usage":{"a":tru}}', 'nul']) {
       expect(() => relayAnswer(Buffer.from(bad), 'x', 'up'), bad).toThrow(
+        'Provider "up" sent a response that is not JSON.',
+      );
+    }
+  });
+});
+
+describe('relayAnswerUsage', () => {
+  const openaiPassThrough = openaiChat.passThrough;
+  const anthropicPassThrough = anthropicMessages.passThrough;
+  const text = (b: Buffer) => b.toString('utf8');
+  /** The same format, with its fast path taken away: every answer parsed whole. */
+  const parsedWhole = (p: PassThrough): PassThrough => ({ ...p, plainAnswerUsage: undefined });
+
+  it('relays the same bytes and reads the same usage by the fast path as by the whole parse', () => {
+    const openai = OPENAI.replace('"finish_reason"', '"logprobs":null,"finish_reason"').replace(
+      '"total_tokens":33}',
+      '"total_tokens":33,"prompt_tokens_details":{"cached_tokens":20}}',
+    );
+    const anthropic = ANTHROPIC.replace('"usage"', '"stop_sequence":null,"usage"');
+    for (const [answer, pass] of [
+      [openai, openaiPassThrough],
+      [anthropic, anthropicPassThrough],
+    ] as const) {
+      expect(pass.plainAnswerUsage?.(answer), answer).toBeDefined();
+      const fast = relayAnswerUsage(Buffer.from(answer), 'alias/fast', 'up', pass);
+      const whole = relayAnswerUsage(Buffer.from(answer), 'alias/fast', 'up', parsedWhole(pass));
+      expect(text(fast.body)).toBe(text(whole.body));
+      expect(text(fast.body)).toBe(renameModelIn(answer, 'alias/fast'));
+      expect(fast.usage).toEqual(whole.usage);
+      expect(fast.usage).toEqual(pass.usageFromBody(JSON.parse(answer)));
+    }
+  });
+  it('parses whole what the fast path leaves, and still refuses what is not JSON', () => {
+    const tool = OPENAI.replace('"message":{', '"message":{"tool_calls":[],');
+    expect(openaiPassThrough.plainAnswerUsage?.(tool)).toBeUndefined();
+    expect(relayAnswerUsage(Buffer.from(tool), 'a', 'up', openaiPassThrough).usage).toEqual({
+      inputTokens: 24,
+      outputTokens: 9,
+    });
+    // Past the fast path's bound (an escape-heavy text there would overflow V8's regexp stack).
+    const long = OPENAI.replace('the \\"model', `${'\\n'.repeat(4_000_000)}the \\"model`);
+    expect(() => openaiPassThrough.plainAnswerUsage?.(long)).toThrow(RangeError);
+    expect(relayAnswerUsage(Buffer.from(long), 'a', 'up', openaiPassThrough).usage).toEqual({
+      inputTokens: 24,
+      outputTokens: 9,
+    });
+    for (const bad of ['<html>502</html>', OPENAI.slice(0, -1), OPENAI.replace('"usage":{', '"usage":{,')]) {
+      expect(() => relayAnswerUsage(Buffer.from(bad), 'x', 'up', openaiPassThrough), bad).toThrow(
         'Provider "up" sent a response that is not JSON.',
       );
     }

@@ -1,0 +1,43 @@
+/**
+ * A complete OpenAI chat answer with one text choice, in the shape OpenAI writes it (compact or
+ * indented): `{"id","object":"chat.completion","created","model","choices":[{"index":0,
+ * "message":{"role":"assistant","content","refusal"?,"annotations":[]?},"logprobs":null?,
+ * "finish_reason"}],"usage":{…},"service_tier"?,"system_fingerprint"?}`. A relayed answer is read
+ * only for its usage, so one in this shape is checked by one anchored pattern of JSON's own
+ * grammar instead of JSON.parse building all of it; any other answer (tool calls, several
+ * choices, logprobs, another order or member) is parsed in full.
+ * @see https://platform.openai.com/docs/api-reference/chat/object
+ */
+
+import {
+  JSON_NUMBER,
+  JSON_STRING,
+  JSON_STRING_OR_NULL,
+  JSON_USAGE_OBJECT,
+  JSON_WS as W,
+  jsonMember,
+  jsonNext,
+} from '../plain-json.js';
+
+const MESSAGE =
+  `\\{${W}${jsonMember('role', '"assistant"')}${jsonNext('content', JSON_STRING_OR_NULL)}` +
+  `(?:${jsonNext('refusal', JSON_STRING_OR_NULL)})?(?:${jsonNext('annotations', `\\[${W}\\]`)})?${W}\\}`;
+const CHOICE =
+  `\\{${W}${jsonMember('index', '0')}${jsonNext('message', MESSAGE)}` +
+  `(?:${jsonNext('logprobs', 'null')})?${jsonNext('finish_reason', JSON_STRING_OR_NULL)}${W}\\}`;
+const PLAIN_ANSWER = new RegExp(
+  `^${W}\\{${W}${jsonMember('id', JSON_STRING)}${jsonNext('object', '"chat\\.completion"')}` +
+    `${jsonNext('created', JSON_NUMBER)}${jsonNext('model', JSON_STRING)}` +
+    `${jsonNext('choices', `\\[${W}${CHOICE}${W}\\]`)}${jsonNext('usage', `(${JSON_USAGE_OBJECT})`)}` +
+    `(?:${jsonNext('service_tier', JSON_STRING_OR_NULL)})?` +
+    `(?:${jsonNext('system_fingerprint', JSON_STRING_OR_NULL)})?${W}\\}${W}$`,
+);
+
+/**
+ * The `usage` member's JSON text of an answer in that shape; undefined for any other text. A match
+ * is valid JSON throughout (the pattern is JSON's grammar), names each top-level member once and
+ * has a string `model`: the caller may relay it and parse only the usage.
+ */
+export function plainAnswerUsage(text: string): string | undefined {
+  return PLAIN_ANSWER.exec(text)?.[1];
+}

@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import { mutate, parsedOrUndefined } from '../../../helpers/json-mutations.js';
+import { random, seededText } from '../../../helpers/seeded-text.js';
+import { plainAnswerUsage } from '../../../../src/formats/anthropic-messages/plain-answer.js';
+
+const ALPHABET = [
+  'a',
+  ' ',
+  'tok',
+  '"',
+  '\\',
+  '/',
+  '\n',
+  '\u0000',
+  '\u001f',
+  'é',
+  '漢',
+  '🙂',
+  '}]',
+  '"}',
+  '\\"',
+  '"usage":',
+];
+
+interface Options {
+  texts?: string[];
+  stopSequence?: string | null;
+  cacheCreation?: boolean;
+  indent?: number;
+}
+
+/** A message as Anthropic writes it. */
+const message = (o: Options = {}) =>
+  JSON.stringify(
+    {
+      id: 'msg_01AbCdEfGhJkMnPqRsTuVwXy',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-sonnet-4-5-20250929',
+      content: (o.texts ?? ['Hello! How can I help?']).map((text) => ({ type: 'text', text })),
+      stop_reason: o.stopSequence ? 'stop_sequence' : 'end_turn',
+      stop_sequence: o.stopSequence ?? null,
+      usage: {
+        input_tokens: 2095,
+        cache_creation_input_tokens: 1024,
+        cache_read_input_tokens: 4096,
+        ...(o.cacheCreation
+          ? { cache_creation: { ephemeral_5m_input_tokens: 1024, ephemeral_1h_input_tokens: 0 } }
+          : {}),
+        output_tokens: 503,
+        service_tier: 'standard',
+      },
+    },
+    null,
+    o.indent,
+  );
+
+const fastUsage = (text: string) => {
+  const usage = plainAnswerUsage(text);
+  return usage === undefined ? undefined : JSON.parse(usage);
+};
+
+describe('plainAnswerUsage (the Anthropic complete-answer fast path)', () => {
+  it('reads the usage of a message of text blocks as Anthropic writes it, compact or indented', () => {
+    for (const text of [
+      message(),
+      message({ texts: ['a', 'b'], stopSequence: '###', cacheCreation: true }),
+      message({ texts: [], indent: 2 }),
+    ]) {
+      expect(fastUsage(text), text).toEqual(JSON.parse(text).usage);
+    }
+  });
+
+  it('agrees with JSON.parse on 5,000 seeded texts, block counts and spacings', () => {
+    const next = random(21);
+    let fast = 0;
+    for (let n = 0; n < 5000; n++) {
+      const text = message({
+        texts: Array.from({ length: Math.floor(next() * 4) }, () => seededText(next, ALPHABET)),
+        stopSequence: next() < 0.5 ? null : seededText(next, ALPHABET),
+        cacheCreation: next() < 0.5,
+        indent: next() < 0.7 ? undefined : Math.floor(next() * 4),
+      });
+      const got = fastUsage(text);
+      expect(got, text).toEqual(JSON.parse(text).usage);
+      if (got !== undefined) fast++;
+    }
+    expect(fast).toBe(5000);
+  });
+
+  it('accepts no one-character edit that JSON.parse refuses, and reads the same usage from any it takes', () => {
+    const next = random(22);
+    let refused = 0;
+    let taken = 0;
+    for (let n = 0; n < 20_000; n++) {
+      const base = message({ texts: [seededText(next, ALPHABET)], cacheCreation: next() < 0.5 });
+      const text = mutate(base, next);
+      const usage = plainAnswerUsage(text);
+      const parsed = parsedOrUndefined(text) as { model?: unknown; usage?: unknown } | undefined;
+      if (parsed === undefined) refused++;
+      if (usage === undefined) continue;
+      taken++;
+      expect(parsed, text).toBeDefined();
+      expect(typeof parsed?.model, text).toBe('string');
+      expect(JSON.parse(usage), text).toEqual(parsed?.usage);
+    }
+    expect(refused).toBeGreaterThan(5000);
+    expect(taken).toBeGreaterThan(2000);
+  });
+
+  it('leaves every other answer to JSON.parse', () => {
+    const base = message();
+    const misses = [
+      base.replace('"content":[', '"content":[{"type":"thinking","thinking":"t","signature":"s"},'),
+      base.replace('"content":[', '"content":[{"type":"tool_use","id":"t","name":"f","input":{}},'),
+      base.replace('"type":"text","text":"Hello! How can I help?"', '"type":"text","text":"x","citations":[]'),
+      base.replace('"usage":{', '"container":null,"usage":{'),
+      base.replace('"model":"claude-sonnet-4-5-20250929"', '"model":1'),
+      base.replace('"type":"message"', '"type":"error"'),
+      base.replace('"content":[{', '"content":[,{'),
+      base.replace('"}],"stop_reason"', '"},],"stop_reason"'),
+      base.replace('"output_tokens":503', '"output_tokens":[503]'),
+      base.replace('"output_tokens":503', '"output_tokens":{"n":{"m":1}}'),
+      `${base} x`,
+      base.slice(1),
+    ];
+    for (const text of misses) expect(plainAnswerUsage(text), text).toBeUndefined();
+  });
+});

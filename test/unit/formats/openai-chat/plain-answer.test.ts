@@ -1,0 +1,179 @@
+import { describe, expect, it } from 'vitest';
+import { mutate, parsedOrUndefined } from '../../../helpers/json-mutations.js';
+import { random, seededText } from '../../../helpers/seeded-text.js';
+import { plainAnswerUsage } from '../../../../src/formats/openai-chat/plain-answer.js';
+
+const ALPHABET = [
+  'a',
+  ' ',
+  'tok',
+  '"',
+  '\\',
+  '/',
+  '\n',
+  '\u0000',
+  '\u001f',
+  'é',
+  '漢',
+  '🙂',
+  '}]',
+  '"}',
+  '\\"',
+  '"usage":',
+];
+
+interface Options {
+  content?: string | null;
+  refusal?: boolean;
+  annotations?: boolean;
+  logprobs?: boolean;
+  details?: boolean;
+  tier?: boolean;
+  fingerprint?: string | null;
+  indent?: number;
+}
+
+/** An answer as OpenAI writes it, with or without its optional members. */
+const answer = (o: Options = {}) =>
+  JSON.stringify(
+    {
+      id: 'chatcmpl-B9MBs8CjcvOU2jLn4n570S5qMJKcT',
+      object: 'chat.completion',
+      created: 1741569952,
+      model: 'gpt-4.1-2025-04-14',
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: o.content === undefined ? 'Hello! How can I assist you today?' : o.content,
+            ...(o.refusal ? { refusal: null } : {}),
+            ...(o.annotations ? { annotations: [] } : {}),
+          },
+          ...(o.logprobs ? { logprobs: null } : {}),
+          finish_reason: 'stop',
+        },
+      ],
+      usage: {
+        prompt_tokens: 19,
+        completion_tokens: 10,
+        total_tokens: 29,
+        ...(o.details
+          ? {
+              prompt_tokens_details: { cached_tokens: 4, audio_tokens: 0 },
+              completion_tokens_details: { reasoning_tokens: 0, accepted_prediction_tokens: 0 },
+            }
+          : {}),
+      },
+      ...(o.tier ? { service_tier: 'default' } : {}),
+      ...(o.fingerprint !== undefined ? { system_fingerprint: o.fingerprint } : {}),
+    },
+    null,
+    o.indent,
+  );
+
+/** What the fast path hands on: the usage JSON.parse reads from its text. */
+const fastUsage = (text: string) => {
+  const usage = plainAnswerUsage(text);
+  return usage === undefined ? undefined : JSON.parse(usage);
+};
+
+describe('plainAnswerUsage (the OpenAI chat complete-answer fast path)', () => {
+  it('reads the usage of a text answer as OpenAI writes it, compact or indented', () => {
+    const full = { refusal: true, annotations: true, logprobs: true, details: true, tier: true, fingerprint: 'fp_1' };
+    for (const text of [answer(), answer(full), answer({ ...full, indent: 2 }), answer({ content: null })]) {
+      expect(fastUsage(text), text).toEqual(JSON.parse(text).usage);
+    }
+    // The bench upstream's and compatible servers' shape: a null fingerprint.
+    expect(fastUsage(answer({ fingerprint: null, logprobs: true }))).toEqual({
+      prompt_tokens: 19,
+      completion_tokens: 10,
+      total_tokens: 29,
+    });
+  });
+
+  it('agrees with JSON.parse on 5,000 seeded texts, member sets and spacings', () => {
+    const next = random(11);
+    let fast = 0;
+    for (let n = 0; n < 5000; n++) {
+      const text = answer({
+        content: seededText(next, ALPHABET),
+        refusal: next() < 0.5,
+        annotations: next() < 0.5,
+        logprobs: next() < 0.5,
+        details: next() < 0.5,
+        tier: next() < 0.5,
+        fingerprint: next() < 0.3 ? undefined : next() < 0.5 ? null : seededText(next, ALPHABET),
+        indent: next() < 0.7 ? undefined : Math.floor(next() * 4),
+      });
+      const got = fastUsage(text);
+      expect(got, text).toEqual(JSON.parse(text).usage);
+      if (got !== undefined) fast++;
+    }
+    expect(fast).toBe(5000);
+  });
+
+  it('accepts no one-character edit that JSON.parse refuses, and reads the same usage from any it takes', () => {
+    const next = random(12);
+    let refused = 0;
+    let taken = 0;
+    for (let n = 0; n < 20_000; n++) {
+      const base = answer({
+        content: seededText(next, ALPHABET),
+        details: next() < 0.5,
+        indent: next() < 0.5 ? 2 : undefined,
+      });
+      const text = mutate(base, next);
+      const usage = plainAnswerUsage(text);
+      const parsed = parsedOrUndefined(text) as { model?: unknown; usage?: unknown } | undefined;
+      if (parsed === undefined) refused++;
+      if (usage === undefined) continue;
+      taken++;
+      expect(parsed, text).toBeDefined();
+      expect(typeof parsed?.model, text).toBe('string');
+      expect(JSON.parse(usage), text).toEqual(parsed?.usage);
+    }
+    // Most edits break the JSON; many others keep the shape (a character inside a string).
+    expect(refused).toBeGreaterThan(5000);
+    expect(taken).toBeGreaterThan(2000);
+  });
+
+  it('leaves every other answer to JSON.parse', () => {
+    const base = answer({ refusal: true, logprobs: true, tier: true, fingerprint: 'fp_1' });
+    const toolCall = base.replace(
+      '"refusal":null',
+      '"refusal":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"f","arguments":"{}"}}]',
+    );
+    const twoChoices = base.replace(
+      /"choices":\[(.*)\],"usage"/,
+      (_m, c: string) => `"choices":[${c},${c.replace('"index":0', '"index":1')}],"usage"`,
+    );
+    const misses = [
+      toolCall,
+      twoChoices,
+      base.replace('}],"usage"', '}],"usage":null,"usage"'),
+      base.replace('"model":"gpt-4.1-2025-04-14"', '"model":null'),
+      base.replace('"logprobs":null', '"logprobs":{"content":[]}'),
+      base.replace('"object":"chat.completion"', '"object":"chat.completion.chunk"'),
+      base.replace('"id":"chatcmpl-', '"extra":1,"id":"chatcmpl-'),
+      base.replace('"role":"assistant"', '"role":"user"'),
+      base.replace('"total_tokens":', '"total_tokens":[1],"x":'),
+      `${base}x`,
+      `${base},{}`,
+      base.slice(0, -1),
+      base.replace('How', 'H\u0007ow'),
+      base.replace('How', 'H\\xow'),
+      base.replace('How', 'H\\u12ow'),
+      base.replace('"created":1741569952', '"created":01741569952'),
+      base.replace('"total_tokens":29', '"total_tokens":29,'),
+      base.replace('"total_tokens":29', '"total_tokens":+29'),
+      base.replace('"total_tokens":29', '"total_tokens":29.'),
+      '',
+      '[]',
+    ];
+    for (const text of misses) expect(plainAnswerUsage(text), text).toBeUndefined();
+    // A duplicate inside usage is JSON: its text parses as the whole answer's does (the last one wins).
+    const duplicate = base.replace('"usage":{', '"usage":{"prompt_tokens":1,"prompt_tokens":2,');
+    expect(fastUsage(duplicate)).toEqual(JSON.parse(duplicate).usage);
+  });
+});
