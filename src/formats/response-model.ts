@@ -11,13 +11,14 @@
  */
 
 import type { WireFormatId } from '../core/canonical.js';
+import { jsonString, perName } from '../core/json-string.js';
 
 const MODEL_MEMBER = /"model"\s*:\s*"(?:[^"\\]|\\.)*"/;
 const MODEL_MEMBERS = new RegExp(MODEL_MEMBER.source, 'g');
 
 /** The first `model` member of a JSON text, renamed. */
 export function renameModelIn(text: string, name: string): string {
-  const member = `"model":${JSON.stringify(name)}`;
+  const member = `"model":${jsonString(name)}`;
   return text.replace(MODEL_MEMBER, () => member);
 }
 
@@ -29,9 +30,12 @@ export function renameModelInBytes(raw: Buffer, text: string, name: string): Buf
   if (text.length !== raw.length) return Buffer.from(renameModelIn(text, name));
   const m = MODEL_MEMBER.exec(text);
   if (!m) return raw;
-  const member = Buffer.from(`"model":${JSON.stringify(name)}`);
+  const member = memberBytes(name);
   return Buffer.concat([raw.subarray(0, m.index), member, raw.subarray(m.index + m[0].length)]);
 }
+
+/** `"model":"<name>"` as bytes (shared: Buffer.concat copies them). */
+const memberBytes = perName((name) => Buffer.from(`"model":${jsonString(name)}`));
 
 /**
  * Where a relayed stream of each format names its model: OpenAI chat in every chunk (nothing
@@ -67,7 +71,7 @@ export class StreamModelRenamer {
     name: string,
     private readonly mode: RenameMode,
   ) {
-    this.member = `"model":${JSON.stringify(name)}`;
+    this.member = `"model":${jsonString(name)}`;
   }
 
   run(text: string): string {

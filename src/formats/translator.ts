@@ -34,14 +34,21 @@ export interface Translator {
  * even a same-format answer is decoded; the request still goes up as the caller's bytes.
  */
 export function translatorFor(caller: WireFormat, upstream: UpstreamFormat, canonicalReply: boolean): Translator {
-  // Translators hold no per-request state: one per pair, made once (nothing allocated per attempt).
-  const key = `${caller.id}>${upstream.id}${caller.id === upstream.id && canonicalReply ? '+canonical' : ''}`;
-  let t = made.get(key);
+  // Translators hold no per-request state: one per pair, made once (nothing allocated per attempt),
+  // found by the format objects themselves (no key string built and hashed per attempt).
+  let byUpstream = made.get(caller);
+  if (!byUpstream) made.set(caller, (byUpstream = new Map()));
+  let pair = byUpstream.get(upstream);
+  if (!pair) byUpstream.set(upstream, (pair = []));
+  const same = caller.id === upstream.id;
+  const i = same && canonicalReply ? 1 : 0;
+  let t = pair[i];
   if (!t) {
-    t = caller.id === upstream.id ? passThroughTranslator(caller, canonicalReply) : canonicalTranslator(upstream);
-    made.set(key, t);
+    t = same ? passThroughTranslator(caller, canonicalReply) : canonicalTranslator(upstream);
+    pair[i] = t;
   }
   return t;
 }
 
-const made = new Map<string, Translator>();
+/** Per caller format, per upstream format: [plain, canonical reply] (the second only for a same-format pair). */
+const made = new Map<WireFormat, Map<UpstreamFormat, Translator[]>>();

@@ -2,6 +2,11 @@
 export function presentedKey(headers: Record<string, string | string[] | undefined>): string | undefined {
   const auth = headers.authorization;
   if (typeof auth === 'string') {
+    // The usual spelling first, without a regex; the scheme in any case and other spacing below.
+    if (auth.startsWith('Bearer ')) {
+      const key = auth.slice(7).trim();
+      if (key.length > 0) return key;
+    }
     const m = /^Bearer\s+(.+)$/i.exec(auth.trim());
     if (m) return m[1].trim();
   }

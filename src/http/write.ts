@@ -6,6 +6,10 @@
 import type { ServerResponse } from 'node:http';
 import { endDiscardingBody, unreadBodyBound } from './unread-body.js';
 
+/**
+ * `headers` is the response's own object (one per request, written once), taken over: the content
+ * type and length are set on it rather than on a copy of every header.
+ */
 export function writeJson(
   res: ServerResponse,
   status: number,
@@ -15,12 +19,10 @@ export function writeJson(
   const payload = Buffer.isBuffer(body) ? body : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
   // A request refused before its body was read: answer, drop the rest (bounded), close.
   const unread = unreadBodyBound(res.req);
-  res.writeHead(status, {
-    'content-type': 'application/json',
-    'content-length': String(payload.length),
-    ...headers,
-    ...(unread ? { connection: 'close' } : {}),
-  });
+  headers['content-type'] ??= 'application/json';
+  headers['content-length'] = String(payload.length);
+  if (unread) headers.connection = 'close';
+  res.writeHead(status, headers);
   if (unread) endDiscardingBody(res, payload, unread);
   else res.end(payload);
 }

@@ -68,7 +68,7 @@ function route(
         ctx.responseHeaders['x-gateway-model'] = c.model.id;
         ctx.responseHeaders['x-gateway-fallback'] = String(c.fallback);
       },
-      ...(onStreamEnd ? { onStreamEnd } : {}),
+      onStreamEnd,
       onDone: (fn) => ctx.onDone.push(fn),
     });
   } catch (err) {

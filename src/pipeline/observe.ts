@@ -13,7 +13,8 @@ export const observe: Stage = async (ctx, next) => {
   try {
     await next();
   } finally {
-    for (const done of ctx.onDone.splice(0)) {
+    // Most requests have nothing to settle: no copy of an empty list.
+    for (const done of ctx.onDone.length > 0 ? ctx.onDone.splice(0) : ctx.onDone) {
       try {
         await done();
       } catch (err) {

@@ -35,7 +35,8 @@ export const render: Stage = async (ctx, next) => {
       ctx.res,
       status,
       body,
-      reply.kind === 'json' ? { ...ctx.responseHeaders, ...reply.headers } : ctx.responseHeaders,
+      // The request's own header object, written once (writeJson takes it over).
+      reply.kind === 'json' && reply.headers ? Object.assign(ctx.responseHeaders, reply.headers) : ctx.responseHeaders,
     );
     return;
   }

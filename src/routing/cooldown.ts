@@ -24,6 +24,7 @@ export class Breakers {
 
   /** May a request go to this target now? `probe`: yes, as the single half-open probe. */
   admit(key: string): Admission {
+    if (this.circuits.size === 0) return 'yes'; // nothing has failed lately: the usual case
     const c = this.circuits.get(key);
     if (!c || c.openUntil === undefined) return 'yes';
     if (this.now() < c.openUntil || c.probing) return 'no';

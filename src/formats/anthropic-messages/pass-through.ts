@@ -6,6 +6,7 @@
  */
 
 import type { Usage } from '../../core/canonical.js';
+import { jsonString } from '../../core/json-string.js';
 import { removeTopLevel, spliceTopLevel } from '../../core/json-splice.js';
 import type { BodyEdits, CallerRequest, EncodeTarget, PassThrough } from '../types.js';
 import { anthropicErrorMessage } from './errors.js';
@@ -17,7 +18,7 @@ import { usageFromAnthropic } from './usage.js';
 export const anthropicPassThrough: PassThrough = {
   // `max_tokens` is required in this format, so the caller's body always carries an output cap.
   prepareBody({ raw, members, parsed }: CallerRequest, target: EncodeTarget, edits: BodyEdits): Buffer {
-    const model = JSON.stringify(target.model);
+    const model = jsonString(target.model);
     const fit = fitThinking(parsed, target, edits);
     if (!fit) return spliceTopLevel(raw, { model }, {}, members);
     const spliced = spliceTopLevel(raw, { ...fit.replace, model }, {}, members);

@@ -1,4 +1,5 @@
 import type { ChatRequest, Usage } from '../../core/canonical.js';
+import { jsonString } from '../../core/json-string.js';
 import { spliceTopLevel } from '../../core/json-splice.js';
 import { defaultOutputCap } from '../output-cap.js';
 import type { CallerRequest, EncodeTarget } from '../types.js';
@@ -14,7 +15,7 @@ import { OpenaiStreamWatch } from './stream-watch.js';
  */
 export const openaiPassThrough = {
   prepareBody({ raw, members, parsed, chat }: CallerRequest, target: EncodeTarget): Buffer {
-    const replace: Record<string, string> = { model: JSON.stringify(target.model) };
+    const replace: Record<string, string> = { model: jsonString(target.model) };
     if (chat.stream && !chat.includeUsage) {
       const options = (parsed as { stream_options?: Record<string, unknown> | null }).stream_options;
       replace.stream_options = JSON.stringify({ ...(options ?? {}), include_usage: true });

@@ -1,4 +1,5 @@
 import type { ChatRequest, Usage } from '../../core/canonical.js';
+import { jsonString } from '../../core/json-string.js';
 import { spliceTopLevel } from '../../core/json-splice.js';
 import { isObject } from '../../core/json.js';
 import { defaultOutputCap } from '../output-cap.js';
@@ -14,7 +15,7 @@ import { usageFromResponses } from './usage.js';
  */
 export const responsesPassThrough = {
   prepareBody({ raw, members, chat }: CallerRequest, target: EncodeTarget): Buffer {
-    const replace: Record<string, string> = { model: JSON.stringify(target.model) };
+    const replace: Record<string, string> = { model: jsonString(target.model) };
     // An explicit null is replaced too.
     if (chat.maxTokens === undefined) replace.max_output_tokens = String(defaultOutputCap(target.maxOutputTokens));
     return spliceTopLevel(raw, replace, {}, members);
