@@ -33,7 +33,7 @@ export class Breakers {
   }
 
   success(key: string): void {
-    this.circuits.delete(key);
+    if (this.circuits.size > 0) this.circuits.delete(key);
   }
 
   failure(key: string, policy: CooldownPolicy): void {

@@ -106,7 +106,8 @@ export function decodeAnthropicRequest(body: unknown, opts: DecodeOptions = {}):
     throw invalid('stop_sequences', "'stop_sequences' must be an array of strings.");
   }
   const { toolChoice, parallelToolCalls } = decodeToolChoice(body.tool_choice, unmapped);
-  for (const [field, value] of Object.entries(body)) {
+  for (const field of Object.keys(body)) {
+    const value = body[field];
     if (KNOWN.has(field) || isDefault(field, value)) continue;
     if (HINTS.has(field)) notes.hints.add(field);
     else unmapped.push(field);

@@ -62,7 +62,8 @@ const NON_DEFAULT: Record<string, (v: unknown) => boolean> = {
 /** Names of the top-level fields of `body` that carry a non-default, untranslatable value. */
 export function findUnmappedFields(body: Json): string[] {
   const out: string[] = [];
-  for (const [field, value] of Object.entries(body)) {
+  for (const field of Object.keys(body)) {
+    const value = body[field];
     // An explicit null means "use the default" throughout the chat API.
     if (value === undefined || value === null || MAPPED.has(field) || HINTS.has(field)) continue;
     // Own properties only: a caller's `__proto__` or `hasOwnProperty` field is just an unknown field.

@@ -72,7 +72,8 @@ export function findHintFields(body: Json): string[] {
  */
 export function findUnmappedFields(body: Json): string[] {
   const out: string[] = [];
-  for (const [field, value] of Object.entries(body)) {
+  for (const field of Object.keys(body)) {
+    const value = body[field];
     if (!sent(value) || MAPPED.has(field) || HINTS.has(field)) continue;
     // Own properties only: a caller's `__proto__` or `hasOwnProperty` field is just an unknown field.
     const nonDefault = Object.hasOwn(NON_DEFAULT, field) ? NON_DEFAULT[field] : undefined;
