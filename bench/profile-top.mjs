@@ -6,10 +6,15 @@
  * With --inclusive, also the functions by total time (self + what they called, each sample
  * counted once per function on its stack), to see which subtree a cost sits under.
  *
- *   node bench/profile-top.mjs FILE.cpuprofile [--top 30] [--files 15] [--inclusive]
+ * With --lines NAME, the self time of the functions called NAME line by line, with the line's
+ * source (read from the profiled file; V8 counts inlined callees on the caller's line): where in
+ * a function its time goes, e.g. `--lines handle` for the server's request handler.
+ *
+ *   node bench/profile-top.mjs FILE.cpuprofile [--top 30] [--files 15] [--inclusive] [--lines NAME]
  */
 
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { args } from './child-common.mjs';
 
 const opts = args();
@@ -59,6 +64,21 @@ if (opts.inclusive === 'true') {
     }
   }
 }
+// Per line of the functions named by --lines: V8's position ticks (samples, not time) per node.
+const lines = new Map();
+let lineTicks = 0;
+if (opts.lines) {
+  for (const n of profile.nodes) {
+    const cf = n.callFrame;
+    if (cf.functionName !== opts.lines || !cf.url.startsWith('file:')) continue;
+    const source = readFileSync(fileURLToPath(cf.url), 'utf8').split('\n');
+    for (const t of n.positionTicks ?? []) {
+      const key = `${shortUrl(cf.url)}:${t.line}  ${(source[t.line - 1] ?? '').trim().slice(0, 100)}`;
+      lines.set(key, (lines.get(key) ?? 0) + t.ticks);
+      lineTicks += t.ticks;
+    }
+  }
+}
 const pct = (us) => `${((100 * us) / total).toFixed(1).padStart(5)}%`;
 const list = (m, n) =>
   [...m]
@@ -69,5 +89,12 @@ const list = (m, n) =>
 process.stdout.write(
   `${(total / 1e6).toFixed(2)} s busy (idle left out)\nTop ${top} frames by self time:\n${list(byFrame, top)}\n\n` +
     `By file:\n${list(byFile, Number(opts.files ?? 15))}\n` +
-    (inclusive.size > 0 ? `\nTop ${top} functions by total time:\n${list(inclusive, top)}\n` : ''),
+    (inclusive.size > 0 ? `\nTop ${top} functions by total time:\n${list(inclusive, top)}\n` : '') +
+    (opts.lines
+      ? `\n${opts.lines}, samples per line (${lineTicks} in all):\n${[...lines]
+          .sort((a, b) => b[1] - a[1])
+          .slice(0, top)
+          .map(([k, n]) => `${String(n).padStart(6)}  ${k}`)
+          .join('\n')}\n`
+      : ''),
 );
