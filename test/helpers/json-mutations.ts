@@ -1,3 +1,5 @@
+import { expect } from 'vitest';
+
 /**
  * Seeded one-character edits of a JSON text, for the complete-answer fast-path tests: each edit
  * inserts, deletes or replaces one character with one JSON gives meaning to (or a near miss of
@@ -43,4 +45,38 @@ export function parsedOrUndefined(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** What a complete answer's fast path hands on: the usage JSON.parse reads from its text, or undefined. */
+export function fastUsage(usageOf: (text: string) => string | undefined, text: string): unknown {
+  const usage = usageOf(text);
+  return usage === undefined ? undefined : JSON.parse(usage);
+}
+
+/**
+ * `count` seeded one-character edits of texts from `make`, through a complete answer's fast path
+ * (`usageOf`: the usage member's JSON text, or undefined): whatever it takes must be JSON, with a
+ * string `model` and the usage JSON.parse reads. Returns how many edits JSON.parse refused and how
+ * many the fast path took, for the caller to check that both kinds were tried.
+ */
+export function checkEdits(
+  make: (next: () => number) => string,
+  usageOf: (text: string) => string | undefined,
+  next: () => number,
+  count = 20_000,
+): { refused: number; taken: number } {
+  let refused = 0;
+  let taken = 0;
+  for (let n = 0; n < count; n++) {
+    const text = mutate(make(next), next);
+    const usage = usageOf(text);
+    const parsed = parsedOrUndefined(text) as { model?: unknown; usage?: unknown } | undefined;
+    if (parsed === undefined) refused++;
+    if (usage === undefined) continue;
+    taken++;
+    expect(parsed, text).toBeDefined();
+    expect(typeof parsed?.model, text).toBe('string');
+    expect(JSON.parse(usage), text).toEqual(parsed?.usage);
+  }
+  return { refused, taken };
 }

@@ -4,6 +4,22 @@
  * that look like the end of the shape a fast path reads.
  */
 
+/** Pieces every fast path's texts are built from: plain text, and what JSON must escape or encode. */
+export const JSON_TEXT_PIECES: readonly string[] = [
+  'a',
+  ' ',
+  'tok',
+  '"',
+  '\\',
+  '/',
+  '\n',
+  '\u0000',
+  '\u001f',
+  'é',
+  '漢',
+  '🙂',
+];
+
 /** A seeded generator in [0, 1): the same sequence for the same seed. */
 export function random(seed: number): () => number {
   let s = seed;

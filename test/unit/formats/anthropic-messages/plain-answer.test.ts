@@ -1,26 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { mutate, parsedOrUndefined } from '../../../helpers/json-mutations.js';
-import { random, seededText } from '../../../helpers/seeded-text.js';
+import { checkEdits, fastUsage } from '../../../helpers/json-mutations.js';
+import { JSON_TEXT_PIECES, random, seededText } from '../../../helpers/seeded-text.js';
 import { plainAnswerUsage } from '../../../../src/formats/anthropic-messages/plain-answer.js';
 
-const ALPHABET = [
-  'a',
-  ' ',
-  'tok',
-  '"',
-  '\\',
-  '/',
-  '\n',
-  '\u0000',
-  '\u001f',
-  'é',
-  '漢',
-  '🙂',
-  '}]',
-  '"}',
-  '\\"',
-  '"usage":',
-];
+const ALPHABET = [...JSON_TEXT_PIECES, '}]', '"}', '\\"', '"usage":'];
 
 interface Options {
   texts?: string[];
@@ -55,10 +38,7 @@ const message = (o: Options = {}) =>
     o.indent,
   );
 
-const fastUsage = (text: string) => {
-  const usage = plainAnswerUsage(text);
-  return usage === undefined ? undefined : JSON.parse(usage);
-};
+const usageOf = (text: string) => fastUsage(plainAnswerUsage, text);
 
 describe('plainAnswerUsage (the Anthropic complete-answer fast path)', () => {
   it('reads the usage of a message of text blocks as Anthropic writes it, compact or indented', () => {
@@ -67,7 +47,7 @@ describe('plainAnswerUsage (the Anthropic complete-answer fast path)', () => {
       message({ texts: ['a', 'b'], stopSequence: '###', cacheCreation: true }),
       message({ texts: [], indent: 2 }),
     ]) {
-      expect(fastUsage(text), text).toEqual(JSON.parse(text).usage);
+      expect(usageOf(text), text).toEqual(JSON.parse(text).usage);
     }
   });
 
@@ -81,7 +61,7 @@ describe('plainAnswerUsage (the Anthropic complete-answer fast path)', () => {
         cacheCreation: next() < 0.5,
         indent: next() < 0.7 ? undefined : Math.floor(next() * 4),
       });
-      const got = fastUsage(text);
+      const got = usageOf(text);
       expect(got, text).toEqual(JSON.parse(text).usage);
       if (got !== undefined) fast++;
     }
@@ -89,21 +69,11 @@ describe('plainAnswerUsage (the Anthropic complete-answer fast path)', () => {
   });
 
   it('accepts no one-character edit that JSON.parse refuses, and reads the same usage from any it takes', () => {
-    const next = random(22);
-    let refused = 0;
-    let taken = 0;
-    for (let n = 0; n < 20_000; n++) {
-      const base = message({ texts: [seededText(next, ALPHABET)], cacheCreation: next() < 0.5 });
-      const text = mutate(base, next);
-      const usage = plainAnswerUsage(text);
-      const parsed = parsedOrUndefined(text) as { model?: unknown; usage?: unknown } | undefined;
-      if (parsed === undefined) refused++;
-      if (usage === undefined) continue;
-      taken++;
-      expect(parsed, text).toBeDefined();
-      expect(typeof parsed?.model, text).toBe('string');
-      expect(JSON.parse(usage), text).toEqual(parsed?.usage);
-    }
+    const { refused, taken } = checkEdits(
+      (next) => message({ texts: [seededText(next, ALPHABET)], cacheCreation: next() < 0.5 }),
+      plainAnswerUsage,
+      random(22),
+    );
     expect(refused).toBeGreaterThan(5000);
     expect(taken).toBeGreaterThan(2000);
   });

@@ -1,25 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { random, seededText } from '../../../helpers/seeded-text.js';
+import { JSON_TEXT_PIECES, random, seededText } from '../../../helpers/seeded-text.js';
 import { plainTextDelta } from '../../../../src/formats/anthropic-messages/plain-text-delta.js';
 
-const ALPHABET = [
-  'a',
-  ' ',
-  'tok',
-  '"',
-  '\\',
-  '/',
-  '\n',
-  '\u0000',
-  '\u001f',
-  'é',
-  '漢',
-  '🙂',
-  '\ud800',
-  '}}',
-  '"}}',
-  '\\"',
-];
+const ALPHABET = [...JSON_TEXT_PIECES, '\ud800', '}}', '"}}', '\\"'];
 
 const delta = (index: unknown, text: string) =>
   JSON.stringify({ type: 'content_block_delta', index, delta: { type: 'text_delta', text } });

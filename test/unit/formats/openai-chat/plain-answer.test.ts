@@ -1,26 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { mutate, parsedOrUndefined } from '../../../helpers/json-mutations.js';
-import { random, seededText } from '../../../helpers/seeded-text.js';
+import { checkEdits, fastUsage } from '../../../helpers/json-mutations.js';
+import { JSON_TEXT_PIECES, random, seededText } from '../../../helpers/seeded-text.js';
 import { plainAnswerUsage } from '../../../../src/formats/openai-chat/plain-answer.js';
 
-const ALPHABET = [
-  'a',
-  ' ',
-  'tok',
-  '"',
-  '\\',
-  '/',
-  '\n',
-  '\u0000',
-  '\u001f',
-  'é',
-  '漢',
-  '🙂',
-  '}]',
-  '"}',
-  '\\"',
-  '"usage":',
-];
+const ALPHABET = [...JSON_TEXT_PIECES, '}]', '"}', '\\"', '"usage":'];
 
 interface Options {
   content?: string | null;
@@ -72,20 +55,16 @@ const answer = (o: Options = {}) =>
     o.indent,
   );
 
-/** What the fast path hands on: the usage JSON.parse reads from its text. */
-const fastUsage = (text: string) => {
-  const usage = plainAnswerUsage(text);
-  return usage === undefined ? undefined : JSON.parse(usage);
-};
+const usageOf = (text: string) => fastUsage(plainAnswerUsage, text);
 
 describe('plainAnswerUsage (the OpenAI chat complete-answer fast path)', () => {
   it('reads the usage of a text answer as OpenAI writes it, compact or indented', () => {
     const full = { refusal: true, annotations: true, logprobs: true, details: true, tier: true, fingerprint: 'fp_1' };
     for (const text of [answer(), answer(full), answer({ ...full, indent: 2 }), answer({ content: null })]) {
-      expect(fastUsage(text), text).toEqual(JSON.parse(text).usage);
+      expect(usageOf(text), text).toEqual(JSON.parse(text).usage);
     }
     // The bench upstream's and compatible servers' shape: a null fingerprint.
-    expect(fastUsage(answer({ fingerprint: null, logprobs: true }))).toEqual({
+    expect(usageOf(answer({ fingerprint: null, logprobs: true }))).toEqual({
       prompt_tokens: 19,
       completion_tokens: 10,
       total_tokens: 29,
@@ -106,7 +85,7 @@ describe('plainAnswerUsage (the OpenAI chat complete-answer fast path)', () => {
         fingerprint: next() < 0.3 ? undefined : next() < 0.5 ? null : seededText(next, ALPHABET),
         indent: next() < 0.7 ? undefined : Math.floor(next() * 4),
       });
-      const got = fastUsage(text);
+      const got = usageOf(text);
       expect(got, text).toEqual(JSON.parse(text).usage);
       if (got !== undefined) fast++;
     }
@@ -114,26 +93,12 @@ describe('plainAnswerUsage (the OpenAI chat complete-answer fast path)', () => {
   });
 
   it('accepts no one-character edit that JSON.parse refuses, and reads the same usage from any it takes', () => {
-    const next = random(12);
-    let refused = 0;
-    let taken = 0;
-    for (let n = 0; n < 20_000; n++) {
-      const base = answer({
-        content: seededText(next, ALPHABET),
-        details: next() < 0.5,
-        indent: next() < 0.5 ? 2 : undefined,
-      });
-      const text = mutate(base, next);
-      const usage = plainAnswerUsage(text);
-      const parsed = parsedOrUndefined(text) as { model?: unknown; usage?: unknown } | undefined;
-      if (parsed === undefined) refused++;
-      if (usage === undefined) continue;
-      taken++;
-      expect(parsed, text).toBeDefined();
-      expect(typeof parsed?.model, text).toBe('string');
-      expect(JSON.parse(usage), text).toEqual(parsed?.usage);
-    }
-    // Most edits break the JSON; many others keep the shape (a character inside a string).
+    const { refused, taken } = checkEdits(
+      (next) =>
+        answer({ content: seededText(next, ALPHABET), details: next() < 0.5, indent: next() < 0.5 ? 2 : undefined }),
+      plainAnswerUsage,
+      random(12),
+    );
     expect(refused).toBeGreaterThan(5000);
     expect(taken).toBeGreaterThan(2000);
   });
@@ -174,6 +139,6 @@ describe('plainAnswerUsage (the OpenAI chat complete-answer fast path)', () => {
     for (const text of misses) expect(plainAnswerUsage(text), text).toBeUndefined();
     // A duplicate inside usage is JSON: its text parses as the whole answer's does (the last one wins).
     const duplicate = base.replace('"usage":{', '"usage":{"prompt_tokens":1,"prompt_tokens":2,');
-    expect(fastUsage(duplicate)).toEqual(JSON.parse(duplicate).usage);
+    expect(usageOf(duplicate)).toEqual(JSON.parse(duplicate).usage);
   });
 });

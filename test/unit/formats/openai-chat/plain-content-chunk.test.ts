@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { random, seededText } from '../../../helpers/seeded-text.js';
+import { JSON_TEXT_PIECES, random, seededText } from '../../../helpers/seeded-text.js';
 import type { ChatRequest } from '../../../../src/core/canonical.js';
 import { plainContentChunk } from '../../../../src/formats/openai-chat/plain-content-chunk.js';
 import { decodeOpenaiStream } from '../../../../src/formats/openai-chat/stream-decode.js';
@@ -7,7 +7,7 @@ import { OpenaiStreamWatch } from '../../../../src/formats/openai-chat/stream-wa
 import type { SseMessage } from '../../../../src/sse/decode.js';
 import { collect, fromArray } from './load-chunks.js';
 
-const ALPHABET = ['a', ' ', 'tok', '"', '\\', '/', '\n', '\u0000', '\u001f', 'é', '漢', '🙂', '}]', '"}', '\\"', '"},'];
+const ALPHABET = [...JSON_TEXT_PIECES, '}]', '"}', '\\"', '"},'];
 
 /** A content chunk as OpenAI writes it (service tier, usage and obfuscation optional). */
 const chunk = (content: string, o: { tier?: boolean; usage?: boolean; obfuscation?: string } = {}) =>

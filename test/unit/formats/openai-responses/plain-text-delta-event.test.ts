@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { random, seededText } from '../../../helpers/seeded-text.js';
+import { JSON_TEXT_PIECES, random, seededText } from '../../../helpers/seeded-text.js';
 import { plainTextDeltaEvent } from '../../../../src/formats/openai-responses/plain-text-delta-event.js';
 import { decodeResponsesStream } from '../../../../src/formats/openai-responses/stream-decode.js';
 import { ResponsesStreamWatch } from '../../../../src/formats/openai-responses/stream-watch.js';
 import type { SseMessage } from '../../../../src/sse/decode.js';
 
-const ALPHABET = ['a', ' ', 'tok', '"', '\\', '/', '\n', '\u0000', '\u001f', 'é', '漢', '🙂', '}', '"}', '\\"', '","'];
+const ALPHABET = [...JSON_TEXT_PIECES, '}', '"}', '\\"', '","'];
 
 /** An output text delta as OpenAI writes it (obfuscation optional). */
 const deltaEvent = (seq: number, delta: string, obfuscation?: string) =>
