@@ -73,7 +73,7 @@ export function unreadBodyBound(req: IncomingMessage): DiscardBound | undefined 
  * rest of the body within `bound`, then ends the response, which closes the connection. Beyond
  * the bound the socket is destroyed.
  */
-export function endDiscardingBody(res: ServerResponse, payload: Buffer, bound: DiscardBound): void {
+export function endDiscardingBody(res: ServerResponse, payload: Buffer | string, bound: DiscardBound): void {
   const req = res.req;
   // Nothing more is coming: the client is gone, or waits for a 100 Continue it will never get.
   if (req.destroyed || (expectsContinue(req) && !continued.has(req))) {

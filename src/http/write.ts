@@ -16,11 +16,12 @@ export function writeJson(
   body: Buffer | string | object,
   headers: Record<string, string> = {},
 ): void {
-  const payload = Buffer.isBuffer(body) ? body : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
+  // Text is written as it is (node encodes it into the socket's buffer): no Buffer made of it first.
+  const payload = Buffer.isBuffer(body) ? body : typeof body === 'string' ? body : JSON.stringify(body);
   // A request refused before its body was read: answer, drop the rest (bounded), close.
   const unread = unreadBodyBound(res.req);
   headers['content-type'] ??= 'application/json';
-  headers['content-length'] = String(payload.length);
+  headers['content-length'] = String(typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length);
   if (unread) headers.connection = 'close';
   res.writeHead(status, headers);
   if (unread) endDiscardingBody(res, payload, unread);

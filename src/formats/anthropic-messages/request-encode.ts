@@ -14,6 +14,8 @@
  * @see https://docs.anthropic.com/en/api/messages
  */
 
+import { flatMapArray } from '../../core/flat-map.js';
+import { allSystemParts } from '../system-parts.js';
 import { withoutGeminiSignatures } from '../gemini-tool-ids.js';
 import type { ChatRequest, ContentPart, ResponseFormat, ToolChoice } from '../../core/canonical.js';
 import { anthropicModelHasOutputFormat, anthropicModelThinks } from '../model-traits.js';
@@ -54,10 +56,7 @@ export function encodeAnthropicRequest(
   const maxTokens = Math.min(anthropicMaxTokens(req, target.maxOutputTokens), target.maxOutputTokens ?? Infinity);
   const out: Json = { model: target.model, max_tokens: maxTokens };
   const messages = encodeMessages(req, dropped);
-  const system = encodeSystem([
-    ...req.system,
-    ...req.messages.filter((m) => m.role === 'system').flatMap((m) => m.content),
-  ]);
+  const system = encodeSystem(allSystemParts(req));
   if (system !== undefined) out.system = system;
   out.messages = messages;
   const tools: Json[] = req.tools.map((t) => ({
@@ -202,7 +201,7 @@ function encodeMessages(req: ChatRequest, dropped: string[]): Json[] {
   req.messages.forEach((m, i) => {
     if (m.role === 'system') return; // hoisted into `system`
     const role = m.role;
-    const blocks = m.content.flatMap((part) => encodePart(part, `messages[${i}]`, dropped));
+    const blocks = flatMapArray(m.content, (part) => encodePart(part, `messages[${i}]`, dropped));
     if (blocks.length === 0) return;
     const last = out[out.length - 1];
     if (last && last.role === role) last.content.push(...blocks);
@@ -252,7 +251,7 @@ function encodeImage(part: Extract<ContentPart, { type: 'image' }>): Json {
 }
 
 function encodeResultContent(parts: ContentPart[], at: string): string | Json[] | undefined {
-  const blocks = parts.flatMap((p): Json[] => {
+  const blocks = flatMapArray(parts, (p): Json[] => {
     if (p.type === 'text') return p.text.length > 0 ? [{ type: 'text', text: p.text }] : [];
     if (p.type === 'image') return [encodeImage(p)];
     throw invalid(

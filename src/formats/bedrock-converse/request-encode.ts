@@ -9,6 +9,8 @@
  * @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html
  */
 
+import { flatMapArray } from '../../core/flat-map.js';
+import { allSystemParts } from '../system-parts.js';
 import type { ChatRequest, ContentPart, ToolChoice } from '../../core/canonical.js';
 import type { Json } from '../../core/json.js';
 import { invalid, toolArgumentsObject } from '../field-types.js';
@@ -48,7 +50,7 @@ export function encodeBedrockRequest(
   dropped.push(...(req.hints ?? []));
   if (req.user !== undefined) dropped.push('user');
   const out: Json = { messages: encodeMessages(req, dropped) };
-  const system = [...req.system, ...req.messages.filter((m) => m.role === 'system').flatMap((m) => m.content)];
+  const system = allSystemParts(req);
   const texts = system.map((p, i) => systemText(p, i)).filter((t) => t.length > 0);
   if (texts.length > 0) out.system = texts.map((text) => ({ text }));
   if (req.tools.length > 0) out.toolConfig = toolConfig(req, dropped);
@@ -70,7 +72,7 @@ function encodeMessages(req: ChatRequest, dropped: string[]): Turn[] {
   const out: Turn[] = [];
   req.messages.forEach((m, i) => {
     if (m.role === 'system') return;
-    const content = m.content.flatMap((p) => encodePart(p, `messages[${i}]`, dropped));
+    const content = flatMapArray(m.content, (p) => encodePart(p, `messages[${i}]`, dropped));
     if (content.length === 0) return;
     const last = out[out.length - 1];
     if (last && last.role === m.role) last.content.push(...content);

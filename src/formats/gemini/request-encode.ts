@@ -15,6 +15,8 @@
  * @see https://ai.google.dev/gemini-api/docs/thought-signatures
  */
 
+import { flatMapArray } from '../../core/flat-map.js';
+import { allSystemParts } from '../system-parts.js';
 import type { ChatRequest, ContentPart, ResponseFormat, ToolChoice } from '../../core/canonical.js';
 import { isObject, type Json } from '../../core/json.js';
 import { invalid, toolArgumentsObject } from '../field-types.js';
@@ -45,7 +47,7 @@ export function encodeGeminiRequest(
   const contents = encodeContents(req, dropped);
   if (geminiModelThinks(target.model)) for (const turn of contents) signFirstCall(turn);
   const out: Json = { contents };
-  const system = [...req.system, ...req.messages.filter((m) => m.role === 'system').flatMap((m) => m.content)];
+  const system = allSystemParts(req);
   const instruction = system.map((p, i) => systemText(p, i)).filter((t) => t.length > 0);
   if (instruction.length > 0) out.systemInstruction = { parts: instruction.map((text) => ({ text })) };
   if (req.tools.length > 0) {
@@ -84,7 +86,7 @@ function encodeContents(req: ChatRequest, dropped: string[]): Turn[] {
   req.messages.forEach((m, i) => {
     if (m.role === 'system') return;
     const role = m.role === 'assistant' ? 'model' : 'user';
-    const parts = m.content.flatMap((p) => encodePart(p, `messages[${i}]`, callNames, dropped));
+    const parts = flatMapArray(m.content, (p) => encodePart(p, `messages[${i}]`, callNames, dropped));
     if (parts.length === 0) return;
     const last = out[out.length - 1];
     if (last && last.role === role) last.parts.push(...parts);

@@ -11,6 +11,7 @@
  * @see https://platform.openai.com/docs/api-reference/responses/create
  */
 
+import { flatMapArray } from '../../core/flat-map.js';
 import { withoutGeminiSignatures } from '../gemini-tool-ids.js';
 import type { ChatMessage, ChatRequest, ContentPart, ResponseFormat, ToolChoice } from '../../core/canonical.js';
 import type { Json } from '../../core/json.js';
@@ -108,8 +109,8 @@ function encodeFormat(f: ResponseFormat): Json {
  */
 function encodeInput(req: ChatRequest, dropped: string[]): Json[] {
   const customCalls = new Set(
-    req.messages.flatMap((m) =>
-      m.content.flatMap((p) => (p.type === 'tool_call' && isCustomTool(req, p.name) ? [p.id] : [])),
+    flatMapArray(req.messages, (m) =>
+      flatMapArray(m.content, (p) => (p.type === 'tool_call' && isCustomTool(req, p.name) ? [p.id] : [])),
     ),
   );
   const out: Json[] = [];

@@ -6,6 +6,7 @@
  * @see https://platform.openai.com/docs/api-reference/responses/object
  */
 
+import { flatMapArray } from '../../core/flat-map.js';
 import type { ChatRequest, ChatResponse, ContentPart, ResponseFormat, Usage } from '../../core/canonical.js';
 import { GatewayError } from '../../core/errors.js';
 import { randomId } from '../../core/ids.js';
@@ -96,7 +97,7 @@ export function responseObject(
 }
 
 function instructions(req: ChatRequest): string | null {
-  const texts = req.system.flatMap((p) => (p.type === 'text' ? [p.text] : []));
+  const texts = flatMapArray(req.system, (p) => (p.type === 'text' ? [p.text] : []));
   return texts.length === 0 ? null : texts.join('\n\n');
 }
 
@@ -218,7 +219,7 @@ export function decodeResponsesResponse(body: unknown): ChatResponse {
   }
   if (body.status === 'failed') throw upstreamFailure(body.error);
   const notes: OutputNotes = { refused: false, calledTools: false };
-  const content = body.output.flatMap((item) => outputItemParts(item, notes));
+  const content = flatMapArray(body.output, (item) => outputItemParts(item, notes));
   const details = isObject(body.incomplete_details) ? body.incomplete_details : {};
   return {
     id: stringOr(body.id, ''),
