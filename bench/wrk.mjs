@@ -256,12 +256,17 @@ function summarise(lanes, results, floorId = 'floor') {
       const f = floorRuns.find((x) => x.rep === run.rep && x.c === run.c);
       for (const [key, ratioKey] of Object.entries(RATIOS))
         if (f && run[key] !== undefined && f[key] > 0) run[ratioKey] = run[key] / f[key];
+      // The CPU the lane adds to the floor's, same rep and c: steadier than the ratio on a host
+      // whose speed moves (the floor's cost moves with it, the gateway's additions much less).
+      if (f?.cpuUsPerReq !== undefined && run.cpuUsPerReq !== undefined)
+        run.cpuAddedUs = run.cpuUsPerReq - f.cpuUsPerReq;
     }
     for (const c of [...new Set(w.reps.map((r) => r.c))]) {
       const runs = w.reps.filter((r) => r.c === c);
       const s = { n: runs.length, errors: 0, unforwarded: 0 };
       for (const key of ['proxyCores', 'foreignCores', 'stealCores']) s[key] = median(runs.map((r) => r[key]));
-      for (const key of ['rps', 'cpuUsPerReq', 'p50Ms', 'p99Ms', 'completed']) s[key] = median(runs.map((r) => r[key]));
+      for (const key of ['rps', 'cpuUsPerReq', 'cpuAddedUs', 'p50Ms', 'p99Ms', 'completed'])
+        s[key] = median(runs.map((r) => r[key]));
       for (const ratioKey of Object.values(RATIOS)) {
         s[ratioKey] = median(runs.map((r) => r[ratioKey]));
         s[`${ratioKey}Range`] = spread(runs.map((r) => r[ratioKey]));
@@ -292,6 +297,7 @@ export function wrkTable(lanes, results, plan) {
     'CPU µs/req',
     '÷ floor',
     '(range)',
+    '+µs',
     'p50 ms',
     'p99 ms',
     '÷ floor',
@@ -315,6 +321,9 @@ export function wrkTable(lanes, results, plan) {
         f0(s.cpuUsPerReq),
         f2(s.cpuRatio),
         range(s.cpuRatioRange),
+        l.id === 'floor' || s.cpuAddedUs === undefined
+          ? '—'
+          : `${s.cpuAddedUs >= 0 ? '+' : ''}${s.cpuAddedUs.toFixed(0)}`,
         f2(s.p50Ms),
         f2(s.p99Ms),
         f2(s.p99Ratio),
@@ -346,7 +355,9 @@ export function wrkTable(lanes, results, plan) {
     `wrk: non-stream, ${plan?.wrk?.durationS ?? '?'} s per run, ${reps ?? '?'} interleaved repetition(s); ` +
       'the proxy pinned to core 0, wrk and the upstream on the other core(s).',
     'Values are medians over the reps; "÷ floor" is the median of the per-rep ratios (lane / floor of the same ' +
-      'rep and c), "(range)" their min–max; fwd: the upstream saw each request once; busy: cores the proxy used ' +
+      'rep and c), "(range)" their min–max; +µs: the CPU per request the lane adds to the floor\'s (median of ' +
+      "the per-rep differences: steadier than the ratio when the host's speed moves); " +
+      'fwd: the upstream saw each request once; busy: cores the proxy used ' +
       '(~1: it was the bottleneck); other/steal: cores used by other processes / taken by the hypervisor (noise).',
     fmt(lines[0]),
     widths.map((w) => '-'.repeat(w)).join('  '),
