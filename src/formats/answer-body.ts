@@ -47,7 +47,10 @@ export function relayAnswerUsage(
   const text = raw.toString('utf8');
   const usage = text.length <= PLAIN_ANSWER_MAX_CHARS ? pass.plainAnswerUsage?.(text) : undefined;
   if (usage !== undefined) {
-    return { body: renameModelInBytes(raw, text, modelName), usage: pass.usageFromBody({ usage: JSON.parse(usage) }) };
+    return {
+      body: renameModelInBytes(raw, text, modelName),
+      usage: pass.plainUsage?.(usage) ?? pass.usageFromBody({ usage: JSON.parse(usage) }),
+    };
   }
   const parsed = parseText(text, providerId);
   return { body: relayedBytes(raw, text, parsed, modelName), usage: pass.usageFromBody(parsed) };

@@ -66,6 +66,8 @@ export interface PassThrough {
    * whole text is JSON with a string `model` (each format's plain-answer.ts).
    */
   plainAnswerUsage?(text: string): string | undefined;
+  /** That usage text read without JSON.parse when it has the format's common shape; else undefined. */
+  plainUsage?(usage: string): Usage | undefined;
   /** The human message inside an upstream error body of this format. */
   errorMessage(body: unknown): string | undefined;
 }

@@ -9,7 +9,9 @@
  * @see https://platform.openai.com/docs/api-reference/chat/object
  */
 
+import type { Usage } from '../../core/canonical.js';
 import {
+  JSON_COUNT,
   JSON_NUMBER,
   JSON_STRING,
   JSON_STRING_OR_NULL,
@@ -17,7 +19,9 @@ import {
   JSON_WS as W,
   jsonMember,
   jsonNext,
+  jsonObjectOf,
 } from '../plain-json.js';
+import { usageFromOpenai } from './usage.js';
 
 const MESSAGE =
   `\\{${W}${jsonMember('role', '"assistant"')}${jsonNext('content', JSON_STRING_OR_NULL)}` +
@@ -40,4 +44,31 @@ const PLAIN_ANSWER = new RegExp(
  */
 export function plainAnswerUsage(text: string): string | undefined {
   return PLAIN_ANSWER.exec(text)?.[1];
+}
+
+/**
+ * The usage OpenAI usually writes: the three counts, then optionally the prompt's cached (and
+ * audio) tokens and the completion's detail counts, in that order. Each count read is captured
+ * once, so the captures are what JSON.parse would give (no duplicate can stand in this shape).
+ */
+const COMMON_USAGE = new RegExp(
+  `^\\{${W}${jsonMember('prompt_tokens', `(${JSON_COUNT})`)}${jsonNext('completion_tokens', `(${JSON_COUNT})`)}` +
+    `${jsonNext('total_tokens', JSON_COUNT)}(?:${jsonNext(
+      'prompt_tokens_details',
+      `\\{${W}${jsonMember('cached_tokens', `(${JSON_COUNT})`)}(?:${jsonNext('audio_tokens', JSON_COUNT)})?${W}\\}`,
+    )})?(?:${jsonNext('completion_tokens_details', jsonObjectOf(JSON_COUNT))})?${W}\\}$`,
+);
+
+/**
+ * The usage a matched answer's `usage` text gives, read from its common shape without JSON.parse
+ * (whose fixed cost per call is most of reading a small object); undefined for another shape.
+ */
+export function plainUsage(usage: string): Usage | undefined {
+  const m = COMMON_USAGE.exec(usage);
+  if (!m) return undefined;
+  return usageFromOpenai({
+    prompt_tokens: Number(m[1]),
+    completion_tokens: Number(m[2]),
+    prompt_tokens_details: m[3] === undefined ? undefined : { cached_tokens: Number(m[3]) },
+  });
 }

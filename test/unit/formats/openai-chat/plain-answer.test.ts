@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { checkEdits, fastUsage } from '../../../helpers/json-mutations.js';
+import { checkEdits, fastUsage, mutate, parsedOrUndefined } from '../../../helpers/json-mutations.js';
 import { JSON_TEXT_PIECES, random, seededText } from '../../../helpers/seeded-text.js';
-import { plainAnswerUsage } from '../../../../src/formats/openai-chat/plain-answer.js';
+import { plainAnswerUsage, plainUsage } from '../../../../src/formats/openai-chat/plain-answer.js';
+import { usageFromOpenai } from '../../../../src/formats/openai-chat/usage.js';
 
 const ALPHABET = [...JSON_TEXT_PIECES, '}]', '"}', '\\"', '"usage":'];
 
@@ -140,5 +141,57 @@ describe('plainAnswerUsage (the OpenAI chat complete-answer fast path)', () => {
     // A duplicate inside usage is JSON: its text parses as the whole answer's does (the last one wins).
     const duplicate = base.replace('"usage":{', '"usage":{"prompt_tokens":1,"prompt_tokens":2,');
     expect(usageOf(duplicate)).toEqual(JSON.parse(duplicate).usage);
+  });
+});
+
+describe('plainUsage (the usage of a fast-path answer, read without JSON.parse)', () => {
+  const usageText = (text: string) => plainAnswerUsage(text) as string;
+
+  it('reads the common shape as usageFromOpenai reads the parsed object, details or not', () => {
+    const next = random(13);
+    for (let n = 0; n < 2000; n++) {
+      const text = answer({ details: next() < 0.5, indent: next() < 0.5 ? 2 : undefined });
+      const got = plainUsage(usageText(text));
+      expect(got, text).toBeDefined();
+      expect(got).toEqual(usageFromOpenai(JSON.parse(text).usage));
+    }
+    // The cached tokens are taken out of the input, as the parsed path does.
+    expect(plainUsage(usageText(answer({ details: true })))).toEqual({
+      inputTokens: 15,
+      outputTokens: 10,
+      cacheReadTokens: 4,
+    });
+  });
+
+  it('leaves every other usage shape to JSON.parse', () => {
+    for (const usage of [
+      '{"completion_tokens":10,"prompt_tokens":19,"total_tokens":29}',
+      '{"prompt_tokens":19,"prompt_tokens":20,"completion_tokens":10,"total_tokens":29}',
+      '{"prompt_tokens":19.0,"completion_tokens":10,"total_tokens":29}',
+      '{"prompt_tokens":1e3,"completion_tokens":10,"total_tokens":29}',
+      '{"prompt_tokens":19,"completion_tokens":10,"total_tokens":29,"extra":1}',
+      '{"prompt_tokens":19,"completion_tokens":10,"total_tokens":29,' +
+        '"prompt_tokens_details":{"audio_tokens":0,"cached_tokens":4}}',
+      '{"prompt_tokens":19,"completion_tokens":10,"total_tokens":29,"prompt_tokens_details":null}',
+      '{"prompt_tokens":12345678901234567,"completion_tokens":10,"total_tokens":29}',
+    ]) {
+      expect(plainUsage(usage), usage).toBeUndefined();
+    }
+  });
+
+  it('reads no one-character edit of a usage text otherwise than usageFromOpenai reads its JSON', () => {
+    const next = random(14);
+    let read = 0;
+    for (let n = 0; n < 20_000; n++) {
+      const base = usageText(answer({ details: next() < 0.5, indent: next() < 0.3 ? 2 : undefined }));
+      const text = mutate(base, next);
+      const got = plainUsage(text);
+      if (got === undefined) continue;
+      read++;
+      const parsed = parsedOrUndefined(text);
+      expect(parsed, text).toBeDefined();
+      expect(got, text).toEqual(usageFromOpenai(parsed as Parameters<typeof usageFromOpenai>[0]));
+    }
+    expect(read).toBeGreaterThan(1000);
   });
 });
