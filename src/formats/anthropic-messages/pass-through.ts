@@ -11,7 +11,7 @@ import { removeTopLevel, spliceTopLevel } from '../../core/json-splice.js';
 import type { BodyEdits, CallerRequest, EncodeTarget, PassThrough } from '../types.js';
 import { anthropicErrorMessage } from './errors.js';
 import { AnthropicStreamWatch } from './stream-watch.js';
-import { plainAnswerUsage } from './plain-answer.js';
+import { plainAnswerUsage, plainUsage } from './plain-answer.js';
 import { fitThinking } from './thinking-fit.js';
 import { usageFromAnthropic } from './usage.js';
 
@@ -34,6 +34,7 @@ export const anthropicPassThrough: PassThrough = {
   },
 
   plainAnswerUsage,
+  plainUsage,
 
   errorMessage: anthropicErrorMessage,
 };

@@ -7,7 +7,9 @@
  * @see https://docs.anthropic.com/en/api/messages
  */
 
+import type { Usage } from '../../core/canonical.js';
 import {
+  JSON_COUNT,
   JSON_STRING,
   JSON_STRING_OR_NULL,
   JSON_USAGE_OBJECT,
@@ -15,7 +17,9 @@ import {
   jsonArrayOf,
   jsonMember,
   jsonNext,
+  jsonObjectOf,
 } from '../plain-json.js';
+import { usageFromAnthropic } from './usage.js';
 
 const TEXT_BLOCK = `\\{${W}${jsonMember('type', '"text"')}${jsonNext('text', JSON_STRING)}${W}\\}`;
 const PLAIN_ANSWER = new RegExp(
@@ -33,4 +37,32 @@ const PLAIN_ANSWER = new RegExp(
  */
 export function plainAnswerUsage(text: string): string | undefined {
   return PLAIN_ANSWER.exec(text)?.[1];
+}
+
+/**
+ * The usage Anthropic usually writes: input, cache writes and reads, optionally the cache writes
+ * by TTL, output, optionally the service tier, in that order (server tool counts: another shape).
+ * Each count read is captured once, so the captures are what JSON.parse would give.
+ */
+const COMMON_USAGE = new RegExp(
+  `^\\{${W}${jsonMember('input_tokens', `(${JSON_COUNT})`)}` +
+    `${jsonNext('cache_creation_input_tokens', `(${JSON_COUNT})`)}` +
+    `${jsonNext('cache_read_input_tokens', `(${JSON_COUNT})`)}` +
+    `(?:${jsonNext('cache_creation', jsonObjectOf(JSON_COUNT))})?${jsonNext('output_tokens', `(${JSON_COUNT})`)}` +
+    `(?:${jsonNext('service_tier', JSON_STRING)})?${W}\\}$`,
+);
+
+/**
+ * The usage a matched message's `usage` text gives, read from its common shape without JSON.parse
+ * (whose fixed cost per call is most of reading a small object); undefined for another shape.
+ */
+export function plainUsage(usage: string): Usage | undefined {
+  const m = COMMON_USAGE.exec(usage);
+  if (!m) return undefined;
+  return usageFromAnthropic({
+    input_tokens: Number(m[1]),
+    cache_creation_input_tokens: Number(m[2]),
+    cache_read_input_tokens: Number(m[3]),
+    output_tokens: Number(m[4]),
+  });
 }

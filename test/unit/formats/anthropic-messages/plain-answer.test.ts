@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { checkEdits, fastUsage } from '../../../helpers/json-mutations.js';
+import { checkEdits, fastUsage, mutate, parsedOrUndefined } from '../../../helpers/json-mutations.js';
 import { JSON_TEXT_PIECES, random, seededText } from '../../../helpers/seeded-text.js';
-import { plainAnswerUsage } from '../../../../src/formats/anthropic-messages/plain-answer.js';
+import { plainAnswerUsage, plainUsage } from '../../../../src/formats/anthropic-messages/plain-answer.js';
+import { usageFromAnthropic } from '../../../../src/formats/anthropic-messages/usage.js';
 
 const ALPHABET = [...JSON_TEXT_PIECES, '}]', '"}', '\\"', '"usage":'];
 
@@ -95,5 +96,55 @@ describe('plainAnswerUsage (the Anthropic complete-answer fast path)', () => {
       base.slice(1),
     ];
     for (const text of misses) expect(plainAnswerUsage(text), text).toBeUndefined();
+  });
+});
+
+describe('plainUsage (the usage of a fast-path message, read without JSON.parse)', () => {
+  const usageText = (text: string) => plainAnswerUsage(text) as string;
+
+  it('reads the common shape as usageFromAnthropic reads the parsed object, cache writes by TTL or not', () => {
+    const next = random(23);
+    for (let n = 0; n < 2000; n++) {
+      const text = message({ cacheCreation: next() < 0.5, indent: next() < 0.5 ? 2 : undefined });
+      const got = plainUsage(usageText(text));
+      expect(got, text).toBeDefined();
+      expect(got).toEqual(usageFromAnthropic(JSON.parse(text).usage));
+    }
+    expect(plainUsage(usageText(message()))).toEqual({
+      inputTokens: 2095,
+      outputTokens: 503,
+      cacheReadTokens: 4096,
+      cacheWriteTokens: 1024,
+    });
+  });
+
+  it('leaves every other usage shape to JSON.parse', () => {
+    for (const usage of [
+      '{"output_tokens":9,"input_tokens":24,"cache_creation_input_tokens":0,"cache_read_input_tokens":0}',
+      '{"input_tokens":24,"input_tokens":25,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,' +
+        '"output_tokens":9}',
+      '{"input_tokens":24,"cache_creation_input_tokens":null,"cache_read_input_tokens":0,"output_tokens":9}',
+      '{"input_tokens":24,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":9,' +
+        '"server_tool_use":{"web_search_requests":1}}',
+      '{"input_tokens":2.5,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":9}',
+    ]) {
+      expect(plainUsage(usage), usage).toBeUndefined();
+    }
+  });
+
+  it('reads no one-character edit of a usage text otherwise than usageFromAnthropic reads its JSON', () => {
+    const next = random(24);
+    let read = 0;
+    for (let n = 0; n < 20_000; n++) {
+      const base = usageText(message({ cacheCreation: next() < 0.5, indent: next() < 0.3 ? 2 : undefined }));
+      const text = mutate(base, next);
+      const got = plainUsage(text);
+      if (got === undefined) continue;
+      read++;
+      const parsed = parsedOrUndefined(text);
+      expect(parsed, text).toBeDefined();
+      expect(got, text).toEqual(usageFromAnthropic(parsed));
+    }
+    expect(read).toBeGreaterThan(1000);
   });
 });
