@@ -80,3 +80,28 @@ export function checkEdits(
   }
   return { refused, taken };
 }
+
+/**
+ * `count` seeded one-character edits of usage texts from `make`, through a format's plain usage
+ * reader (`read`: the canonical usage, or undefined for a shape it leaves to JSON.parse): whatever
+ * it reads must be JSON, read as `readParsed` reads the parsed object. Returns how many it read.
+ */
+export function checkUsageEdits<U>(
+  make: (next: () => number) => string,
+  read: (text: string) => U | undefined,
+  readParsed: (parsed: unknown) => U | undefined,
+  next: () => number,
+  count = 20_000,
+): number {
+  let taken = 0;
+  for (let n = 0; n < count; n++) {
+    const text = mutate(make(next), next);
+    const got = read(text);
+    if (got === undefined) continue;
+    taken++;
+    const parsed = parsedOrUndefined(text);
+    expect(parsed, text).toBeDefined();
+    expect(got, text).toEqual(readParsed(parsed));
+  }
+  return taken;
+}

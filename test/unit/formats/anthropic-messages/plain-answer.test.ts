@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkEdits, fastUsage, mutate, parsedOrUndefined } from '../../../helpers/json-mutations.js';
+import { checkEdits, checkUsageEdits, fastUsage } from '../../../helpers/json-mutations.js';
 import { JSON_TEXT_PIECES, random, seededText } from '../../../helpers/seeded-text.js';
 import { plainAnswerUsage, plainUsage } from '../../../../src/formats/anthropic-messages/plain-answer.js';
 import { usageFromAnthropic } from '../../../../src/formats/anthropic-messages/usage.js';
@@ -133,18 +133,12 @@ describe('plainUsage (the usage of a fast-path message, read without JSON.parse)
   });
 
   it('reads no one-character edit of a usage text otherwise than usageFromAnthropic reads its JSON', () => {
-    const next = random(24);
-    let read = 0;
-    for (let n = 0; n < 20_000; n++) {
-      const base = usageText(message({ cacheCreation: next() < 0.5, indent: next() < 0.3 ? 2 : undefined }));
-      const text = mutate(base, next);
-      const got = plainUsage(text);
-      if (got === undefined) continue;
-      read++;
-      const parsed = parsedOrUndefined(text);
-      expect(parsed, text).toBeDefined();
-      expect(got, text).toEqual(usageFromAnthropic(parsed));
-    }
+    const read = checkUsageEdits(
+      (next) => usageText(message({ cacheCreation: next() < 0.5, indent: next() < 0.3 ? 2 : undefined })),
+      plainUsage,
+      usageFromAnthropic,
+      random(24),
+    );
     expect(read).toBeGreaterThan(1000);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkEdits, fastUsage, mutate, parsedOrUndefined } from '../../../helpers/json-mutations.js';
+import { checkEdits, checkUsageEdits, fastUsage } from '../../../helpers/json-mutations.js';
 import { JSON_TEXT_PIECES, random, seededText } from '../../../helpers/seeded-text.js';
 import { plainAnswerUsage, plainUsage } from '../../../../src/formats/openai-chat/plain-answer.js';
 import { usageFromOpenai } from '../../../../src/formats/openai-chat/usage.js';
@@ -180,18 +180,12 @@ describe('plainUsage (the usage of a fast-path answer, read without JSON.parse)'
   });
 
   it('reads no one-character edit of a usage text otherwise than usageFromOpenai reads its JSON', () => {
-    const next = random(14);
-    let read = 0;
-    for (let n = 0; n < 20_000; n++) {
-      const base = usageText(answer({ details: next() < 0.5, indent: next() < 0.3 ? 2 : undefined }));
-      const text = mutate(base, next);
-      const got = plainUsage(text);
-      if (got === undefined) continue;
-      read++;
-      const parsed = parsedOrUndefined(text);
-      expect(parsed, text).toBeDefined();
-      expect(got, text).toEqual(usageFromOpenai(parsed as Parameters<typeof usageFromOpenai>[0]));
-    }
+    const read = checkUsageEdits(
+      (next) => usageText(answer({ details: next() < 0.5, indent: next() < 0.3 ? 2 : undefined })),
+      plainUsage,
+      (parsed) => usageFromOpenai(parsed as Parameters<typeof usageFromOpenai>[0]),
+      random(14),
+    );
     expect(read).toBeGreaterThan(1000);
   });
 });
