@@ -11,3 +11,11 @@ export function flatMapArray<T, U>(items: readonly T[], f: (item: T, index: numb
   }
   return out;
 }
+
+/**
+ * `target.push(...items)` without spreading: a spread passes every item as an argument, and past
+ * ~100,000 (a 4 MB body holds more content parts than that) V8 throws a RangeError.
+ */
+export function appendAll<T>(target: T[], items: readonly T[]): void {
+  for (let i = 0; i < items.length; i++) target.push(items[i]);
+}

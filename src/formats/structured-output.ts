@@ -5,6 +5,7 @@
  * text the caller asked for (unwrapOutputTool*), so the caller never sees the tool.
  */
 
+import { appendAll } from '../core/flat-map.js';
 import type { ChatResponse, ContentPart, StreamEvent } from '../core/canonical.js';
 import { type Json, isObject } from '../core/json.js';
 
@@ -17,12 +18,12 @@ function everySubschema(schema: unknown, visit: (s: Json) => boolean, depth = 0)
   if (!visit(schema)) return false;
   const children: unknown[] = [];
   for (const key of ['properties', '$defs', 'definitions', 'patternProperties']) {
-    if (isObject(schema[key])) children.push(...Object.values(schema[key] as Json));
+    if (isObject(schema[key])) appendAll(children, Object.values(schema[key] as Json));
   }
   for (const key of ['items', 'additionalProperties', 'not', 'contains'])
     if (isObject(schema[key])) children.push(schema[key]);
   for (const key of ['anyOf', 'oneOf', 'allOf', 'prefixItems'])
-    if (Array.isArray(schema[key])) children.push(...(schema[key] as unknown[]));
+    if (Array.isArray(schema[key])) appendAll(children, schema[key] as unknown[]);
   return children.every((c) => everySubschema(c, visit, depth + 1));
 }
 

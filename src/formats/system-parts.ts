@@ -1,3 +1,4 @@
+import { appendAll } from '../core/flat-map.js';
 import type { ChatRequest, ContentPart } from '../core/canonical.js';
 
 /**
@@ -6,6 +7,6 @@ import type { ChatRequest, ContentPart } from '../core/canonical.js';
  */
 export function allSystemParts(req: ChatRequest): ContentPart[] {
   const parts = [...req.system];
-  for (const m of req.messages) if (m.role === 'system') parts.push(...m.content);
+  for (const m of req.messages) if (m.role === 'system') appendAll(parts, m.content);
   return parts;
 }

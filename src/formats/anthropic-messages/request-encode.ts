@@ -14,7 +14,7 @@
  * @see https://docs.anthropic.com/en/api/messages
  */
 
-import { flatMapArray } from '../../core/flat-map.js';
+import { appendAll, flatMapArray } from '../../core/flat-map.js';
 import { allSystemParts } from '../system-parts.js';
 import { withoutGeminiSignatures } from '../gemini-tool-ids.js';
 import type { ChatRequest, ContentPart, ResponseFormat, ToolChoice } from '../../core/canonical.js';
@@ -204,7 +204,7 @@ function encodeMessages(req: ChatRequest, dropped: string[]): Json[] {
     const blocks = flatMapArray(m.content, (part) => encodePart(part, `messages[${i}]`, dropped));
     if (blocks.length === 0) return;
     const last = out[out.length - 1];
-    if (last && last.role === role) last.content.push(...blocks);
+    if (last && last.role === role) appendAll(last.content, blocks);
     else out.push({ role, content: blocks });
   });
   if (out.length === 0)

@@ -9,7 +9,7 @@
  * @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html
  */
 
-import { flatMapArray } from '../../core/flat-map.js';
+import { appendAll, flatMapArray } from '../../core/flat-map.js';
 import { allSystemParts } from '../system-parts.js';
 import type { ChatRequest, ContentPart, ToolChoice } from '../../core/canonical.js';
 import type { Json } from '../../core/json.js';
@@ -75,7 +75,7 @@ function encodeMessages(req: ChatRequest, dropped: string[]): Turn[] {
     const content = flatMapArray(m.content, (p) => encodePart(p, `messages[${i}]`, dropped));
     if (content.length === 0) return;
     const last = out[out.length - 1];
-    if (last && last.role === m.role) last.content.push(...content);
+    if (last && last.role === m.role) appendAll(last.content, content);
     else out.push({ role: m.role, content });
   });
   if (out.length === 0)

@@ -15,7 +15,7 @@
  * @see https://ai.google.dev/gemini-api/docs/thought-signatures
  */
 
-import { flatMapArray } from '../../core/flat-map.js';
+import { appendAll, flatMapArray } from '../../core/flat-map.js';
 import { allSystemParts } from '../system-parts.js';
 import type { ChatRequest, ContentPart, ResponseFormat, ToolChoice } from '../../core/canonical.js';
 import { isObject, type Json } from '../../core/json.js';
@@ -89,7 +89,7 @@ function encodeContents(req: ChatRequest, dropped: string[]): Turn[] {
     const parts = flatMapArray(m.content, (p) => encodePart(p, `messages[${i}]`, callNames, dropped));
     if (parts.length === 0) return;
     const last = out[out.length - 1];
-    if (last && last.role === role) last.parts.push(...parts);
+    if (last && last.role === role) appendAll(last.parts, parts);
     else out.push({ role, parts });
   });
   if (out.length === 0)

@@ -7,6 +7,7 @@
  * @see https://platform.openai.com/docs/api-reference/chat/create
  */
 
+import { appendAll } from '../../core/flat-map.js';
 import type {
   ChatMessage,
   ChatRequest,
@@ -185,7 +186,7 @@ function decodeMessage(m: unknown, at: string, system: ContentPart[], out: ChatM
     case 'system':
     case 'developer': {
       const content = decodeContent(m.content, `${at}.content`, false, unmapped);
-      if (out.length === 0) system.push(...content);
+      if (out.length === 0) appendAll(system, content);
       else out.push({ role: 'system', content });
       return;
     }

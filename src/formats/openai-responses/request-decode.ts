@@ -13,6 +13,7 @@
  * @see https://platform.openai.com/docs/api-reference/responses/create
  */
 
+import { appendAll } from '../../core/flat-map.js';
 import type {
   ChatMessage,
   ChatRequest,
@@ -229,12 +230,12 @@ function decodeMessage(m: Json, at: string, notes: Notes): void {
       notes.messages.push({ role: 'user', content: decodeContent(m.content, `${at}.content`, role, notes.unmapped) });
       return;
     case 'assistant':
-      assistantTurn(notes).push(...decodeContent(m.content, `${at}.content`, role, notes.unmapped));
+      appendAll(assistantTurn(notes), decodeContent(m.content, `${at}.content`, role, notes.unmapped));
       return;
     case 'system':
     case 'developer': {
       const content = decodeContent(m.content, `${at}.content`, role, notes.unmapped);
-      if (notes.messages.length === 0) notes.system.push(...content);
+      if (notes.messages.length === 0) appendAll(notes.system, content);
       else notes.messages.push({ role: 'system', content });
       return;
     }
