@@ -82,7 +82,12 @@ const outPath = resolve(opts.out ?? resolve(here, '.last-results.json'));
 const PLAN = {
   warmup: { concurrency: 32, requests: Math.ceil(1_000 * scale), streams: Math.ceil(60 * scale), maxMs: 2_000 * scale },
   latency: { requests: Math.ceil(1_600 * scale), maxMs: 10_000 * scale, rounds: 5 },
-  stream: { requests: Math.ceil(160 * scale), maxMs: 8_000 * scale, rounds: 8 },
+  stream: {
+    requests: Math.ceil(160 * scale),
+    maxMs: 8_000 * scale,
+    rounds: 8,
+    warm: { concurrency: 16, streams: Math.ceil(4_000 * scale), maxMs: 5_000 * scale },
+  },
   throughput: { concurrency: 32, maxRequests: 250_000, maxMs: 3_000 * scale, rounds: 4 },
   /** Interleaved repetitions (medians of 3; one in --quick), each lane at every concurrency. */
   wrk: {
@@ -97,7 +102,7 @@ const PLAN = {
   },
   memory: { concurrency: 128, maxRequests: 200_000, maxMs: 3_000 * scale },
   /** Phases (and throughput/memory batches) not started by then are skipped. */
-  budgetMs: 420_000,
+  budgetMs: 540_000,
 };
 /** The lane issue 13's targets divide by (floor-proxy.mjs). */
 const FLOOR = 'floor';
