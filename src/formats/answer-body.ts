@@ -4,9 +4,9 @@
  */
 
 import { GatewayError } from '../core/errors.js';
-import type { Usage } from '../core/canonical.js';
+import type { ChatResponse, Usage } from '../core/canonical.js';
 import { renameModelInBytes } from './response-model.js';
-import type { PassThrough } from './types.js';
+import type { PassThrough, WireFormat } from './types.js';
 
 /** The whole answer, parsed; an answer that is not JSON names the provider. */
 export function parseAnswer(raw: Buffer, providerId: string): unknown {
@@ -54,6 +54,24 @@ export function relayAnswerUsage(
   }
   const parsed = parseText(text, providerId);
   return { body: relayedBytes(raw, text, parsed, modelName), usage: pass.usageFromBody(parsed) };
+}
+
+/**
+ * A relayed answer an output guard reads, decoded to canonical form: one in the format's everyday
+ * shape from its pattern's captures (formats/PassThrough `plainAnswer`), any other parsed whole
+ * and decoded. The bytes are kept for when no rule changes the answer.
+ */
+export function relayAnswerDecoded(
+  raw: Buffer,
+  modelName: string,
+  providerId: string,
+  format: WireFormat,
+): { body: Buffer; response: ChatResponse } {
+  const text = raw.toString('utf8');
+  const plain = text.length <= PLAIN_ANSWER_MAX_CHARS ? format.passThrough.plainAnswer?.(text) : undefined;
+  if (plain !== undefined) return { body: renameModelInBytes(raw, text, modelName), response: plain };
+  const parsed = parseText(text, providerId);
+  return { body: relayedBytes(raw, text, parsed, modelName), response: format.decodeResponse(parsed) };
 }
 
 function relayedBytes(raw: Buffer, text: string, parsed: unknown, modelName: string): Buffer {

@@ -14,7 +14,7 @@ import type { Reply } from '../core/reply.js';
 import { decodeSse, SseDecoder, type SseMessage } from '../sse/decode.js';
 import { encodeSse } from '../sse/encode.js';
 import { SseEventSplitter } from '../sse/split.js';
-import { relayAnswer, relayAnswerUsage } from './answer-body.js';
+import { relayAnswerDecoded, relayAnswerUsage } from './answer-body.js';
 import { replyFromEvents, replyFromResponse, withTransportErrors } from './canonical-reply.js';
 import { renameModeFor, StreamModelRenamer } from './response-model.js';
 import type { AnswerOptions, Translator } from './translator.js';
@@ -30,10 +30,10 @@ export function passThroughTranslator(format: WireFormat, canonicalReply: boolea
         return { kind: 'json', status, body };
       }
       // Output guardrails read the answer: decoded whole, its bytes kept for when no rule changes it.
-      const { body, parsed } = relayAnswer(raw, o.modelName, o.providerId);
+      const { body, response } = relayAnswerDecoded(raw, o.modelName, o.providerId, format);
       // The reply object is new: `raw` is set on it rather than spread into a copy (a spread costs
       // more here than decoding the response).
-      const reply = replyFromResponse(format.decodeResponse(parsed), o);
+      const reply = replyFromResponse(response, o);
       reply.raw = body;
       return reply;
     },

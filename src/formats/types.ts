@@ -68,6 +68,11 @@ export interface PassThrough {
   plainAnswerUsage?(text: string): string | undefined;
   /** That usage text read without JSON.parse when it has the format's common shape; else undefined. */
   plainUsage?(usage: string): Usage | undefined;
+  /**
+   * A complete answer in the same everyday shape decoded as the format's decodeResponse decodes
+   * its JSON, without parsing the whole (for an output guard); undefined for any other answer.
+   */
+  plainAnswer?(text: string): ChatResponse | undefined;
   /** The human message inside an upstream error body of this format. */
   errorMessage(body: unknown): string | undefined;
 }

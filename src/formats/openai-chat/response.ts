@@ -3,7 +3,7 @@
  * @see https://platform.openai.com/docs/api-reference/chat/object
  */
 
-import type { ChatResponse, ContentPart } from '../../core/canonical.js';
+import type { ChatResponse, ContentPart, Usage } from '../../core/canonical.js';
 import { GatewayError } from '../../core/errors.js';
 import { fromOpenaiFinishReason, toOpenaiFinishReason } from './stop-reason.js';
 import { usageFromOpenai, usageToOpenai } from './usage.js';
@@ -46,6 +46,18 @@ export function decodeOpenaiResponse(body: unknown): ChatResponse {
   const b = isObject(body) ? body : {};
   const choice = Array.isArray(b.choices) ? b.choices[0] : undefined;
   if (!isObject(choice)) throw new GatewayError('upstream_error', 'The upstream response has no choices.');
+  return openaiResponseOf(b, choice, usageFromOpenai(b.usage as Parameters<typeof usageFromOpenai>[0]));
+}
+
+/**
+ * The canonical response from an answer's top-level members, its first choice and its usage read
+ * already (the complete-answer fast path, plain-answer.ts, reads them from its own captures).
+ */
+export function openaiResponseOf(
+  b: Record<string, unknown>,
+  choice: Record<string, unknown>,
+  usage: Usage | undefined,
+): ChatResponse {
   const message = isObject(choice.message) ? choice.message : {};
 
   const content: ContentPart[] = [];
@@ -74,7 +86,7 @@ export function decodeOpenaiResponse(body: unknown): ChatResponse {
     created: typeof b.created === 'number' ? b.created : Math.floor(Date.now() / 1000),
     content,
     finish: refusal !== undefined ? 'content_filter' : fromOpenaiFinishReason(choice.finish_reason as string | null),
-    usage: usageFromOpenai(b.usage as Parameters<typeof usageFromOpenai>[0]) ?? { inputTokens: 0, outputTokens: 0 },
+    usage: usage ?? { inputTokens: 0, outputTokens: 0 },
   };
   // vLLM names the matched stop string in `stop_reason` (a number there is a stop token id).
   if (typeof choice.stop_reason === 'string') res.stopSequence = choice.stop_reason;

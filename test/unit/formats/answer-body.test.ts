@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { parseAnswer, relayAnswer, relayAnswerUsage } from '../../../src/formats/answer-body.js';
+import { parseAnswer, relayAnswer, relayAnswerDecoded, relayAnswerUsage } from '../../../src/formats/answer-body.js';
 import { anthropicMessages } from '../../../src/formats/anthropic-messages/index.js';
 import { openaiChat } from '../../../src/formats/openai-chat/index.js';
-import type { PassThrough } from '../../../src/formats/types.js';
+import type { PassThrough, WireFormat } from '../../../src/formats/types.js';
 import { renameModelIn } from '../../../src/formats/response-model.js';
 
 const relay = (text: string, name = 'alias/fast') => {
@@ -92,6 +92,55 @@ describe('relayAnswerUsage', () => {
     });
     for (const bad of ['<html>502</html>', OPENAI.slice(0, -1), OPENAI.replace('"usage":{', '"usage":{,')]) {
       expect(() => relayAnswerUsage(Buffer.from(bad), 'x', 'up', openaiPassThrough), bad).toThrow(
+        'Provider "up" sent a response that is not JSON.',
+      );
+    }
+  });
+});
+
+describe('relayAnswerDecoded (an answer an output guard reads)', () => {
+  /** The same format, with its fast path taken away: every answer parsed whole and decoded. */
+  const parsedWhole = (f: WireFormat): WireFormat => ({
+    ...f,
+    passThrough: { ...f.passThrough, plainAnswer: undefined },
+  });
+  const both = (answer: string, format: WireFormat) => ({
+    fast: relayAnswerDecoded(Buffer.from(answer), 'alias/fast', 'up', format),
+    whole: relayAnswerDecoded(Buffer.from(answer), 'alias/fast', 'up', parsedWhole(format)),
+  });
+
+  it('relays the same bytes and decodes the same response by the fast path as by the whole parse', () => {
+    const refusal = OPENAI.replace('"the \\"model', 'null,"refusal":"I can\\u2019t').replace('"stop"', '"length"');
+    for (const answer of [OPENAI, refusal, OPENAI.replace('"content":"', '"content":null,"x":"')]) {
+      const { fast, whole } = both(answer, openaiChat);
+      expect(fast.body.toString('utf8'), answer).toBe(renameModelIn(answer, 'alias/fast'));
+      expect(fast.body.toString('utf8')).toBe(whole.body.toString('utf8'));
+      expect(fast.response).toEqual(whole.response);
+      expect(fast.response).toEqual(openaiChat.decodeResponse(JSON.parse(answer)));
+    }
+    expect(openaiChat.passThrough.plainAnswer?.(refusal)).toMatchObject({
+      content: [{ type: 'text', text: 'I can\u2019t": "x" and {"usage":1} é 🎉' }],
+      finish: 'content_filter',
+    });
+    // A format without the fast path (Anthropic here) parses and decodes.
+    const anthropic = both(ANTHROPIC, anthropicMessages).fast;
+    expect(anthropic.response).toEqual(anthropicMessages.decodeResponse(JSON.parse(ANTHROPIC)));
+    expect(anthropic.body.toString('utf8')).toBe(renameModelIn(ANTHROPIC, 'alias/fast'));
+  });
+  it('decodes whole what the fast path leaves, past its bound too, and refuses what is not JSON', () => {
+    const tool = OPENAI.replace(
+      '"message":{"role":"assistant",',
+      '"message":{"role":"assistant","tool_calls":[{"id":"c1","type":"function",' +
+        '"function":{"name":"f","arguments":"{}"}}],',
+    );
+    const long = OPENAI.replace('the \\"model', `${'\\n'.repeat(100_000)}the \\"model`);
+    for (const answer of [tool, long]) {
+      expect(relayAnswerDecoded(Buffer.from(answer), 'a', 'up', openaiChat).response).toEqual(
+        openaiChat.decodeResponse(JSON.parse(answer)),
+      );
+    }
+    for (const bad of ['<html>502</html>', OPENAI.slice(0, -1)]) {
+      expect(() => relayAnswerDecoded(Buffer.from(bad), 'x', 'up', openaiChat), bad).toThrow(
         'Provider "up" sent a response that is not JSON.',
       );
     }

@@ -1,14 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { checkEdits, checkUsageEdits, fastUsage } from '../../../helpers/json-mutations.js';
+import { checkEdits, checkUsageEdits, fastUsage, mutate, parsedOrUndefined } from '../../../helpers/json-mutations.js';
 import { JSON_TEXT_PIECES, random, seededText } from '../../../helpers/seeded-text.js';
-import { plainAnswerUsage, plainUsage } from '../../../../src/formats/openai-chat/plain-answer.js';
+import { plainAnswer, plainAnswerUsage, plainUsage } from '../../../../src/formats/openai-chat/plain-answer.js';
+import { decodeOpenaiResponse } from '../../../../src/formats/openai-chat/response.js';
 import { usageFromOpenai } from '../../../../src/formats/openai-chat/usage.js';
 
 const ALPHABET = [...JSON_TEXT_PIECES, '}]', '"}', '\\"', '"usage":'];
 
 interface Options {
+  id?: string;
+  model?: string;
   content?: string | null;
-  refusal?: boolean;
+  refusal?: boolean | string;
+  finish?: string | null;
   annotations?: boolean;
   logprobs?: boolean;
   details?: boolean;
@@ -21,21 +25,21 @@ interface Options {
 const answer = (o: Options = {}) =>
   JSON.stringify(
     {
-      id: 'chatcmpl-B9MBs8CjcvOU2jLn4n570S5qMJKcT',
+      id: o.id ?? 'chatcmpl-B9MBs8CjcvOU2jLn4n570S5qMJKcT',
       object: 'chat.completion',
       created: 1741569952,
-      model: 'gpt-4.1-2025-04-14',
+      model: o.model ?? 'gpt-4.1-2025-04-14',
       choices: [
         {
           index: 0,
           message: {
             role: 'assistant',
             content: o.content === undefined ? 'Hello! How can I assist you today?' : o.content,
-            ...(o.refusal ? { refusal: null } : {}),
+            ...(o.refusal ? { refusal: o.refusal === true ? null : o.refusal } : {}),
             ...(o.annotations ? { annotations: [] } : {}),
           },
           ...(o.logprobs ? { logprobs: null } : {}),
-          finish_reason: 'stop',
+          finish_reason: o.finish === undefined ? 'stop' : o.finish,
         },
       ],
       usage: {
@@ -187,5 +191,59 @@ describe('plainUsage (the usage of a fast-path answer, read without JSON.parse)'
       random(14),
     );
     expect(read).toBeGreaterThan(1000);
+  });
+});
+
+describe('plainAnswer (a fast-path answer decoded for an output guard)', () => {
+  const FINISH = ['stop', 'length', 'content_filter', 'tool_calls', null, 'other'];
+  const seeded = (next: () => number) =>
+    answer({
+      id: next() < 0.2 ? seededText(next, ALPHABET) : undefined,
+      model: next() < 0.2 ? seededText(next, ALPHABET) : undefined,
+      content: next() < 0.1 ? null : next() < 0.1 ? '' : seededText(next, ALPHABET),
+      refusal: next() < 0.6 ? next() < 0.5 : seededText(next, ALPHABET),
+      finish: FINISH[Math.floor(next() * FINISH.length)],
+      annotations: next() < 0.5,
+      logprobs: next() < 0.5,
+      details: next() < 0.5,
+      tier: next() < 0.5,
+      fingerprint: next() < 0.5 ? undefined : 'fp_1',
+      indent: next() < 0.7 ? undefined : 2,
+    });
+
+  it('decodes 5,000 seeded answers as decodeOpenaiResponse decodes their JSON', () => {
+    const next = random(15);
+    for (let n = 0; n < 5000; n++) {
+      const text = seeded(next);
+      const got = plainAnswer(text);
+      expect(got, text).toBeDefined();
+      expect(got).toEqual(decodeOpenaiResponse(JSON.parse(text)));
+    }
+  });
+
+  it('decodes no one-character edit otherwise than the whole parse, and takes none JSON.parse refuses', () => {
+    const next = random(16);
+    let refused = 0;
+    let taken = 0;
+    for (let n = 0; n < 20_000; n++) {
+      const text = mutate(seeded(next), next);
+      const got = plainAnswer(text);
+      const parsed = parsedOrUndefined(text);
+      if (parsed === undefined) refused++;
+      if (got === undefined) continue;
+      taken++;
+      expect(parsed, text).toBeDefined();
+      expect(got, text).toEqual(decodeOpenaiResponse(parsed));
+    }
+    expect(refused).toBeGreaterThan(5000);
+    expect(taken).toBeGreaterThan(2000);
+  });
+
+  it('takes exactly the answers the usage fast path takes', () => {
+    const next = random(17);
+    for (let n = 0; n < 2000; n++) {
+      const text = mutate(seeded(next), next);
+      expect(plainAnswer(text) === undefined, text).toBe(plainAnswerUsage(text) === undefined);
+    }
   });
 });
