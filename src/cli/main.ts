@@ -71,5 +71,18 @@ export async function run(argv: readonly string[], io: CliIO, from: 'user' | 'no
 }
 
 export async function main(argv: string[]): Promise<void> {
+  quietWhenReaderLeaves(process.stdout);
+  quietWhenReaderLeaves(process.stderr);
   process.exitCode = await run(argv, processIO(), 'node');
+}
+
+/**
+ * A reader that went away (`gateway --help | head -1`, a log pipe whose reader died under `serve`)
+ * is not a failure: what is written after it is dropped. Without a listener its EPIPE was an
+ * uncaught exception, with a stack trace, and under `serve` it took the gateway down.
+ */
+function quietWhenReaderLeaves(stream: NodeJS.WriteStream): void {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE' && err.code !== 'ERR_STREAM_DESTROYED') throw err;
+  });
 }

@@ -1,5 +1,5 @@
 /** The real executable, built: what users run. stdout is a pipe here, so output must be plain. */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,6 +35,19 @@ describe('bin/gateway.js', () => {
     );
     expect(existsSync(join(ROOT, 'dist/cli/main.js'))).toBe(true);
   }, 180_000);
+
+  test('a reader that leaves early (`gateway --help | head -1`) ends the output quietly, exit 0', async () => {
+    const child = spawn(process.execPath, ['bin/gateway.js', '--help'], { cwd: ROOT });
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString('utf8');
+    });
+    // The reader leaves before the help is written (as `head -1` has by the help's later writes).
+    child.stdout.destroy();
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+  });
 
   test('check-config on a valid file exits 0', async () => {
     const r = await gateway(['check-config', VALID]);
