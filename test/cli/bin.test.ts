@@ -49,6 +49,37 @@ describe('bin/gateway.js', () => {
     expect(code).toBe(0);
   });
 
+  test('serve keeps serving when its log reader has gone (a dead log pipe is not a reason to stop)', async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    delete env.GATEWAY_KEY; // the example config's own key, local-dev-key
+    const args = ['bin/gateway.js', 'serve', '--config', 'gateway.example.yaml', '--port', '0'];
+    const child = spawn(process.execPath, args, { cwd: ROOT, env });
+    try {
+      child.stdout.destroy(); // request lines go to stdout: every one after this is an EPIPE
+      let stderr = '';
+      const url = await new Promise<string>((resolve) =>
+        child.stderr.on('data', (c: Buffer) => {
+          stderr += c.toString('utf8');
+          const m = /listening on (http:\/\/\S+)/.exec(stderr);
+          if (m) resolve(m[1]);
+        }),
+      );
+      for (let i = 0; i < 3; i++) {
+        const r = await fetch(`${url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: 'Bearer local-dev-key', 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'local/echo', messages: [{ role: 'user', content: 'hi' }] }),
+        });
+        expect(r.status).toBe(200);
+        await r.text();
+        await new Promise((r) => setTimeout(r, 100)); // the line is written on the next turn
+      }
+      expect(child.exitCode).toBe(null);
+    } finally {
+      child.kill();
+    }
+  });
+
   test('check-config on a valid file exits 0', async () => {
     const r = await gateway(['check-config', VALID]);
     expect(r.code).toBe(0);
