@@ -74,7 +74,7 @@ function jsonLine(level: LogLevel, msg: string, f: Record<string, unknown>): str
     const time = Object.hasOwn(f, 'time') ? undefined : isoTime(Date.now());
     return JSON.stringify({ time, level, msg, ...f });
   }
-  const head = lineHead(level, msg);
+  const head = LEVEL_HEAD[level] + JSON.stringify(msg);
   const body = JSON.stringify(f);
   if (layout === 'clock') {
     const time = `{"time":"${isoTime(Date.now())}"${head}`;
@@ -83,27 +83,6 @@ function jsonLine(level: LogLevel, msg: string, f: Record<string, unknown>): str
   // f's JSON starts with its own time: `{"time":"…"`, then the rest of f.
   const cut = '{"time":'.length + JSON.stringify(f.time).length;
   return body.slice(0, cut) + head + body.slice(cut);
-}
-
-/** Heads already made, per level and message (messages are the code's own: a few dozen). */
-const HEADS: Record<LogLevel, Map<string, string>> = {
-  debug: new Map(),
-  info: new Map(),
-  warn: new Map(),
-  error: new Map(),
-};
-const MAX_HEADS = 256;
-
-/** `,"level":…,"msg":…` for a line: made once per message (its JSON.stringify showed in every request's line). */
-function lineHead(level: LogLevel, msg: string): string {
-  const heads = HEADS[level];
-  let head = heads.get(msg);
-  if (head === undefined) {
-    if (heads.size >= MAX_HEADS) heads.clear();
-    head = LEVEL_HEAD[level] + JSON.stringify(msg);
-    heads.set(msg, head);
-  }
-  return head;
 }
 
 /**

@@ -41,21 +41,6 @@ describe('createLogger (json)', () => {
     expect(logger.enabled('warn')).toBe(true);
   });
 
-  it('heads each line with its own level and message, however many messages have been logged', () => {
-    const { lines, logger } = capture('debug');
-    const messages = Array.from({ length: 1200 }, (_, i) => `m${i % 600} "q" \u0001`);
-    for (const [i, msg] of messages.entries()) logger.log(i % 2 ? 'warn' : 'debug', msg, { i });
-    logger.log('error', messages[0], { i: -1 });
-    expect(lines).toHaveLength(1201);
-    for (const [i, line] of lines.entries()) {
-      const want =
-        i < 1200
-          ? { level: i % 2 ? 'warn' : 'debug', msg: messages[i], i }
-          : { level: 'error', msg: messages[0], i: -1 };
-      expect(JSON.parse(line)).toEqual({ time: expect.any(String), ...want });
-    }
-  });
-
   it('cuts over-long string fields', () => {
     const { lines, logger } = capture();
     logger.log('info', 'request', { model: 'm'.repeat(5000) });
