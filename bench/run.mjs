@@ -20,7 +20,7 @@
  *   memory      peak RSS (VmHWM) at c=128, half streams.
  * Prints the tables and the targets against the floor with one verdict line per group (and the
  * earlier targets); writes JSON with every per-rep value to --out (default
- * bench/.last-results.json). About 4-5 minutes; --quick is a ~1 minute smoke run (one
+ * bench/.last-results.json). About 8 minutes; --quick is a ~1 minute smoke run (one
  * repetition, ¼ of the counts). Exits 0 unless something crashed: a benchmark is a report.
  *
  *   node bench/run.mjs [--out file] [--quick] [--lanes floor,gateway]
