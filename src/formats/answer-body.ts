@@ -1,17 +1,14 @@
 /**
  * Reading a provider's complete JSON answer: parsed whole (JSON.parse is the cheapest check that
- * it is JSON at all), and, when it is relayed as its own bytes, its `model` renamed in place.
+ * it is JSON at all) unless it is in the format's everyday shape, which a pattern of JSON's own
+ * grammar reads (each format's plain-answer.ts); when it is relayed as its own bytes, its `model`
+ * renamed in place.
  */
 
 import { GatewayError } from '../core/errors.js';
 import type { ChatResponse, Usage } from '../core/canonical.js';
 import { renameModelInBytes } from './response-model.js';
-import type { PassThrough, WireFormat } from './types.js';
-
-/** The whole answer, parsed; an answer that is not JSON names the provider. */
-export function parseAnswer(raw: Buffer, providerId: string): unknown {
-  return parseText(raw.toString('utf8'), providerId);
-}
+import type { PassThrough, UpstreamFormat, WireFormat } from './types.js';
 
 export interface RelayedAnswer {
   /** The answer's bytes, its `model` (when a string) renamed to what the caller asked for. */
@@ -57,9 +54,18 @@ export function relayAnswerUsage(
 }
 
 /**
- * A relayed answer an output guard reads, decoded to canonical form: one in the format's everyday
- * shape from its pattern's captures (formats/PassThrough `plainAnswer`), any other parsed whole
- * and decoded. The bytes are kept for when no rule changes the answer.
+ * The whole answer decoded to canonical form (a translated answer): one in the format's everyday
+ * shape from its pattern's captures (UpstreamFormat `decodePlainResponse`), any other parsed and
+ * decoded; an answer that is not JSON names the provider.
+ */
+export function decodeAnswer(raw: Buffer, providerId: string, format: UpstreamFormat): ChatResponse {
+  const text = raw.toString('utf8');
+  return plainResponse(text, format) ?? format.decodeResponse(parseText(text, providerId));
+}
+
+/**
+ * A relayed answer an output guard reads, decoded as decodeAnswer decodes it, its bytes kept (the
+ * model renamed) for when no rule changes the answer.
  */
 export function relayAnswerDecoded(
   raw: Buffer,
@@ -68,10 +74,14 @@ export function relayAnswerDecoded(
   format: WireFormat,
 ): { body: Buffer; response: ChatResponse } {
   const text = raw.toString('utf8');
-  const plain = text.length <= PLAIN_ANSWER_MAX_CHARS ? format.passThrough.plainAnswer?.(text) : undefined;
+  const plain = plainResponse(text, format);
   if (plain !== undefined) return { body: renameModelInBytes(raw, text, modelName), response: plain };
   const parsed = parseText(text, providerId);
   return { body: relayedBytes(raw, text, parsed, modelName), response: format.decodeResponse(parsed) };
+}
+
+function plainResponse(text: string, format: UpstreamFormat): ChatResponse | undefined {
+  return text.length <= PLAIN_ANSWER_MAX_CHARS ? format.decodePlainResponse?.(text) : undefined;
 }
 
 function relayedBytes(raw: Buffer, text: string, parsed: unknown, modelName: string): Buffer {

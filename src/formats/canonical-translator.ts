@@ -5,7 +5,7 @@
  */
 
 import { decodeSse } from '../sse/decode.js';
-import { parseAnswer } from './answer-body.js';
+import { decodeAnswer } from './answer-body.js';
 import { replyFromEvents, replyFromResponse, withTransportErrors } from './canonical-reply.js';
 import { unwrapOutputToolEvents, unwrapOutputToolResponse } from './structured-output.js';
 import type { Translator } from './translator.js';
@@ -16,7 +16,7 @@ export function canonicalTranslator(upstream: UpstreamFormat): Translator {
     requestBody: (req, target, edits) =>
       Buffer.from(JSON.stringify(upstream.encodeRequest(req.chat, target, edits.dropped))),
     response(raw, _status, o) {
-      const res = upstream.decodeResponse(parseAnswer(raw, o.providerId));
+      const res = decodeAnswer(raw, o.providerId, upstream);
       return replyFromResponse(o.chat.responseFormat ? unwrapOutputToolResponse(res) : res, o);
     },
     stream(body, o) {

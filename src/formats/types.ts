@@ -68,11 +68,6 @@ export interface PassThrough {
   plainAnswerUsage?(text: string): string | undefined;
   /** That usage text read without JSON.parse when it has the format's common shape; else undefined. */
   plainUsage?(usage: string): Usage | undefined;
-  /**
-   * A complete answer in the same everyday shape decoded as the format's decodeResponse decodes
-   * its JSON, without parsing the whole (for an output guard); undefined for any other answer.
-   */
-  plainAnswer?(text: string): ChatResponse | undefined;
   /** The human message inside an upstream error body of this format. */
   errorMessage(body: unknown): string | undefined;
 }
@@ -107,6 +102,12 @@ export interface UpstreamFormat {
   encodeRequest(req: ChatRequest, target: EncodeTarget, dropped?: string[]): Record<string, unknown>;
   /** Upstream response body of this format → canonical. */
   decodeResponse(body: unknown): ChatResponse;
+  /**
+   * A complete answer's text in the provider's everyday shape decoded as decodeResponse decodes its
+   * JSON, without parsing the whole (each format's plain-answer.ts); undefined for any other text.
+   * A result proves the text is JSON with a string `model`.
+   */
+  decodePlainResponse?(text: string): ChatResponse | undefined;
   /** Upstream SSE of this format → canonical events; an in-stream upstream error becomes an `error` event. */
   decodeStream(sse: AsyncIterable<SseMessage>): AsyncIterable<StreamEvent>;
   /** The human message inside an upstream error body of this format. */

@@ -3,11 +3,13 @@
  * "type":"message","role":"assistant","model","content":[{"type":"text","text"}…],"stop_reason",
  * "stop_sequence","usage":{…}}`. A relayed answer is read only for its usage, so one in this shape
  * is checked by one anchored pattern of JSON's own grammar instead of JSON.parse building all of
- * it; any other answer (thinking, tool use, citations, another order or member) is parsed in full.
+ * it (and one with a single text block that a guard or a translation reads is decoded from the
+ * pattern's captures); any other answer (thinking, tool use, citations, another order or member)
+ * is parsed in full.
  * @see https://docs.anthropic.com/en/api/messages
  */
 
-import type { Usage } from '../../core/canonical.js';
+import type { ChatResponse, Usage } from '../../core/canonical.js';
 import {
   JSON_COUNT,
   JSON_STRING,
@@ -18,17 +20,30 @@ import {
   jsonMember,
   jsonNext,
   jsonObjectOf,
+  jsonStringOrNull,
 } from '../plain-json.js';
+import { anthropicResponseOf } from './response.js';
 import { usageFromAnthropic } from './usage.js';
 
-const TEXT_BLOCK = `\\{${W}${jsonMember('type', '"text"')}${jsonNext('text', JSON_STRING)}${W}\\}`;
-const PLAIN_ANSWER = new RegExp(
-  `^${W}\\{${W}${jsonMember('id', JSON_STRING)}${jsonNext('type', '"message"')}` +
-    `${jsonNext('role', '"assistant"')}${jsonNext('model', JSON_STRING)}` +
-    `${jsonNext('content', jsonArrayOf(TEXT_BLOCK, '\\{'))}` +
-    `${jsonNext('stop_reason', JSON_STRING_OR_NULL)}${jsonNext('stop_sequence', JSON_STRING_OR_NULL)}` +
-    `${jsonNext('usage', `(${JSON_USAGE_OBJECT})`)}${W}\\}${W}$`,
-);
+/**
+ * The message's pattern: any number of text blocks, only the usage captured; or, for decoding, one
+ * text block and captures, in order, of id, model, the text, stop_reason, stop_sequence, usage
+ * (captures cost the usage reader time per match).
+ */
+function plainMessagePattern(decode: boolean): RegExp {
+  const c = (p: string) => (decode ? `(${p})` : p);
+  const textBlock = `\\{${W}${jsonMember('type', '"text"')}${jsonNext('text', c(JSON_STRING))}${W}\\}`;
+  const content = decode ? `\\[${W}${textBlock}${W}\\]` : jsonArrayOf(textBlock, '\\{');
+  return new RegExp(
+    `^${W}\\{${W}${jsonMember('id', c(JSON_STRING))}${jsonNext('type', '"message"')}` +
+      `${jsonNext('role', '"assistant"')}${jsonNext('model', c(JSON_STRING))}${jsonNext('content', content)}` +
+      `${jsonNext('stop_reason', c(JSON_STRING_OR_NULL))}${jsonNext('stop_sequence', c(JSON_STRING_OR_NULL))}` +
+      `${jsonNext('usage', `(${JSON_USAGE_OBJECT})`)}${W}\\}${W}$`,
+  );
+}
+
+const PLAIN_ANSWER = plainMessagePattern(false);
+const PLAIN_MESSAGE = plainMessagePattern(true);
 
 /**
  * The `usage` member's JSON text of a message in that shape; undefined for any other text. A match
@@ -37,6 +52,24 @@ const PLAIN_ANSWER = new RegExp(
  */
 export function plainAnswerUsage(text: string): string | undefined {
   return PLAIN_ANSWER.exec(text)?.[1];
+}
+
+/**
+ * A message with one text block in that shape decoded as decodeAnthropicResponse decodes its JSON,
+ * from the pattern's captures (strings unescaped only when they hold an escape, the usage read by
+ * plainUsage when it can be); undefined for any other text (several blocks included).
+ */
+export function plainMessage(text: string): ChatResponse | undefined {
+  const m = PLAIN_MESSAGE.exec(text);
+  if (!m) return undefined;
+  const usage = plainUsage(m[6]) ?? usageFromAnthropic(JSON.parse(m[6]));
+  const top = {
+    id: jsonStringOrNull(m[1]),
+    model: jsonStringOrNull(m[2]),
+    stop_reason: jsonStringOrNull(m[4]),
+    stop_sequence: jsonStringOrNull(m[5]),
+  };
+  return anthropicResponseOf(top, [{ type: 'text', text: jsonStringOrNull(m[3]) as string }], usage);
 }
 
 /**

@@ -3,7 +3,7 @@
  * @see https://docs.anthropic.com/en/api/messages (response body)
  */
 
-import type { ChatResponse, ContentPart } from '../../core/canonical.js';
+import type { ChatResponse, ContentPart, Usage } from '../../core/canonical.js';
 import { GatewayError } from '../../core/errors.js';
 import { randomId } from '../../core/ids.js';
 import { isObject } from './request-decode.js';
@@ -37,6 +37,18 @@ export function decodeAnthropicResponse(body: unknown): ChatResponse {
       content.push(part);
     }
   }
+  return anthropicResponseOf(body, content, usageFromAnthropic(body.usage));
+}
+
+/**
+ * The canonical response from a message's top-level members, its content decoded and its usage read
+ * already (the complete-answer fast path, plain-answer.ts, takes them from its own captures).
+ */
+export function anthropicResponseOf(
+  body: Record<string, unknown>,
+  content: ContentPart[],
+  usage: Usage | undefined,
+): ChatResponse {
   const res: ChatResponse = {
     id: typeof body.id === 'string' ? body.id : '',
     model: typeof body.model === 'string' ? body.model : '',
@@ -44,7 +56,7 @@ export function decodeAnthropicResponse(body: unknown): ChatResponse {
     created: Math.floor(Date.now() / 1000),
     content,
     finish: fromAnthropicStopReason(body.stop_reason),
-    usage: usageFromAnthropic(body.usage) ?? { inputTokens: 0, outputTokens: 0 },
+    usage: usage ?? { inputTokens: 0, outputTokens: 0 },
   };
   if (typeof body.stop_sequence === 'string') res.stopSequence = body.stop_sequence;
   return res;

@@ -4,6 +4,7 @@ import { encodeOpenaiRequest } from './request-encode.js';
 import { openaiErrorBody, openaiErrorMessage, openaiStreamError } from './errors.js';
 import { openaiPassThrough } from './pass-through.js';
 import { decodeOpenaiRequest } from './request-decode.js';
+import { plainAnswer } from './plain-answer.js';
 import { decodeOpenaiResponse, encodeOpenaiResponse } from './response.js';
 import { OpenaiStreamEncoder } from './stream-encode.js';
 
@@ -13,6 +14,7 @@ export const openaiChat: WireFormat = {
   decodeRequest: decodeOpenaiRequest,
   encodeRequest: encodeOpenaiRequest,
   decodeResponse: decodeOpenaiResponse,
+  decodePlainResponse: plainAnswer,
   encodeResponse: encodeOpenaiResponse,
   decodeStream: decodeOpenaiStream,
   streamEncoder: (req) => new OpenaiStreamEncoder({ includeUsage: req.includeUsage }),

@@ -3,7 +3,7 @@ import { jsonString } from '../../core/json-string.js';
 import { spliceTopLevel } from '../../core/json-splice.js';
 import { defaultOutputCap } from '../output-cap.js';
 import type { CallerRequest, EncodeTarget } from '../types.js';
-import { plainAnswer, plainAnswerUsage, plainUsage } from './plain-answer.js';
+import { plainAnswerUsage, plainUsage } from './plain-answer.js';
 import { usageFromOpenai } from './usage.js';
 import { OpenaiStreamWatch } from './stream-watch.js';
 
@@ -36,5 +36,4 @@ export const openaiPassThrough = {
 
   plainAnswerUsage,
   plainUsage,
-  plainAnswer,
 };

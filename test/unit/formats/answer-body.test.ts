@@ -1,9 +1,18 @@
-import { describe, expect, it } from 'vitest';
-import { parseAnswer, relayAnswer, relayAnswerDecoded, relayAnswerUsage } from '../../../src/formats/answer-body.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { decodeAnswer, relayAnswer, relayAnswerDecoded, relayAnswerUsage } from '../../../src/formats/answer-body.js';
 import { anthropicMessages } from '../../../src/formats/anthropic-messages/index.js';
 import { openaiChat } from '../../../src/formats/openai-chat/index.js';
 import type { PassThrough, WireFormat } from '../../../src/formats/types.js';
 import { renameModelIn } from '../../../src/formats/response-model.js';
+
+// Anthropic messages carry no time: decoding one stamps Date.now(), which must not tick between two decodes.
+beforeAll(() => {
+  vi.useFakeTimers({ toFake: ['Date'] });
+  vi.setSystemTime(new Date('2026-11-26T12:00:00Z'));
+});
+afterAll(() => {
+  vi.useRealTimers();
+});
 
 const relay = (text: string, name = 'alias/fast') => {
   const { body, parsed } = relayAnswer(Buffer.from(text), name, 'up');
@@ -100,10 +109,7 @@ describe('relayAnswerUsage', () => {
 
 describe('relayAnswerDecoded (an answer an output guard reads)', () => {
   /** The same format, with its fast path taken away: every answer parsed whole and decoded. */
-  const parsedWhole = (f: WireFormat): WireFormat => ({
-    ...f,
-    passThrough: { ...f.passThrough, plainAnswer: undefined },
-  });
+  const parsedWhole = (f: WireFormat): WireFormat => ({ ...f, decodePlainResponse: undefined });
   const both = (answer: string, format: WireFormat) => ({
     fast: relayAnswerDecoded(Buffer.from(answer), 'alias/fast', 'up', format),
     whole: relayAnswerDecoded(Buffer.from(answer), 'alias/fast', 'up', parsedWhole(format)),
@@ -118,7 +124,7 @@ describe('relayAnswerDecoded (an answer an output guard reads)', () => {
       expect(fast.response).toEqual(whole.response);
       expect(fast.response).toEqual(openaiChat.decodeResponse(JSON.parse(answer)));
     }
-    expect(openaiChat.passThrough.plainAnswer?.(refusal)).toMatchObject({
+    expect(openaiChat.decodePlainResponse?.(refusal)).toMatchObject({
       content: [{ type: 'text', text: 'I can\u2019t": "x" and {"usage":1} é 🎉' }],
       finish: 'content_filter',
     });
@@ -147,9 +153,27 @@ describe('relayAnswerDecoded (an answer an output guard reads)', () => {
   });
 });
 
-describe('parseAnswer', () => {
-  it('parses the whole answer or names the provider', () => {
-    expect(parseAnswer(Buffer.from(ANTHROPIC), 'up')).toEqual(JSON.parse(ANTHROPIC));
-    expect(() => parseAnswer(Buffer.from('{'), 'up')).toThrow('Provider "up" sent a response that is not JSON.');
+describe('decodeAnswer (a translated answer)', () => {
+  it('decodes as the format decodes the parsed answer, by the fast path or not, or names the provider', () => {
+    const tool = OPENAI.replace('"message":{', '"message":{"tool_calls":[],');
+    const anthropic = ANTHROPIC.replace('"usage"', '"stop_sequence":null,"usage"');
+    expect(anthropicMessages.decodePlainResponse?.(anthropic)).toBeDefined();
+    for (const [answer, format] of [
+      [OPENAI, openaiChat],
+      [tool, openaiChat],
+      [ANTHROPIC, anthropicMessages],
+      [anthropic, anthropicMessages],
+    ] as const) {
+      expect(decodeAnswer(Buffer.from(answer), 'up', format), answer).toEqual(
+        format.decodeResponse(JSON.parse(answer)),
+      );
+    }
+    expect(openaiChat.decodePlainResponse?.(OPENAI)).toBeDefined();
+    expect(openaiChat.decodePlainResponse?.(tool)).toBeUndefined();
+    for (const bad of ['{', OPENAI.slice(0, -1)]) {
+      expect(() => decodeAnswer(Buffer.from(bad), 'up', openaiChat)).toThrow(
+        'Provider "up" sent a response that is not JSON.',
+      );
+    }
   });
 });

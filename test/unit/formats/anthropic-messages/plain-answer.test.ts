@@ -1,12 +1,16 @@
-import { describe, expect, it } from 'vitest';
-import { checkEdits, checkUsageEdits, fastUsage } from '../../../helpers/json-mutations.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { checkEdits, checkUsageEdits, fastUsage, mutate, parsedOrUndefined } from '../../../helpers/json-mutations.js';
 import { JSON_TEXT_PIECES, random, seededText } from '../../../helpers/seeded-text.js';
-import { plainAnswerUsage, plainUsage } from '../../../../src/formats/anthropic-messages/plain-answer.js';
+import { plainAnswerUsage, plainMessage, plainUsage } from '../../../../src/formats/anthropic-messages/plain-answer.js';
+import { decodeAnthropicResponse } from '../../../../src/formats/anthropic-messages/response.js';
 import { usageFromAnthropic } from '../../../../src/formats/anthropic-messages/usage.js';
 
 const ALPHABET = [...JSON_TEXT_PIECES, '}]', '"}', '\\"', '"usage":'];
 
 interface Options {
+  id?: string;
+  model?: string;
+  stopReason?: string | null;
   texts?: string[];
   stopSequence?: string | null;
   cacheCreation?: boolean;
@@ -17,12 +21,12 @@ interface Options {
 const message = (o: Options = {}) =>
   JSON.stringify(
     {
-      id: 'msg_01AbCdEfGhJkMnPqRsTuVwXy',
+      id: o.id ?? 'msg_01AbCdEfGhJkMnPqRsTuVwXy',
       type: 'message',
       role: 'assistant',
-      model: 'claude-sonnet-4-5-20250929',
+      model: o.model ?? 'claude-sonnet-4-5-20250929',
       content: (o.texts ?? ['Hello! How can I help?']).map((text) => ({ type: 'text', text })),
-      stop_reason: o.stopSequence ? 'stop_sequence' : 'end_turn',
+      stop_reason: o.stopReason !== undefined ? o.stopReason : o.stopSequence ? 'stop_sequence' : 'end_turn',
       stop_sequence: o.stopSequence ?? null,
       usage: {
         input_tokens: 2095,
@@ -140,5 +144,72 @@ describe('plainUsage (the usage of a fast-path message, read without JSON.parse)
       random(24),
     );
     expect(read).toBeGreaterThan(1000);
+  });
+});
+
+describe('plainMessage (a one-text-block message decoded for a guard or a translation)', () => {
+  // A message carries no time: decoding stamps Date.now(), which must not tick between two decodes.
+  beforeAll(() => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-11-26T12:00:00Z'));
+  });
+  afterAll(() => {
+    vi.useRealTimers();
+  });
+
+  const STOP = ['end_turn', 'max_tokens', 'stop_sequence', 'tool_use', 'refusal', null, 'other'];
+  const seeded = (next: () => number, blocks = 1) =>
+    message({
+      id: next() < 0.2 ? seededText(next, ALPHABET) : undefined,
+      model: next() < 0.2 ? seededText(next, ALPHABET) : undefined,
+      texts: Array.from({ length: blocks }, () => (next() < 0.1 ? '' : seededText(next, ALPHABET))),
+      stopReason: STOP[Math.floor(next() * STOP.length)],
+      stopSequence: next() < 0.5 ? null : seededText(next, ALPHABET),
+      cacheCreation: next() < 0.5,
+      indent: next() < 0.7 ? undefined : 2,
+    });
+
+  it('decodes 5,000 seeded messages as decodeAnthropicResponse decodes their JSON', () => {
+    const next = random(25);
+    for (let n = 0; n < 5000; n++) {
+      const text = seeded(next);
+      const got = plainMessage(text);
+      expect(got, text).toBeDefined();
+      expect(got).toEqual(decodeAnthropicResponse(JSON.parse(text)));
+    }
+  });
+
+  it('decodes no one-character edit otherwise than the whole parse, and takes none JSON.parse refuses', () => {
+    const next = random(26);
+    let refused = 0;
+    let taken = 0;
+    for (let n = 0; n < 20_000; n++) {
+      const text = mutate(seeded(next), next);
+      const got = plainMessage(text);
+      const parsed = parsedOrUndefined(text);
+      if (parsed === undefined) refused++;
+      if (got === undefined) continue;
+      taken++;
+      expect(parsed, text).toBeDefined();
+      expect(got, text).toEqual(decodeAnthropicResponse(parsed));
+    }
+    expect(refused).toBeGreaterThan(5000);
+    expect(taken).toBeGreaterThan(2000);
+  });
+
+  it('leaves several blocks, no block and every other message to the whole parse', () => {
+    const next = random(27);
+    expect(plainMessage(seeded(next, 2))).toBeUndefined();
+    expect(plainMessage(seeded(next, 0))).toBeUndefined();
+    const base = message();
+    for (const text of [
+      base.replace('"type":"text","text"', '"type":"thinking","thinking"'),
+      base.replace('"stop_sequence":null,', ''),
+      base.replace('"role":"assistant"', '"role":"user"'),
+      base.replace('"model":"claude', '"model":null,"x":"claude'),
+      `${base} x`,
+    ]) {
+      expect(plainMessage(text), text).toBeUndefined();
+    }
   });
 });
