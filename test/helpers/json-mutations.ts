@@ -82,10 +82,34 @@ export function checkEdits(
 }
 
 /**
- * `count` seeded one-character edits of usage texts from `make`, through a format's plain usage
- * reader (`read`: the canonical usage, or undefined for a shape it leaves to JSON.parse): whatever
- * it reads must be JSON, read as `readParsed` reads the parsed object. Returns how many it read.
+ * `count` seeded one-character edits of texts from `make`, through a fast reader (`read`: what it
+ * reads, or undefined for a text it leaves to JSON.parse): whatever it reads must be JSON, read as
+ * `readParsed` reads the parsed value. Returns how many edits JSON.parse refused and how many the
+ * reader took, for the caller to check that both kinds were tried.
  */
+export function checkReadEdits<U>(
+  make: (next: () => number) => string,
+  read: (text: string) => U | undefined,
+  readParsed: (parsed: unknown) => U | undefined,
+  next: () => number,
+  count = 20_000,
+): { refused: number; taken: number } {
+  let refused = 0;
+  let taken = 0;
+  for (let n = 0; n < count; n++) {
+    const text = mutate(make(next), next);
+    const got = read(text);
+    const parsed = parsedOrUndefined(text);
+    if (parsed === undefined) refused++;
+    if (got === undefined) continue;
+    taken++;
+    expect(parsed, text).toBeDefined();
+    expect(got, text).toEqual(readParsed(parsed));
+  }
+  return { refused, taken };
+}
+
+/** checkReadEdits for a format's plain usage reader over usage texts: how many it read. */
 export function checkUsageEdits<U>(
   make: (next: () => number) => string,
   read: (text: string) => U | undefined,
@@ -93,15 +117,5 @@ export function checkUsageEdits<U>(
   next: () => number,
   count = 20_000,
 ): number {
-  let taken = 0;
-  for (let n = 0; n < count; n++) {
-    const text = mutate(make(next), next);
-    const got = read(text);
-    if (got === undefined) continue;
-    taken++;
-    const parsed = parsedOrUndefined(text);
-    expect(parsed, text).toBeDefined();
-    expect(got, text).toEqual(readParsed(parsed));
-  }
-  return taken;
+  return checkReadEdits(make, read, readParsed, next, count).taken;
 }

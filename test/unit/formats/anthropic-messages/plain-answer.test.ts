@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { checkEdits, checkUsageEdits, fastUsage, mutate, parsedOrUndefined } from '../../../helpers/json-mutations.js';
+import { checkEdits, checkReadEdits, checkUsageEdits, fastUsage } from '../../../helpers/json-mutations.js';
 import { JSON_TEXT_PIECES, random, seededText } from '../../../helpers/seeded-text.js';
 import { plainAnswerUsage, plainMessage, plainUsage } from '../../../../src/formats/anthropic-messages/plain-answer.js';
 import { decodeAnthropicResponse } from '../../../../src/formats/anthropic-messages/response.js';
@@ -180,19 +180,7 @@ describe('plainMessage (a one-text-block message decoded for a guard or a transl
   });
 
   it('decodes no one-character edit otherwise than the whole parse, and takes none JSON.parse refuses', () => {
-    const next = random(26);
-    let refused = 0;
-    let taken = 0;
-    for (let n = 0; n < 20_000; n++) {
-      const text = mutate(seeded(next), next);
-      const got = plainMessage(text);
-      const parsed = parsedOrUndefined(text);
-      if (parsed === undefined) refused++;
-      if (got === undefined) continue;
-      taken++;
-      expect(parsed, text).toBeDefined();
-      expect(got, text).toEqual(decodeAnthropicResponse(parsed));
-    }
+    const { refused, taken } = checkReadEdits(seeded, plainMessage, decodeAnthropicResponse, random(26));
     expect(refused).toBeGreaterThan(5000);
     expect(taken).toBeGreaterThan(2000);
   });

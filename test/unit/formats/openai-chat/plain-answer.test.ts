@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkEdits, checkUsageEdits, fastUsage, mutate, parsedOrUndefined } from '../../../helpers/json-mutations.js';
+import { checkEdits, checkReadEdits, checkUsageEdits, fastUsage, mutate } from '../../../helpers/json-mutations.js';
 import { JSON_TEXT_PIECES, random, seededText } from '../../../helpers/seeded-text.js';
 import { plainAnswer, plainAnswerUsage, plainUsage } from '../../../../src/formats/openai-chat/plain-answer.js';
 import { decodeOpenaiResponse } from '../../../../src/formats/openai-chat/response.js';
@@ -222,19 +222,7 @@ describe('plainAnswer (a fast-path answer decoded for an output guard)', () => {
   });
 
   it('decodes no one-character edit otherwise than the whole parse, and takes none JSON.parse refuses', () => {
-    const next = random(16);
-    let refused = 0;
-    let taken = 0;
-    for (let n = 0; n < 20_000; n++) {
-      const text = mutate(seeded(next), next);
-      const got = plainAnswer(text);
-      const parsed = parsedOrUndefined(text);
-      if (parsed === undefined) refused++;
-      if (got === undefined) continue;
-      taken++;
-      expect(parsed, text).toBeDefined();
-      expect(got, text).toEqual(decodeOpenaiResponse(parsed));
-    }
+    const { refused, taken } = checkReadEdits(seeded, plainAnswer, decodeOpenaiResponse, random(16));
     expect(refused).toBeGreaterThan(5000);
     expect(taken).toBeGreaterThan(2000);
   });
