@@ -112,6 +112,27 @@ describe('decodeResponsesRequest', () => {
     expect(r.unmapped).toEqual([]);
   });
 
+  it("gives each custom tool a schema of its own: editing one changes no other tool's, nor a later request's", () => {
+    const body = {
+      tools: [
+        { type: 'custom', name: 'a' },
+        { type: 'custom', name: 'b' },
+      ],
+    };
+    const first = decode(body).tools;
+    expect(first[0].parameters).toEqual(first[1].parameters);
+    (first[0].parameters as { properties: Record<string, unknown> }).properties.extra = { type: 'number' };
+    (first[0].parameters as { required: string[] }).required.push('extra');
+    const input = {
+      type: 'object',
+      properties: { input: { type: 'string' } },
+      required: ['input'],
+      additionalProperties: false,
+    };
+    expect(first[1].parameters).toEqual(input);
+    expect(decode(body).tools[0].parameters).toEqual(input);
+  });
+
   it('settings: tools, tool_choice, text.format, reasoning, limits', () => {
     const r = decode({
       tools: [
