@@ -8,7 +8,7 @@ import { anthropicErrorBody, anthropicErrorMessage, anthropicStreamError } from 
 import { anthropicPassThrough } from './pass-through.js';
 import { decodeAnthropicRequest } from './request-decode.js';
 import { encodeAnthropicRequest } from './request-encode.js';
-import { plainMessage } from './plain-answer.js';
+import { plainAnswer } from './plain-answer.js';
 import { decodeAnthropicResponse, encodeAnthropicResponse } from './response.js';
 import { decodeAnthropicStream } from './stream-decode.js';
 import { AnthropicStreamEncoder } from './stream-encode.js';
@@ -34,7 +34,7 @@ export const anthropicMessages: WireFormat = {
   decodeRequest: decodeAnthropicRequest,
   encodeRequest: encodeAnthropicRequest,
   decodeResponse: decodeAnthropicResponse,
-  decodePlainResponse: plainMessage,
+  decodePlainResponse: plainAnswer,
   encodeResponse: encodeAnthropicResponse,
   decodeStream: decodeAnthropicStream,
   streamEncoder: (req) => new AnthropicStreamEncoder(req.model, () => estimateInputTokens(req)),

@@ -30,7 +30,7 @@ import { usageFromAnthropic } from './usage.js';
  * text block and captures, in order, of id, model, the text, stop_reason, stop_sequence, usage
  * (captures cost the usage reader time per match).
  */
-function plainMessagePattern(decode: boolean): RegExp {
+function plainAnswerPattern(decode: boolean): RegExp {
   const c = (p: string) => (decode ? `(${p})` : p);
   const textBlock = `\\{${W}${jsonMember('type', '"text"')}${jsonNext('text', c(JSON_STRING))}${W}\\}`;
   const content = decode ? `\\[${W}${textBlock}${W}\\]` : jsonArrayOf(textBlock, '\\{');
@@ -42,8 +42,8 @@ function plainMessagePattern(decode: boolean): RegExp {
   );
 }
 
-const PLAIN_ANSWER = plainMessagePattern(false);
-const PLAIN_MESSAGE = plainMessagePattern(true);
+const PLAIN_ANSWER_USAGE = plainAnswerPattern(false);
+const PLAIN_ANSWER = plainAnswerPattern(true);
 
 /**
  * The `usage` member's JSON text of a message in that shape; undefined for any other text. A match
@@ -51,7 +51,7 @@ const PLAIN_MESSAGE = plainMessagePattern(true);
  * has a string `model`: the caller may relay it and parse only the usage.
  */
 export function plainAnswerUsage(text: string): string | undefined {
-  return PLAIN_ANSWER.exec(text)?.[1];
+  return PLAIN_ANSWER_USAGE.exec(text)?.[1];
 }
 
 /**
@@ -59,8 +59,8 @@ export function plainAnswerUsage(text: string): string | undefined {
  * from the pattern's captures (strings unescaped only when they hold an escape, the usage read by
  * plainUsage when it can be); undefined for any other text (several blocks included).
  */
-export function plainMessage(text: string): ChatResponse | undefined {
-  const m = PLAIN_MESSAGE.exec(text);
+export function plainAnswer(text: string): ChatResponse | undefined {
+  const m = PLAIN_ANSWER.exec(text);
   if (!m) return undefined;
   const usage = plainUsage(m[6]) ?? usageFromAnthropic(JSON.parse(m[6]));
   const top = {

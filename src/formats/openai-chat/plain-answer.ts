@@ -4,8 +4,8 @@
  * "message":{"role":"assistant","content","refusal"?,"annotations":[]?},"logprobs":null?,
  * "finish_reason"}],"usage":{…},"service_tier"?,"system_fingerprint"?}`. A relayed answer is read
  * only for its usage, so one in this shape is checked by one anchored pattern of JSON's own
- * grammar instead of JSON.parse building all of it (and one an output guard reads is decoded from
- * the pattern's captures); any other answer (tool calls, several choices, logprobs, another order
+ * grammar instead of JSON.parse building all of it (and one that a guard or a translation reads
+ * is decoded from the pattern's captures); any other answer (tool calls, several choices, logprobs, another order
  * or member) is parsed in full.
  * @see https://platform.openai.com/docs/api-reference/chat/object
  */
@@ -27,12 +27,12 @@ import { openaiResponseOf } from './response.js';
 import { usageFromOpenai } from './usage.js';
 
 /**
- * The answer's pattern. With `all`, it captures, in order: id, created, model, content, refusal
- * (when present), finish_reason, usage; without, only the usage (each capture costs the usage
- * reader ~20 % more time per match).
+ * The answer's pattern: only the usage captured; or, for decoding, captures, in order, of id,
+ * created, model, content, refusal (when present), finish_reason, usage (each capture costs the
+ * usage reader ~20 % more time per match).
  */
-function plainAnswerPattern(all: boolean): RegExp {
-  const c = (p: string) => (all ? `(${p})` : p);
+function plainAnswerPattern(decode: boolean): RegExp {
+  const c = (p: string) => (decode ? `(${p})` : p);
   const message =
     `\\{${W}${jsonMember('role', '"assistant"')}${jsonNext('content', c(JSON_STRING_OR_NULL))}` +
     `(?:${jsonNext('refusal', c(JSON_STRING_OR_NULL))})?(?:${jsonNext('annotations', `\\[${W}\\]`)})?${W}\\}`;
@@ -63,8 +63,8 @@ export function plainAnswerUsage(text: string): string | undefined {
 /**
  * An answer in that shape decoded as decodeOpenaiResponse decodes its JSON, from the pattern's
  * captures (strings unescaped only when they hold an escape, the usage read by plainUsage when
- * it can be); undefined for any other text. For an output guard, which reads the text: parsing
- * the whole answer was the largest item of a guarded request's own work.
+ * it can be); undefined for any other text. For an output guard or a translation, which read the
+ * text: parsing the whole answer was the largest item of a guarded request's own work.
  */
 export function plainAnswer(text: string): ChatResponse | undefined {
   const m = PLAIN_ANSWER.exec(text);

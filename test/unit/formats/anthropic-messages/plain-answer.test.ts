@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { checkEdits, checkReadEdits, checkUsageEdits, fastUsage } from '../../../helpers/json-mutations.js';
 import { JSON_TEXT_PIECES, random, seededText } from '../../../helpers/seeded-text.js';
-import { plainAnswerUsage, plainMessage, plainUsage } from '../../../../src/formats/anthropic-messages/plain-answer.js';
+import { plainAnswerUsage, plainAnswer, plainUsage } from '../../../../src/formats/anthropic-messages/plain-answer.js';
 import { decodeAnthropicResponse } from '../../../../src/formats/anthropic-messages/response.js';
 import { usageFromAnthropic } from '../../../../src/formats/anthropic-messages/usage.js';
 
@@ -147,7 +147,7 @@ describe('plainUsage (the usage of a fast-path message, read without JSON.parse)
   });
 });
 
-describe('plainMessage (a one-text-block message decoded for a guard or a translation)', () => {
+describe('plainAnswer (a one-text-block message decoded for a guard or a translation)', () => {
   // A message carries no time: decoding stamps Date.now(), which must not tick between two decodes.
   beforeAll(() => {
     vi.useFakeTimers({ toFake: ['Date'] });
@@ -173,22 +173,22 @@ describe('plainMessage (a one-text-block message decoded for a guard or a transl
     const next = random(25);
     for (let n = 0; n < 5000; n++) {
       const text = seeded(next);
-      const got = plainMessage(text);
+      const got = plainAnswer(text);
       expect(got, text).toBeDefined();
       expect(got).toEqual(decodeAnthropicResponse(JSON.parse(text)));
     }
   });
 
   it('decodes no one-character edit otherwise than the whole parse, and takes none JSON.parse refuses', () => {
-    const { refused, taken } = checkReadEdits(seeded, plainMessage, decodeAnthropicResponse, random(26));
+    const { refused, taken } = checkReadEdits(seeded, plainAnswer, decodeAnthropicResponse, random(26));
     expect(refused).toBeGreaterThan(5000);
     expect(taken).toBeGreaterThan(2000);
   });
 
   it('leaves several blocks, no block and every other message to the whole parse', () => {
     const next = random(27);
-    expect(plainMessage(seeded(next, 2))).toBeUndefined();
-    expect(plainMessage(seeded(next, 0))).toBeUndefined();
+    expect(plainAnswer(seeded(next, 2))).toBeUndefined();
+    expect(plainAnswer(seeded(next, 0))).toBeUndefined();
     const base = message();
     for (const text of [
       base.replace('"type":"text","text"', '"type":"thinking","thinking"'),
@@ -197,7 +197,7 @@ describe('plainMessage (a one-text-block message decoded for a guard or a transl
       base.replace('"model":"claude', '"model":null,"x":"claude'),
       `${base} x`,
     ]) {
-      expect(plainMessage(text), text).toBeUndefined();
+      expect(plainAnswer(text), text).toBeUndefined();
     }
   });
 });
