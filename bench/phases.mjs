@@ -143,8 +143,8 @@ export async function stream(ctx) {
   // JIT warm-up of each proxy's stream path first: a stream's setup (routing the answer, the
   // watch, the first write) runs once per stream, so after the general warm-up's few dozen streams
   // V8 is still optimising it, and c=1 TTFB measured a cold path that a server with traffic leaves
-  // behind (perf: mostly baseline code and IC stubs; the ratio fell from ~1.35 to ~1.1 after
-  // 5,000 streams). At c=16 it takes a few seconds per lane.
+  // behind (perf at c=1 after 200 requests: mostly baseline code and IC stubs; the TTFB ratio fell
+  // from ~1.35 to ~1.1 after 5,000 streams). At c=16 it takes a few seconds per lane.
   for (const lane of lanes.filter((l) => l.proxy)) {
     await closedLoop({
       concurrency: warm.concurrency,
