@@ -30,16 +30,6 @@ export const JSON_STRING_OR_NULL = `(?:${JSON_STRING}|null)`;
 export const JSON_SCALAR = `(?:${JSON_STRING}|${JSON_NUMBER}|true|false|null)`;
 
 /** `"key": value`, spaced as JSON allows. `key` is plain (a pattern source, no escapes needed). */
-/**
- * The value of a JSON string or null literal a pattern of this file matched: a string with no
- * escape is its text between the quotes (the pattern refused control characters); one with an
- * escape goes to JSON.parse.
- */
-export function jsonStringOrNull(literal: string): string | null {
-  if (literal === 'null') return null;
-  return literal.includes('\\') ? (JSON.parse(literal) as string) : literal.slice(1, -1);
-}
-
 export function jsonMember(key: string, value: string): string {
   return `"${key}"${JSON_WS}:${JSON_WS}${value}`;
 }
@@ -68,3 +58,13 @@ export function jsonArrayOf(element: string, first: string): string {
  * `prompt_tokens_details`, Anthropic's `cache_creation`), whatever the members.
  */
 export const JSON_USAGE_OBJECT = jsonObjectOf(`(?:${JSON_SCALAR}|${jsonObjectOf(JSON_SCALAR)})`);
+
+/**
+ * The value of a JSON string or null literal a pattern of this file matched: a string with no
+ * escape is its text between the quotes (the pattern refused control characters); one with an
+ * escape goes to JSON.parse.
+ */
+export function jsonStringOrNull(literal: string): string | null {
+  if (literal === 'null') return null;
+  return literal.includes('\\') ? (JSON.parse(literal) as string) : literal.slice(1, -1);
+}

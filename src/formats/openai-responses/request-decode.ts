@@ -41,11 +41,10 @@ import { customArguments } from './output-items.js';
 import { reasoningItemToPart } from './reasoning.js';
 import { findHintFields, findUnmappedFields } from './unmapped-fields.js';
 
-/** A custom (free-form) tool as a function: its one argument is the input text. */
 /**
- * A custom tool's input as a function tool's parameters, made fresh per tool (a later step may
- * edit a schema in place): a literal, where structuredClone of a constant cost ~1.7 µs per tool
- * on Node 20, and Codex sends a custom tool (apply_patch) with every request.
+ * A custom (free-form) tool as a function: its one argument is the input text. Made fresh per
+ * tool (a later step may edit a schema in place): a literal, where structuredClone of a constant
+ * cost ~1.7 µs per tool on Node 20, and Codex sends a custom tool (apply_patch) with every request.
  */
 function customToolParameters(): Json {
   return {
