@@ -65,20 +65,15 @@ export function checkEdits(
   next: () => number,
   count = 20_000,
 ): { refused: number; taken: number } {
-  let refused = 0;
-  let taken = 0;
-  for (let n = 0; n < count; n++) {
-    const text = mutate(make(next), next);
+  const read = (text: string) => {
     const usage = usageOf(text);
-    const parsed = parsedOrUndefined(text) as { model?: unknown; usage?: unknown } | undefined;
-    if (parsed === undefined) refused++;
-    if (usage === undefined) continue;
-    taken++;
-    expect(parsed, text).toBeDefined();
-    expect(typeof parsed?.model, text).toBe('string');
-    expect(JSON.parse(usage), text).toEqual(parsed?.usage);
-  }
-  return { refused, taken };
+    return usage === undefined ? undefined : { model: 'string', usage: JSON.parse(usage) as unknown };
+  };
+  const readParsed = (parsed: unknown) => {
+    const p = parsed as { model?: unknown; usage?: unknown };
+    return { model: typeof p.model, usage: p.usage };
+  };
+  return checkReadEdits(make, read, readParsed, next, count);
 }
 
 /**
@@ -107,6 +102,25 @@ export function checkReadEdits<U>(
     expect(got, text).toEqual(readParsed(parsed));
   }
   return { refused, taken };
+}
+
+/**
+ * `count` seeded texts from `make`, all of which a fast reader must take, reading each as
+ * `readParsed` reads its JSON.
+ */
+export function checkSeededReads<U>(
+  make: (next: () => number) => string,
+  read: (text: string) => U | undefined,
+  readParsed: (parsed: unknown) => U | undefined,
+  next: () => number,
+  count = 5000,
+): void {
+  for (let n = 0; n < count; n++) {
+    const text = make(next);
+    const got = read(text);
+    expect(got, text).toBeDefined();
+    expect(got, text).toEqual(readParsed(JSON.parse(text)));
+  }
 }
 
 /** checkReadEdits for a format's plain usage reader over usage texts: how many it read. */

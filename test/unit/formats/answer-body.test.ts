@@ -1,18 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { fixDateNow } from '../../helpers/fixed-date.js';
 import { decodeAnswer, relayAnswer, relayAnswerDecoded, relayAnswerUsage } from '../../../src/formats/answer-body.js';
 import { anthropicMessages } from '../../../src/formats/anthropic-messages/index.js';
 import { openaiChat } from '../../../src/formats/openai-chat/index.js';
 import type { PassThrough, WireFormat } from '../../../src/formats/types.js';
 import { renameModelIn } from '../../../src/formats/response-model.js';
 
-// Anthropic messages carry no time: decoding one stamps Date.now(), which must not tick between two decodes.
-beforeAll(() => {
-  vi.useFakeTimers({ toFake: ['Date'] });
-  vi.setSystemTime(new Date('2026-11-26T12:00:00Z'));
-});
-afterAll(() => {
-  vi.useRealTimers();
-});
+fixDateNow(); // Anthropic messages carry no time: decoding one stamps Date.now()
 
 const relay = (text: string, name = 'alias/fast') => {
   const { body, parsed } = relayAnswer(Buffer.from(text), name, 'up');

@@ -1,5 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { checkEdits, checkReadEdits, checkUsageEdits, fastUsage } from '../../../helpers/json-mutations.js';
+import { describe, expect, it } from 'vitest';
+import { fixDateNow } from '../../../helpers/fixed-date.js';
+import {
+  checkEdits,
+  checkReadEdits,
+  checkSeededReads,
+  checkUsageEdits,
+  fastUsage,
+} from '../../../helpers/json-mutations.js';
 import { JSON_TEXT_PIECES, random, seededText } from '../../../helpers/seeded-text.js';
 import { plainAnswerUsage, plainAnswer, plainUsage } from '../../../../src/formats/anthropic-messages/plain-answer.js';
 import { decodeAnthropicResponse } from '../../../../src/formats/anthropic-messages/response.js';
@@ -148,14 +155,7 @@ describe('plainUsage (the usage of a fast-path message, read without JSON.parse)
 });
 
 describe('plainAnswer (a one-text-block message decoded for a guard or a translation)', () => {
-  // A message carries no time: decoding stamps Date.now(), which must not tick between two decodes.
-  beforeAll(() => {
-    vi.useFakeTimers({ toFake: ['Date'] });
-    vi.setSystemTime(new Date('2026-11-26T12:00:00Z'));
-  });
-  afterAll(() => {
-    vi.useRealTimers();
-  });
+  fixDateNow(); // a message carries no time: decoding stamps Date.now()
 
   const STOP = ['end_turn', 'max_tokens', 'stop_sequence', 'tool_use', 'refusal', null, 'other'];
   const seeded = (next: () => number, blocks = 1) =>
@@ -170,13 +170,7 @@ describe('plainAnswer (a one-text-block message decoded for a guard or a transla
     });
 
   it('decodes 5,000 seeded messages as decodeAnthropicResponse decodes their JSON', () => {
-    const next = random(25);
-    for (let n = 0; n < 5000; n++) {
-      const text = seeded(next);
-      const got = plainAnswer(text);
-      expect(got, text).toBeDefined();
-      expect(got).toEqual(decodeAnthropicResponse(JSON.parse(text)));
-    }
+    checkSeededReads(seeded, plainAnswer, decodeAnthropicResponse, random(25));
   });
 
   it('decodes no one-character edit otherwise than the whole parse, and takes none JSON.parse refuses', () => {

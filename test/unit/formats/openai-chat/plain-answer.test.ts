@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { checkEdits, checkReadEdits, checkUsageEdits, fastUsage, mutate } from '../../../helpers/json-mutations.js';
+import {
+  checkEdits,
+  checkReadEdits,
+  checkSeededReads,
+  checkUsageEdits,
+  fastUsage,
+  mutate,
+} from '../../../helpers/json-mutations.js';
 import { JSON_TEXT_PIECES, random, seededText } from '../../../helpers/seeded-text.js';
 import { plainAnswer, plainAnswerUsage, plainUsage } from '../../../../src/formats/openai-chat/plain-answer.js';
 import { decodeOpenaiResponse } from '../../../../src/formats/openai-chat/response.js';
@@ -212,13 +219,7 @@ describe('plainAnswer (a fast-path answer decoded for an output guard)', () => {
     });
 
   it('decodes 5,000 seeded answers as decodeOpenaiResponse decodes their JSON', () => {
-    const next = random(15);
-    for (let n = 0; n < 5000; n++) {
-      const text = seeded(next);
-      const got = plainAnswer(text);
-      expect(got, text).toBeDefined();
-      expect(got).toEqual(decodeOpenaiResponse(JSON.parse(text)));
-    }
+    checkSeededReads(seeded, plainAnswer, decodeOpenaiResponse, random(15));
   });
 
   it('decodes no one-character edit otherwise than the whole parse, and takes none JSON.parse refuses', () => {
