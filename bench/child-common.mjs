@@ -5,6 +5,8 @@
  * or when the parent goes away.
  */
 
+import { getHeapSpaceStatistics } from 'node:v8';
+
 /** Wires up IPC; `close` is awaited (bounded) before the process exits on shutdown. */
 export function serveIpc(close) {
   if (!process.send) throw new Error('this file is meant to be forked by bench/run.mjs');
@@ -37,6 +39,10 @@ export function serveIpc(close) {
         heapUsedBytes: mem.heapUsed,
         externalBytes: mem.external,
         maxRssKb: process.resourceUsage().maxRSS,
+        // Per V8 space (new_space, old_space, code_space, ...): what the heap's share of RSS is made of.
+        heapSpaces: Object.fromEntries(
+          getHeapSpaceStatistics().map((s) => [s.space_name, { sizeBytes: s.space_size, usedBytes: s.space_used_size }]),
+        ),
         // Requests served so far, for a process that counts them (the upstream: proof a lane forwarded).
         requests: globalThis.benchRequestCount,
         // Whatever else the child reports about itself (gateway-child: its request log file).

@@ -354,6 +354,10 @@ export async function memory(ctx) {
       heapTotalAfterMB: mb(stats.heapTotalBytes / 1024),
       heapUsedAfterMB: mb(stats.heapUsedBytes / 1024),
       externalAfterMB: mb(stats.externalBytes / 1024),
+      /** Size (reserved and resident) of each V8 space after the run, MB. */
+      heapSpacesAfterMB: Object.fromEntries(
+        Object.entries(stats.heapSpaces ?? {}).map(([name, s]) => [name, mb(s.sizeBytes / 1024)]),
+      ),
     };
     if (r.firstError) log(`memory ${lane.id}: ${r.errors} errors, first: ${r.firstError}`);
     log(

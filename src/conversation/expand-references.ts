@@ -69,6 +69,22 @@ export async function expandReferences(
   return { ...rest, ...keepPrevious, input: [...history, ...(Array.isArray(input) || history.length ? items : [])] };
 }
 
+/**
+ * Whether expandReferences could change the body: it names a previous response, or an input item
+ * refers to an item id the gateway issued. Most requests name neither (a first turn, `store:
+ * false` callers such as Codex), and skip the asynchronous expansion altogether.
+ */
+export function mayReferToStored(body: Record<string, unknown>): boolean {
+  if (typeof body.previous_response_id === 'string') return true;
+  const input = body.input;
+  if (!Array.isArray(input)) return false;
+  for (const item of input) {
+    const ref = referencedId(item);
+    if (ref !== undefined && parseIssuedItemId(ref)) return true;
+  }
+  return false;
+}
+
 /** The id an `item_reference` input item names (its `type` may be omitted: `{id}` alone). */
 function referencedId(item: unknown): string | undefined {
   if (typeof item !== 'object' || item === null) return undefined;

@@ -12,7 +12,7 @@ import type { StreamEvent } from '../core/canonical.js';
 import { GatewayError } from '../core/errors.js';
 import { StreamFolder } from '../core/fold-stream.js';
 import { responseIdFor } from '../formats/openai-responses-ids.js';
-import { expandReferences } from '../conversation/expand-references.js';
+import { expandReferences, mayReferToStored } from '../conversation/expand-references.js';
 import { loadResponse, saveResponse, type StoredResponse } from '../conversation/stored-responses.js';
 import { HTTP_PROVIDERS } from '../providers/registry.js';
 import type { RequestContext } from '../request/context.js';
@@ -21,16 +21,18 @@ import type { Stage } from './compose.js';
 
 /** For POST /v1/responses: expand, then store what was answered. */
 export const conversation: Stage = async (ctx, next) => {
+  const body = ctx.body as Record<string, unknown>;
   // The caller's own input items (references expand one for one), as input_items lists them.
-  const own = inputItems(ctx.body as Record<string, unknown>).length;
-  await expand(ctx, false);
+  const own = inputItems(body).length;
+  if (mayReferToStored(body)) await expand(ctx, false);
   await next();
-  await keepAnswer(ctx, own);
+  const kept = keepAnswer(ctx, own);
+  if (kept) await kept;
 };
 
 /** For POST /v1/responses/input_tokens: the expanded conversation is what gets counted. */
 export const conversationForCounting: Stage = async (ctx, next) => {
-  await expand(ctx, true);
+  if (mayReferToStored(ctx.body as Record<string, unknown>)) await expand(ctx, true);
   await next();
 };
 
@@ -49,56 +51,67 @@ async function expand(ctx: RequestContext, forCounting: boolean): Promise<void> 
 
 /**
  * Stores the answer as the caller gets it: a complete one before it is written (so the next turn
- * finds it), a stream just before its last event goes out.
+ * finds it), a stream just before its last event goes out. Returns the store's write when there is
+ * one to wait for (undefined otherwise: `store: false` costs no asynchronous step).
  */
-async function keepAnswer(ctx: RequestContext, own: number): Promise<void> {
+function keepAnswer(ctx: RequestContext, own: number): Promise<void> | undefined {
   const reply = ctx.reply;
   const chat = ctx.chat;
-  if (!reply || !chat || ctx.error) return;
+  if (!reply || !chat || ctx.error) return undefined;
   const keep = (ctx.body as { store?: unknown }).store !== false;
   const owner = ctx.principal!.keyId;
   const ttl = ctx.config.state.responsesTtlMs;
   const save = (id: string, doc: StoredResponse) => storeCall(() => saveResponse(ctx.runtime.store, id, doc, ttl));
   const providerHeld = ctx.served !== undefined && HTTP_PROVIDERS[ctx.served.provider.api]?.speaks === ctx.format.id;
   if (providerHeld) {
-    if (!keep) return;
+    if (!keep) return undefined;
     const record = (respId: string | undefined) =>
       respId
         ? save(respId, { v: 1, held: 'provider', owner, provider: ctx.served!.provider.id, model: chat.model })
         : Promise.resolve();
-    if (reply.kind === 'json' && reply.status < 300) await record(jsonResponseId(reply.body));
-    else if (reply.kind === 'response') await record(reply.response.id);
-    else if (reply.kind === 'sse') ctx.reply = { ...reply, chunks: recordingChunks(reply.chunks, record) };
-    return;
+    if (reply.kind === 'json' && reply.status < 300) return record(jsonResponseId(reply.body));
+    if (reply.kind === 'response') return record(reply.response.id);
+    if (reply.kind === 'sse') ctx.reply = { ...reply, chunks: recordingChunks(reply.chunks, record) };
+    return undefined;
   }
-  // Translated (or answered by the mock): the gateway names the response, and holds it.
+  // Translated (or answered by the mock): the gateway names the response, and holds it unless
+  // the caller said `store: false`.
   const id = responseIdFor(ctx.id);
-  const input = inputItems(ctx.body as Record<string, unknown>);
-  const hold = async (response: Parameters<typeof ctx.format.encodeResponse>[0]) => {
-    if (!keep) return;
-    const encoded = ctx.format.encodeResponse(response, chat) as Record<string, unknown>;
-    await save(id, { v: 1, held: 'gateway', owner, input, ownFrom: input.length - own, response: encoded });
-  };
+  let hold: Hold | undefined;
+  if (keep) {
+    const input = inputItems(ctx.body as Record<string, unknown>);
+    hold = (response) => {
+      const encoded = ctx.format.encodeResponse(response, chat) as Record<string, unknown>;
+      return save(id, { v: 1, held: 'gateway', owner, input, ownFrom: input.length - own, response: encoded });
+    };
+  }
   if (reply.kind === 'response') {
     const response = { ...reply.response, id };
     ctx.reply = { kind: 'response', response };
-    await hold(response);
-    return;
+    return hold?.(response);
   }
   if (reply.kind === 'events') ctx.reply = { kind: 'events', events: keptStream(reply.events, id, hold) };
+  return undefined;
 }
 
-/** A translated stream under the gateway's id, stored once it completes, before its last event goes out. */
+type Hold = (response: StreamFolder['response']) => Promise<void>;
+
+/**
+ * A translated stream under the gateway's id, stored (when `hold` is given) once it completes,
+ * before its last event goes out; nothing is folded for a stream that is not stored.
+ */
 async function* keptStream(
   events: AsyncIterable<StreamEvent>,
   id: string,
-  hold: (r: StreamFolder['response']) => Promise<void>,
+  hold: Hold | undefined,
 ): AsyncGenerator<StreamEvent> {
-  const folder = new StreamFolder();
+  const folder = hold ? new StreamFolder() : undefined;
   for await (const ev of events) {
     const out = ev.type === 'message_start' ? { ...ev, id } : ev;
-    folder.push(out);
-    if (out.type === 'message_stop') await hold(folder.response);
+    if (folder) {
+      folder.push(out);
+      if (out.type === 'message_stop') await hold!(folder.response);
+    }
     yield out;
   }
 }
