@@ -41,7 +41,10 @@ export function serveIpc(close) {
         maxRssKb: process.resourceUsage().maxRSS,
         // Per V8 space (new_space, old_space, code_space, ...): what the heap's share of RSS is made of.
         heapSpaces: Object.fromEntries(
-          getHeapSpaceStatistics().map((s) => [s.space_name, { sizeBytes: s.space_size, usedBytes: s.space_used_size }]),
+          getHeapSpaceStatistics().map((s) => [
+            s.space_name,
+            { sizeBytes: s.space_size, usedBytes: s.space_used_size },
+          ]),
         ),
         // Requests served so far, for a process that counts them (the upstream: proof a lane forwarded).
         requests: globalThis.benchRequestCount,
