@@ -1,3 +1,4 @@
+import { atEndOfTurn } from '../observe/end-of-turn.js';
 import { buildRecord, type RequestRecord } from '../observe/record.js';
 import type { Stage } from './compose.js';
 import { redactForRequest } from '../request/secrets.js';
@@ -58,7 +59,10 @@ function recordOf(ctx: RequestContext): RequestRecord {
   });
 }
 
-/** The log line (level by outcome) and every telemetry sink; no record when nothing reads it. */
+/**
+ * The log line (level by outcome) and every telemetry sink, at the end of the turn; no record when
+ * nothing reads it.
+ */
 function report(ctx: RequestContext): void {
   const err = ctx.error;
   const level = !err ? 'info' : err.status >= 500 ? 'error' : 'warn';
@@ -67,11 +71,16 @@ function report(ctx: RequestContext): void {
   const telemetry = ctx.runtime.telemetry;
   if (!logged && !telemetry.active) return;
   const record = recordOf(ctx);
-  if (logged) logger.log(level, 'request', lineFields(ctx, record));
-  telemetry.onRequest(record, {
+  const fields = logged ? lineFields(ctx, record) : undefined;
+  const detail = {
     attempts: ctx.attemptLog,
     traceparent: headerValue(ctx.req.headers.traceparent),
     startEpochMs: ctx.startedAtEpochMs,
+  };
+  // Made now, written and counted with the rest of this turn's (observe/end-of-turn.ts).
+  atEndOfTurn(() => {
+    if (fields) logger.log(level, 'request', fields);
+    telemetry.onRequest(record, detail);
   });
 }
 
