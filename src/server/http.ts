@@ -14,6 +14,7 @@ import type { WireFormat } from '../formats/types.js';
 import type { GatewayRuntime, RequestContext } from '../request/context.js';
 import { writeError } from '../pipeline/render.js';
 import { createLogger, type Logger } from '../observe/logger.js';
+import { runQueued as runQueuedReports } from '../observe/end-of-turn.js';
 import { UpstreamPool } from '../upstream/client.js';
 import { Breakers } from '../routing/cooldown.js';
 import { createStore } from '../state/create-store.js';
@@ -325,6 +326,8 @@ export function createGateway(config: GatewayConfig, opts: GatewayOptions = {}):
           new Promise((r) => setTimeout(r, 2000).unref()),
         ]);
       }
+      // The last requests' log lines and telemetry, still waiting for the end of the turn.
+      runQueuedReports();
       await runtime.upstream.close();
       await runtime.reconcile.close();
       await runtime.telemetry.close();

@@ -1,5 +1,6 @@
 import { loadConfigText } from '../../src/config/load.js';
 import type { GatewayConfig } from '../../src/config/types.js';
+import { runQueued } from '../../src/observe/end-of-turn.js';
 import { createLogger } from '../../src/observe/logger.js';
 import { createGateway, type Gateway } from '../../src/server/http.js';
 import { type GatewaySpec, gatewayYaml, STRICT_KEY, TEST_KEY } from './gateway-config.js';
@@ -29,7 +30,17 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
   const logs: string[] = [];
   const gateway = createGateway(config, { logger: createLogger({ level: 'debug', write: (l) => logs.push(l) }) });
   const url = await gateway.listen(0, '127.0.0.1');
-  return { url, gateway, logs, close: () => gateway.close(1000) };
+  return {
+    url,
+    gateway,
+    // Lines of requests that ended in this turn are made at its end (src/observe/end-of-turn.ts),
+    // which can come after the client has its response: reading the log makes them first.
+    get logs() {
+      runQueued();
+      return logs;
+    },
+    close: () => gateway.close(1000),
+  };
 }
 
 export function authHeaders(key = TEST_KEY): Record<string, string> {

@@ -502,12 +502,12 @@ describe('OpenAI caller (OpenAI SDK, AI SDK, LangChain) → Anthropic-format mod
   });
 
   it('the log line names the dropped fields', async () => {
-    const before = rig.gw.logs.length;
-    await (await chat({ model: 'ant/claude', messages: [{ role: 'user', content: 'hi' }], store: true })).text();
+    const res = await chat({ model: 'ant/claude', messages: [{ role: 'user', content: 'hi' }], store: true });
+    await res.text();
+    const id = res.headers.get('x-correlation-id');
     const line = rig.gw.logs
-      .slice(before)
       .map((l) => JSON.parse(l))
-      .find((l) => l.msg === 'request' || l.message === 'request');
+      .find((l) => (l.msg === 'request' || l.message === 'request') && l.correlation_id === id);
     expect(line?.dropped_fields).toEqual(['store']);
   });
 });
