@@ -5,6 +5,8 @@
  * writes runs with cold caches: done back to back, the same work costs much less for all but the
  * first (bench/README.md, "Where the time goes": a log line 10.6 → 6.0 µs, a request's parse and
  * decode 23 → 16 µs). Each batch is one kind of work, so its code stays warm across the batch.
+ * Used for request bodies (pipeline/parse-body.ts), complete upstream answers
+ * (attempt/upstream-request.ts) and finished requests' reports (observe/end-of-turn.ts).
  */
 
 export interface TurnBatch<T> {

@@ -1,7 +1,8 @@
 /**
  * Request bodies that arrive in the same turn are parsed and decoded together at its end
- * (pipeline/parse-body.ts): a refused body in the batch fails only its own request, and every
- * request goes on with its own body.
+ * (pipeline/parse-body.ts), and upstream answers completed in one turn are handed on together
+ * (attempt/upstream-request.ts): a refused body in a batch fails only its own request, and every
+ * request goes on with its own body and gets its own answer.
  */
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
