@@ -109,6 +109,9 @@ export function noteUpstreamRequestId(ctx: AuthorisedContext, up: UpstreamRespon
   if (id) ctx.responseHeaders['x-upstream-request-id'] = id;
 }
 
+/** Complete answers waiting for the end of the turn (readAnswer). */
+const answers = turnBatch<{ raw: Buffer; resolve: (raw: Buffer) => void }>((a) => a.resolve(a.raw));
+
 /**
  * A complete answer's bytes (formats/answer-body.ts reads them); a failed read names the provider.
  * Handed on at the end of the turn, with the other answers completed in it (core/turn-batch.ts):
@@ -122,8 +125,6 @@ export function readAnswer(up: UpstreamResponse, c: Candidate): Promise<Buffer> 
     .bytes((err) => upstreamFailure(err, c.provider, c.model.timeouts))
     .then((raw) => new Promise<Buffer>((resolve) => answers.add({ raw, resolve })));
 }
-
-const answers = turnBatch<{ raw: Buffer; resolve: (raw: Buffer) => void }>((a) => a.resolve(a.raw));
 
 export function responseHeader(up: UpstreamResponse, name: string): string | undefined {
   const v = up.headers[name];
